@@ -1,0 +1,59 @@
+/* The handler API: what a packet handler sees and may do. One header, two back ends: on the
+ * host (native HPU mode, handler unit tests) the calls go through a back-end table installed by
+ * the simulator or a test harness (handlers/host/fs_host_backend.c); the RISC-V firmware
+ * implements the same calls over MMIO. Handler sources include only this header and their
+ * protocol's wire-format header. */
+#ifndef FS_HANDLER_H
+#define FS_HANDLER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What the cluster scheduler hands to a handler for one packet. */
+typedef struct fs_handler_args {
+  uint8_t* pkt;               /* the packet, copied by DMA into this HPU's L1 packet slot */
+  uint32_t pkt_len;           /* bytes of the frame (Ethernet header onward, no FCS) */
+  uint32_t ingress_port;      /* switch port the packet arrived on */
+  uint32_t cluster_id;        /* cluster running the handler */
+  uint32_t hpu_id;            /* HPU within the cluster */
+  uint32_t num_clusters;
+  uint8_t* l1;                /* this cluster's L1 state area: kept across packets */
+  uint32_t l1_size;
+  uint8_t* handler_mem;       /* L2 handler memory, shared by all clusters; filled at install */
+  uint32_t handler_mem_size;
+} fs_handler_args_t;
+
+/* A handler returns FS_OK, or a handler-set specific outcome code (> 0) that the simulator
+ * counts under the name the handler set gives it (e.g. a drop reason). */
+#define FS_OK 0
+typedef int (*fs_handler_fn)(const fs_handler_args_t* args);
+
+/* Send `len` bytes as a new frame out of `port`. Returns 0, or -1 if the port does not exist. */
+int fs_send(const void* frame, uint32_t len, uint32_t port);
+/* Send the same frame out of every port in `ports`. Returns 0, or -1 on a bad port. */
+int fs_multicast(const void* frame, uint32_t len, const uint32_t* ports, uint32_t nports);
+/* Write `len` bytes to address `addr` of the memory of the host attached to `port`. */
+int fs_host_write(uint32_t port, uint64_t addr, const void* data, uint32_t len);
+/* The L1 state area of another cluster (remote L1 access); NULL for a bad cluster id. */
+uint8_t* fs_cluster_l1(uint32_t cluster_id, uint32_t* size);
+
+/* Host back end: the table the simulator or a test harness installs before running handlers. */
+typedef struct fs_backend {
+  void* ctx;
+  int (*send)(void* ctx, const void* frame, uint32_t len, uint32_t port);
+  int (*multicast)(void* ctx, const void* frame, uint32_t len, const uint32_t* ports, uint32_t nports);
+  int (*host_write)(void* ctx, uint32_t port, uint64_t addr, const void* data, uint32_t len);
+  uint8_t* (*cluster_l1)(void* ctx, uint32_t cluster_id, uint32_t* size);
+} fs_backend_t;
+
+/* Installs the back end used by the API calls above (host builds only); returns the previous. */
+const fs_backend_t* fs_set_backend(const fs_backend_t* backend);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FS_HANDLER_H */

@@ -1,0 +1,209 @@
+// `flaresim run | gen | info`: option parsing with Boost.Program_options, error-to-exit-code
+// mapping and the output files (see commands.h).
+#include "app/commands.h"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+
+#include <boost/program_options.hpp>
+
+#include "app/simulation.h"
+#include "common/atomic_file.h"
+#include "common/config_io.h"
+#include "common/errors.h"
+#include "net/trace_writer.h"
+#include "pspin/handler_sets.h"
+#include "workload/allreduce_gen.h"
+
+namespace po = boost::program_options;
+
+namespace fs {
+namespace {
+
+const char* kUsage =
+    "usage: flaresim <command> [options]\n"
+    "commands:\n"
+    "  run   replay a packet trace through the switch model\n"
+    "  gen   generate a workload trace (gen allreduce ...)\n"
+    "  info  list every configuration key, handler set and scheduling policy\n"
+    "'flaresim <command> --help' shows a command's options.\n";
+
+// Parses a command line, turning Boost's messages into InputErrors that name the option.
+po::variables_map parse(const std::vector<std::string>& args, const po::options_description& desc) {
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(desc).run(), vm);
+    po::notify(vm);
+  } catch (const po::unknown_option& e) {
+    const std::string opt = e.get_option_name();
+    if (opt.find('.') != std::string::npos) throw InputError(unknown_key_message(opt));
+    throw InputError("unknown option '" + opt + "' (see --help)");
+  } catch (const po::error& e) {
+    throw InputError(e.what());
+  }
+  return vm;
+}
+
+}  // namespace
+
+int cmd_run(const std::vector<std::string>& args) {
+  po::options_description run_opts("flaresim run options");
+  run_opts.add_options()
+      ("help,h", "show this help")
+      ("config", po::value<std::string>(), "INI file with configuration keys (e.g. configs/flare-64x8.ini)")
+      ("trace", po::value<std::string>(), "packet trace: text (traces/FORMAT.md), pcapng or pcap")
+      ("stats", po::value<std::string>(), "statistics JSON to write (docs/STATS.md)")
+      ("egress", po::value<std::string>(), "pcapng capture of every frame leaving the switch")
+      ("verify", po::value<std::string>(), "expected results file (from 'flaresim gen'); exit 1 on mismatch")
+      ("seed", po::value<std::string>(), "seed of the run (same as --sim.seed)")
+      ("pcap-port", po::value<std::string>()->default_value("src-mac"),
+       "ingress port of classic pcap packets: src-mac (low 16 bits of the source MAC) or a port number")
+      ("quiet,q", "print no summary");
+  po::options_description all;
+  all.add(run_opts).add(config_options_description());
+  const po::variables_map vm = parse(args, all);
+  if (vm.count("help")) {
+    std::cout << "usage: flaresim run [--config FILE.ini] --trace TRACE --stats STATS.json [--egress OUT.pcapng]\n"
+                 "                    [--verify EXPECTED] [--seed N] [--<section.key> VALUE ...]\n\n"
+              << run_opts << "\nAny configuration key may follow as --section.key VALUE; 'flaresim info' lists them.\n";
+    return 0;
+  }
+  if (!vm.count("trace")) throw InputError("missing --trace (see 'flaresim run --help')");
+  if (!vm.count("stats")) throw InputError("missing --stats (see 'flaresim run --help')");
+
+  RunRequest req;
+  if (vm.count("config")) {
+    req.config_path = vm["config"].as<std::string>();
+    apply_ini_file(req.cfg, req.config_path);
+  }
+  apply_overrides(req.cfg, vm);
+  if (vm.count("seed")) find_config_key("sim.seed")->set(req.cfg, vm["seed"].as<std::string>());
+  req.trace_path = vm["trace"].as<std::string>();
+  if (vm.count("egress")) req.egress_path = vm["egress"].as<std::string>();
+  req.pcap_port = vm["pcap-port"].as<std::string>();
+  req.keep_egress = vm.count("verify") > 0;
+  req.progress = isatty(2);
+
+  Expected expected;
+  if (vm.count("verify")) expected = read_expected(vm["verify"].as<std::string>());  // fail before running
+
+  AtomicFile stats_file(vm["stats"].as<std::string>());
+  RunResult result = run_simulation(req);
+  stats_file.stream() << result.stats.dump(2) << "\n";
+  stats_file.commit();
+  if (!vm.count("quiet")) std::cout << format_summary(result.stats);
+
+  if (vm.count("verify")) {
+    const VerifyReport rep = verify_egress(expected, result.egress);
+    std::cout << "verify           " << (rep.ok ? "OK" : "FAILED") << ": " << rep.matched << " of "
+              << rep.expected_packets << " result packets match (missing " << rep.missing << ", wrong " << rep.wrong
+              << ", duplicate " << rep.duplicate << ", unexpected " << rep.unexpected << ")\n";
+    if (!rep.ok) {
+      for (const auto& p : rep.problems) std::cerr << "flaresim: verify: " << p << "\n";
+      throw SimError("verification against " + vm["verify"].as<std::string>() + " failed");
+    }
+  }
+  return 0;
+}
+
+int cmd_gen(const std::vector<std::string>& args) {
+  if (args.empty() || args[0] != "allreduce")
+    throw InputError("usage: flaresim gen allreduce --hosts H --bytes Z -o TRACE (workloads: allreduce)");
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  AllreduceGenOptions o;
+  po::options_description desc("flaresim gen allreduce options");
+  desc.add_options()
+      ("help,h", "show this help")
+      ("hosts", po::value<unsigned>(&o.hosts)->required(), "hosts taking part (on ports 0..H-1, ranks 0..H-1)")
+      ("bytes", po::value<std::string>()->required(), "data per host, e.g. 1MiB")
+      ("elem-bytes", po::value<uint32_t>(&o.elem_bytes)->default_value(1024), "element bytes per packet")
+      ("dtype", po::value<std::string>(&o.dtype)->default_value("int32"), "int32, int16, int8 or float32")
+      ("op", po::value<std::string>(&o.op)->default_value("sum"), "sum, min or max")
+      ("allreduce-id", po::value<uint32_t>(&o.allreduce_id)->default_value(0), "allreduce id in every packet")
+      ("seed", po::value<uint64_t>(&o.seed)->default_value(1), "seed of the element values")
+      ("gbps", po::value<double>(&o.gbps)->default_value(100.0), "host line rate in Gbit/s")
+      ("ports", po::value<unsigned>(&o.num_ports)->default_value(64), "switch ports (hosts must fit)")
+      ("output,o", po::value<std::string>()->required(), "trace to write: .pcapng for pcapng, anything else text");
+  if (std::find(rest.begin(), rest.end(), "--help") != rest.end() || std::find(rest.begin(), rest.end(), "-h") != rest.end()) {
+    std::cout << desc;
+    return 0;
+  }
+  const po::variables_map vm = parse(rest, desc);
+  o.bytes = parse_size("--bytes", vm["bytes"].as<std::string>());
+  const std::string out = vm["output"].as<std::string>();
+  const AllreduceWorkload w = generate_allreduce(o);
+
+  AtomicFile trace(out);
+  const bool pcapng = out.size() >= 7 && out.compare(out.size() - 7, 7, ".pcapng") == 0;
+  if (pcapng) {
+    PcapngWriter writer(trace.stream(), o.num_ports);
+    for (const auto& r : w.records) writer.write(r.port, r.time, r.data.data(), r.data.size());
+  } else {
+    write_text_trace(trace.stream(), w.records);
+  }
+  AtomicFile expected(out + ".expected");
+  write_expected(expected.stream(), w);
+  trace.commit();
+  expected.commit();
+  std::cout << "wrote " << out << " (" << w.records.size() << " packets from " << o.hosts << " hosts, "
+            << w.expected.size() << " blocks) and " << out << ".expected\n"
+            << "run it with: flaresim run --trace " << out << " --stats stats.json --flare.ports 0-" << (o.hosts - 1)
+            << " --verify " << out << ".expected\n";
+  return 0;
+}
+
+int cmd_info(const std::vector<std::string>& args) {
+  if (!args.empty()) throw InputError("flaresim info takes no arguments");
+  const Config defaults;
+  std::cout << "flaresim " << FLARESIM_VERSION << "\n\nConfiguration keys (INI section.key, or --section.key on the "
+               "command line), with defaults:\n";
+  for (const auto& k : config_schema()) {
+    std::cout << "  " << k.name << " = " << k.show(defaults) << "\n      " << k.doc;
+    if (!k.choices.empty()) std::cout << " [" << k.choices << "]";
+    std::cout << "\n";
+  }
+  std::cout << "\nHandler sets (parser.rules '... -> NAME'):\n";
+  for (const auto& hs : handler_sets()) {
+    std::cout << "  " << hs.name << "  " << hs.doc << "\n      outcomes:";
+    for (const auto& oc : hs.outcomes) std::cout << " " << oc.name << (oc.drop ? "(drop)" : "");
+    std::cout << "\n";
+  }
+  std::cout << "\nScheduling policies (scheduler.policy):\n"
+               "  fcfs       each packet to the cluster with the fewest outstanding tasks, round robin on ties\n"
+               "  hier-fcfs  all packets of a block to one subset of scheduler.subset HPUs; blocks spread over "
+               "subsets\n";
+  return 0;
+}
+
+int cli_main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+      std::cout << kUsage;
+      return args.empty() ? 2 : 0;
+    }
+    if (args[0] == "--version") {
+      std::cout << "flaresim " << FLARESIM_VERSION << "\n";
+      return 0;
+    }
+    const std::string cmd = args[0];
+    args.erase(args.begin());
+    if (cmd == "run") return cmd_run(args);
+    if (cmd == "gen") return cmd_gen(args);
+    if (cmd == "info") return cmd_info(args);
+    throw InputError("unknown command '" + cmd + "' (valid: run, gen, info)");
+  } catch (const InputError& e) {
+    std::cerr << "flaresim: " << e.what() << "\n";
+    return 2;
+  } catch (const SimError& e) {
+    std::cerr << "flaresim: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "flaresim: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace fs

@@ -1,0 +1,104 @@
+// The `run` pipeline (see simulation.h): trace in, switch built and run, stats and egress out.
+#include "app/simulation.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include "app/stats_report.h"
+#include "common/atomic_file.h"
+#include "common/errors.h"
+#include "net/trace_reader.h"
+#include "net/trace_writer.h"
+#include "switch/switch.h"
+
+namespace fs {
+namespace {
+
+// Advances the simulation to its end in slices, so that a progress line can be shown between
+// slices. The slice length does not change the result: the kernel stops at the last event.
+void run_to_end(bool progress, Picos last_arrival) {
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  auto last_print = t0;
+  bool printed = false;
+  const sc_core::sc_time slice = ps_time(10 * kPicosPerUs);
+  do {
+    sc_core::sc_start(slice, sc_core::SC_EXIT_ON_STARVATION);
+    if (progress) {
+      const auto now = clock::now();
+      if (now - t0 > std::chrono::seconds(2) && now - last_print > std::chrono::milliseconds(500)) {
+        const double sim_us = double(now_ps()) / double(kPicosPerUs);
+        const double total_us = double(last_arrival) / double(kPicosPerUs);
+        std::fprintf(stderr, "\rsimulated %.1f us of trace %.1f us (%.0f%%)   ", sim_us, total_us,
+                     total_us > 0 ? std::min(100.0, 100.0 * sim_us / total_us) : 100.0);
+        std::fflush(stderr);
+        last_print = now;
+        printed = true;
+      }
+    }
+  } while (sc_core::sc_pending_activity());
+  if (printed) std::fprintf(stderr, "\r%60s\r", "");
+}
+
+}  // namespace
+
+RunResult run_simulation(const RunRequest& req) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  validate_config(req.cfg);
+  TraceOptions topts;
+  topts.num_ports = req.cfg.ports.count;
+  topts.pcap_port = req.pcap_port;
+  std::vector<TraceRecord> records = read_trace(req.trace_path, topts);
+
+  std::vector<PacketPtr> packets;
+  packets.reserve(records.size());
+  Picos last_arrival = 0;
+  for (size_t i = 0; i < records.size(); ++i) {
+    auto p = std::make_shared<Packet>();
+    p->id = i;
+    p->data = std::move(records[i].data);
+    p->ingress_port = records[i].port;
+    p->arrival = records[i].time;
+    last_arrival = std::max(last_arrival, p->arrival);
+    packets.push_back(std::move(p));
+  }
+  records.clear();
+
+  sc_core::sc_report_handler::set_actions(sc_core::SC_ID_NO_SC_START_ACTIVITY_, sc_core::SC_DO_NOTHING);
+  Switch sw("switch", req.cfg);
+  sw.load(packets);
+  packets.clear();
+
+  RunResult result;
+  std::unique_ptr<AtomicFile> egress_file;
+  std::unique_ptr<PcapngWriter> pcap;
+  if (!req.egress_path.empty()) {
+    egress_file = std::make_unique<AtomicFile>(req.egress_path);
+    pcap = std::make_unique<PcapngWriter>(egress_file->stream(), req.cfg.ports.count);
+  }
+  sw.on_departure([&](unsigned port, Picos time, const Packet& p) {
+    if (pcap) pcap->write(uint16_t(port), time, p.data.data(), p.data.size());
+    if (req.keep_egress) result.egress.push_back(EgressRecord{uint16_t(port), time, p.data});
+  });
+
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborate and run time-zero activity
+  run_to_end(req.progress, last_arrival);
+  const Picos end = now_ps();
+
+  nlohmann::json stats;
+  stats["flaresim"] = {{"version", FLARESIM_VERSION}, {"stats_schema", 1}};
+  stats["seed"] = req.cfg.seed;
+  stats["inputs"] = {{"trace", req.trace_path}, {"config_file", req.config_path}};
+  stats["config"] = config_to_json(req.cfg);
+  stats.update(collect_stats(sw, end));
+  stats["wall_seconds"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  if (egress_file) egress_file->commit();
+  result.stats = std::move(stats);
+  return result;
+}
+
+}  // namespace fs

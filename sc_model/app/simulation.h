@@ -1,0 +1,38 @@
+// One simulation run as the CLI's `run` command performs it: read the trace, build the switch
+// from the configuration, run to completion, and produce the statistics, the egress capture and
+// the verification report. Kept apart from the CLI so tests can drive it directly.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/config.h"
+#include "workload/verify.h"
+
+namespace fs {
+
+struct RunRequest {
+  Config cfg;
+  std::string trace_path;
+  std::string config_path;   // for the record in the stats file; "" if none
+  std::string egress_path;   // pcapng to write; "" = none
+  std::string pcap_port = "src-mac";  // ingress port rule for classic pcap traces
+  bool keep_egress = false;  // keep every departing frame in RunResult::egress
+  bool progress = false;     // print progress to stderr while running
+};
+
+struct RunResult {
+  nlohmann::json stats;
+  std::vector<EgressRecord> egress;
+};
+
+// Runs the whole simulation; throws InputError / SimError. Call once per process (SystemC
+// elaborates once). The egress file, if any, appears only when the run completes.
+RunResult run_simulation(const RunRequest& req);
+
+// The readable summary printed by `flaresim run`.
+std::string format_summary(const nlohmann::json& stats);
+
+}  // namespace fs

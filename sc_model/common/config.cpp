@@ -1,0 +1,261 @@
+// The configuration schema: every key with its doc, its parser/validator and its printer, and
+// the cross-key checks. Adding a parameter means adding a field to config.h and one line here.
+#include "common/config.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include "common/errors.h"
+
+namespace fs {
+namespace {
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+[[noreturn]] void bad_value(const std::string& key, const std::string& text, const std::string& want) {
+  throw InputError("bad value '" + text + "' for '" + key + "': expected " + want);
+}
+
+uint64_t parse_uint(const std::string& key, const std::string& text, uint64_t lo, uint64_t hi) {
+  const std::string t = trim(text);
+  std::ostringstream want;
+  want << "a whole number from " << lo << " to " << hi;
+  if (t.empty() || t[0] == '-' || t[0] == '+') bad_value(key, text, want.str());
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(t.c_str(), &end, 0);
+  if (errno || *end != '\0' || v < lo || v > hi) bad_value(key, text, want.str());
+  return v;
+}
+
+double parse_double(const std::string& key, const std::string& text, double lo, double hi) {
+  const std::string t = trim(text);
+  std::ostringstream want;
+  want << "a number from " << lo << " to " << hi;
+  char* end = nullptr;
+  errno = 0;
+  double v = std::strtod(t.c_str(), &end);
+  if (t.empty() || errno || *end != '\0' || !std::isfinite(v) || v < lo || v > hi)
+    bad_value(key, text, want.str());
+  return v;
+}
+
+std::string show_double(double v) {
+  std::ostringstream o;
+  o.precision(12);
+  o << v;
+  return o.str();
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
+  return out;
+}
+
+template <typename Get>
+ConfigKey uint_key(std::string name, std::string doc, uint64_t lo, uint64_t hi, Get get) {
+  ConfigKey k;
+  k.name = name;
+  k.doc = std::move(doc);
+  k.set = [name, lo, hi, get](Config& c, const std::string& t) {
+    auto& f = get(c);
+    f = static_cast<std::remove_reference_t<decltype(f)>>(parse_uint(name, t, lo, hi));
+  };
+  k.show = [get](const Config& c) { return std::to_string(get(const_cast<Config&>(c))); };
+  k.json = [get](const Config& c) { return nlohmann::json(get(const_cast<Config&>(c))); };
+  return k;
+}
+
+template <typename Get>
+ConfigKey size_key(std::string name, std::string doc, uint64_t lo, uint64_t hi, Get get) {
+  ConfigKey k = uint_key(name, std::move(doc), lo, hi, get);
+  k.choices = "bytes, optionally with a KiB, MiB or GiB suffix";
+  k.set = [name, lo, hi, get](Config& c, const std::string& t) {
+    uint64_t v = parse_size(name, t);
+    if (v < lo || v > hi)
+      bad_value(name, t, "a size from " + std::to_string(lo) + " to " + std::to_string(hi) + " bytes");
+    get(c) = v;
+  };
+  return k;
+}
+
+template <typename Get>
+ConfigKey double_key(std::string name, std::string doc, double lo, double hi, Get get) {
+  ConfigKey k;
+  k.name = name;
+  k.doc = std::move(doc);
+  k.set = [name, lo, hi, get](Config& c, const std::string& t) { get(c) = parse_double(name, t, lo, hi); };
+  k.show = [get](const Config& c) { return show_double(get(const_cast<Config&>(c))); };
+  k.json = [get](const Config& c) { return nlohmann::json(get(const_cast<Config&>(c))); };
+  return k;
+}
+
+// A string key; `check` validates (throws) and may be empty; `choices` lists fixed values.
+template <typename Get>
+ConfigKey string_key(std::string name, std::string doc, std::vector<std::string> choices, Get get,
+                     std::function<void(const std::string&, const std::string&)> check = {}) {
+  ConfigKey k;
+  k.name = name;
+  k.doc = std::move(doc);
+  k.choices = join(choices, ", ");
+  k.set = [name, choices, get, check](Config& c, const std::string& t) {
+    const std::string v = trim(t);
+    if (!choices.empty()) {
+      bool found = false;
+      for (const auto& ch : choices) found = found || ch == v;
+      if (!found) bad_value(name, t, "one of " + join(choices, ", "));
+    }
+    if (check) check(name, v);
+    get(c) = v;
+  };
+  k.show = [get](const Config& c) { return get(const_cast<Config&>(c)); };
+  k.json = [get](const Config& c) { return nlohmann::json(get(const_cast<Config&>(c))); };
+  return k;
+}
+
+#define FIELD(path) [](Config& c) -> auto& { return c.path; }
+
+std::vector<ConfigKey> make_schema() {
+  constexpr uint64_t kMaxU32 = 0xFFFFFFFFull;
+  std::vector<ConfigKey> s;
+  s.push_back(uint_key("sim.seed", "seed of every random choice in the run", 0, ~0ull, FIELD(seed)));
+
+  s.push_back(uint_key("ports.count", "number of switch ports", 1, 4096, FIELD(ports.count)));
+  s.push_back(double_key("ports.gbps", "line rate of every port in Gbit/s", 0.001, 1e6, FIELD(ports.gbps)));
+  s.push_back(uint_key("ports.wire_overhead", "bytes a frame costs on the wire beyond its captured bytes (preamble, SFD, FCS, inter-frame gap)", 0, 1024, FIELD(ports.wire_overhead)));
+  s.push_back(size_key("ports.egress_queue_bytes", "egress queue capacity per port; frames that do not fit are dropped", 1, 1ull << 40, FIELD(ports.egress_queue_bytes)));
+
+  s.push_back(string_key("parser.rules", "match rules 'field=value[,field=value] -> handler_set' separated by ';' (fields: ethertype, ip_proto, udp_dport); unmatched frames are routed", {}, FIELD(parser.rules)));
+  s.push_back(uint_key("parser.latency_cycles", "parser/matcher latency in PsPIN cycles", 0, kMaxU32, FIELD(parser.latency_cycles)));
+
+  s.push_back(string_key("routing.routes", "routing table 'a.b.c.d/len -> port' separated by ';' (longest prefix wins) for frames no rule matches", {}, FIELD(routing.routes)));
+  s.push_back(string_key("routing.default_route", "where unmatched, unrouted frames go: 'drop' or a port number", {}, FIELD(routing.default_route)));
+  s.push_back(uint_key("routing.latency_cycles", "routing lookup latency in PsPIN cycles", 0, kMaxU32, FIELD(routing.latency_cycles)));
+
+  s.push_back(size_key("packet_buffer.bytes", "L2 packet memory holding packets from arrival until their handler ends", 64, 1ull << 40, FIELD(packet_buffer.bytes)));
+
+  s.push_back(string_key("scheduler.policy", "global packet scheduler policy", {"fcfs", "hier-fcfs"}, FIELD(scheduler.policy)));
+  s.push_back(uint_key("scheduler.subset", "S: HPUs per scheduling subset under hier-fcfs (must divide pspin.hpus_per_cluster)", 1, 1024, FIELD(scheduler.subset)));
+  s.push_back(uint_key("scheduler.latency_cycles", "global scheduler decision latency in PsPIN cycles", 0, kMaxU32, FIELD(scheduler.latency_cycles)));
+
+  s.push_back(uint_key("pspin.clusters", "number of HPU clusters", 1, 4096, FIELD(pspin.clusters)));
+  s.push_back(uint_key("pspin.hpus_per_cluster", "HPUs per cluster", 1, 1024, FIELD(pspin.hpus_per_cluster)));
+  s.push_back(double_key("pspin.clock_ghz", "PsPIN clock in GHz", 0.001, 100, FIELD(pspin.clock_ghz)));
+  s.push_back(size_key("pspin.l1_bytes", "L1 TCDM per cluster (handler state plus packet copies)", 4096, 1ull << 32, FIELD(pspin.l1_bytes)));
+  s.push_back(size_key("pspin.l2_handler_bytes", "L2 handler memory shared by all clusters", 4096, 1ull << 32, FIELD(pspin.l2_handler_bytes)));
+  s.push_back(uint_key("pspin.dispatch_cycles", "cluster scheduler: cycles from a queued task to its DMA start", 0, kMaxU32, FIELD(pspin.dispatch_cycles)));
+
+  s.push_back(uint_key("dma.latency_cycles", "fixed cycles of a cluster DMA L2->L1 copy", 0, kMaxU32, FIELD(dma.latency_cycles)));
+  s.push_back(uint_key("dma.bytes_per_cycle", "cluster DMA bandwidth in bytes per cycle", 1, 1 << 20, FIELD(dma.bytes_per_cycle)));
+
+  s.push_back(string_key("hpu.model", "how HPUs execute handlers", {"native"}, FIELD(hpu.model)));
+  s.push_back(uint_key("hpu.native_fixed_cycles", "native cost model: fixed cycles per handler run", 0, kMaxU32, FIELD(hpu.native_fixed_cycles)));
+  s.push_back(double_key("hpu.native_cycles_per_byte", "native cost model: cycles per packet byte", 0, 1e6, FIELD(hpu.native_cycles_per_byte)));
+
+  s.push_back(uint_key("command.latency_cycles", "command unit: cycles from a handler's send to the egress queue", 0, kMaxU32, FIELD(command.latency_cycles)));
+
+  s.push_back(string_key("flare.ports", "ports of the hosts in the Flare allreduce, in rank order (e.g. 0-15)", {}, FIELD(flare.ports),
+                         [](const std::string& k, const std::string& v) { parse_port_list(k, v); }));
+  s.push_back(uint_key("flare.max_payload", "element bytes one block buffer holds", 4, 65535 * 4, FIELD(flare.max_payload)));
+  s.push_back(uint_key("flare.buffers", "block buffers per cluster L1; 0 = as many as fit", 0, kMaxU32, FIELD(flare.buffers)));
+  return s;
+}
+#undef FIELD
+
+}  // namespace
+
+const std::vector<ConfigKey>& config_schema() {
+  static const std::vector<ConfigKey> schema = make_schema();
+  return schema;
+}
+
+const ConfigKey* find_config_key(const std::string& name) {
+  for (const auto& k : config_schema())
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+uint64_t parse_size(const std::string& key, const std::string& text) {
+  std::string t = trim(text);
+  uint64_t mult = 1;
+  struct Suffix { const char* s; uint64_t m; };
+  for (Suffix suf : {Suffix{"KiB", 1ull << 10}, Suffix{"MiB", 1ull << 20}, Suffix{"GiB", 1ull << 30}}) {
+    const size_t n = std::char_traits<char>::length(suf.s);
+    if (t.size() > n && t.compare(t.size() - n, n, suf.s) == 0) {
+      mult = suf.m;
+      t = trim(t.substr(0, t.size() - n));
+      break;
+    }
+  }
+  const char* want = "a size in bytes, optionally with a KiB, MiB or GiB suffix";
+  if (t.empty() || !std::isdigit(static_cast<unsigned char>(t[0]))) bad_value(key, text, want);
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(t.c_str(), &end, 10);
+  if (errno || *end != '\0' || (v && mult > ~0ull / v)) bad_value(key, text, want);
+  return v * mult;
+}
+
+std::vector<unsigned> parse_port_list(const std::string& key, const std::string& text) {
+  std::vector<unsigned> out;
+  const char* want = "a port list such as 0-15 or 0,2,5-7";
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    item = trim(item);
+    if (item.empty()) bad_value(key, text, want);
+    size_t dash = item.find('-');
+    auto num = [&](const std::string& t) {
+      if (t.empty() || t.find_first_not_of("0123456789") != std::string::npos || t.size() > 5)
+        bad_value(key, text, want);
+      return unsigned(std::stoul(t));
+    };
+    unsigned a = num(trim(item.substr(0, dash)));
+    unsigned b = dash == std::string::npos ? a : num(trim(item.substr(dash + 1)));
+    if (b < a) bad_value(key, text, want);
+    for (unsigned p = a; p <= b; ++p) {
+      for (unsigned q : out)
+        if (q == p) bad_value(key, text, "a port list without repeated ports");
+      out.push_back(p);
+    }
+  }
+  if (out.empty()) bad_value(key, text, want);
+  return out;
+}
+
+void validate_config(const Config& c) {
+  if (c.pspin.hpus_per_cluster % c.scheduler.subset != 0)
+    throw InputError("bad value '" + std::to_string(c.scheduler.subset) +
+                     "' for 'scheduler.subset': must divide pspin.hpus_per_cluster (" +
+                     std::to_string(c.pspin.hpus_per_cluster) + ")");
+  for (unsigned p : parse_port_list("flare.ports", c.flare.ports))
+    if (p >= c.ports.count)
+      throw InputError("bad value '" + c.flare.ports + "' for 'flare.ports': port " + std::to_string(p) +
+                       " does not exist (ports.count = " + std::to_string(c.ports.count) + ")");
+  if (c.routing.default_route != "drop") {
+    const std::string& d = c.routing.default_route;
+    if (d.empty() || d.find_first_not_of("0123456789") != std::string::npos || d.size() > 5 ||
+        std::stoul(d) >= c.ports.count)
+      throw InputError("bad value '" + d + "' for 'routing.default_route': expected 'drop' or a port from 0 to " +
+                       std::to_string(c.ports.count - 1));
+  }
+}
+
+nlohmann::json config_to_json(const Config& cfg) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& k : config_schema()) {
+    const size_t dot = k.name.find('.');
+    j[k.name.substr(0, dot)][k.name.substr(dot + 1)] = k.json(cfg);
+  }
+  return j;
+}
+
+}  // namespace fs

@@ -1,0 +1,111 @@
+// The simulator's configuration: one tree of plain structs with defaults, and the schema that
+// names every key ("section.field"), documents it in one line and converts and validates its
+// value. INI files and command-line overrides are read with Boost.Program_options (config_io.cpp);
+// the effective configuration is echoed into every stats file so a result can be re-run.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fs {
+
+struct PortsConfig {
+  unsigned count = 64;                   // switch ports
+  double gbps = 100.0;                   // line rate of every port
+  unsigned wire_overhead = 24;           // bytes per frame on the wire beyond the captured frame
+  uint64_t egress_queue_bytes = 1 << 20; // per egress port; frames beyond it are dropped
+};
+
+struct ParserConfig {
+  std::string rules = "udp_dport=4950 -> flare_dense";  // ';'-separated match rules
+  unsigned latency_cycles = 2;
+};
+
+struct RoutingConfig {
+  std::string routes = "";        // ';'-separated "a.b.c.d/len -> port"
+  std::string default_route = "drop";  // "drop" or a port number
+  unsigned latency_cycles = 2;
+};
+
+struct PacketBufferConfig {
+  uint64_t bytes = 4 << 20;  // L2 packet memory
+};
+
+struct SchedulerConfig {
+  std::string policy = "fcfs";  // fcfs | hier-fcfs
+  unsigned subset = 1;          // S: HPUs per subset for hier-fcfs
+  unsigned latency_cycles = 1;  // global scheduler decision time
+};
+
+struct PspinConfig {
+  unsigned clusters = 4;
+  unsigned hpus_per_cluster = 8;
+  double clock_ghz = 1.0;
+  uint64_t l1_bytes = 1 << 20;          // per-cluster L1 TCDM
+  uint64_t l2_handler_bytes = 4 << 20;  // L2 handler memory shared by all clusters
+  unsigned dispatch_cycles = 2;         // cluster scheduler: from task to HPU start of DMA
+};
+
+struct DmaConfig {
+  unsigned latency_cycles = 4;   // fixed cost of an L2->L1 packet copy
+  unsigned bytes_per_cycle = 16; // 1 KiB in 64 cycles
+};
+
+struct HpuConfig {
+  std::string model = "native";     // native (ISS arrives later)
+  unsigned native_fixed_cycles = 40;  // native cost model: fixed part per handler run
+  double native_cycles_per_byte = 1.0;  // native cost model: per byte of packet
+};
+
+struct CommandConfig {
+  unsigned latency_cycles = 4;  // from the handler's command to the egress queue
+};
+
+struct FlareConfig {
+  std::string ports = "0-15";     // ports of the hosts taking part (children), in rank order
+  unsigned max_payload = 1024;    // element bytes per block buffer
+  unsigned buffers = 0;           // block buffers per cluster; 0 = as many as fit in L1
+};
+
+struct Config {
+  uint64_t seed = 1;
+  PortsConfig ports;
+  ParserConfig parser;
+  RoutingConfig routing;
+  PacketBufferConfig packet_buffer;
+  SchedulerConfig scheduler;
+  PspinConfig pspin;
+  DmaConfig dma;
+  HpuConfig hpu;
+  CommandConfig command;
+  FlareConfig flare;
+};
+
+// One configuration key: its name, one-line doc, and how to read and show its value.
+struct ConfigKey {
+  std::string name;
+  std::string doc;
+  std::string choices;  // human-readable list of valid values ("" = see doc)
+  std::function<void(Config&, const std::string&)> set;  // throws InputError on a bad value
+  std::function<std::string(const Config&)> show;
+  std::function<nlohmann::json(const Config&)> json;
+};
+
+// Every key of the configuration, in a fixed order (sections in declaration order).
+const std::vector<ConfigKey>& config_schema();
+const ConfigKey* find_config_key(const std::string& name);
+
+// Checks relations between keys (e.g. subset divides HPUs per cluster); throws InputError.
+void validate_config(const Config& cfg);
+
+// The effective configuration as a JSON object {"section": {"key": value}}.
+nlohmann::json config_to_json(const Config& cfg);
+
+// Value parsers shared with the CLI and handler-set installers.
+uint64_t parse_size(const std::string& key, const std::string& text);  // "4MiB", "1024", "64KiB"
+std::vector<unsigned> parse_port_list(const std::string& key, const std::string& text);  // "0-3,7"
+
+}  // namespace fs

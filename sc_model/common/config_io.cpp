@@ -1,0 +1,85 @@
+// Reads INI files and command-line overrides into the configuration tree (see config_io.h).
+#include "common/config_io.h"
+
+#include <algorithm>
+#include <fstream>
+
+#include "common/errors.h"
+
+namespace po = boost::program_options;
+
+namespace fs {
+namespace {
+
+// Edit distance, used to suggest the key a user probably meant.
+size_t distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string unknown_key_message(const std::string& key) {
+  std::string k = key;
+  while (!k.empty() && k[0] == '-') k.erase(0, 1);
+  std::vector<std::string> close;
+  const std::string section = k.substr(0, k.find('.'));
+  for (const auto& ck : config_schema()) {
+    const bool same_section = ck.name.compare(0, section.size() + 1, section + ".") == 0;
+    if (distance(ck.name, k) <= 3 || (same_section && k.find('.') != std::string::npos)) close.push_back(ck.name);
+  }
+  std::string msg = "unknown configuration key '" + k + "'";
+  if (!close.empty()) {
+    msg += "; valid keys nearby: ";
+    for (size_t i = 0; i < close.size(); ++i) msg += (i ? ", " : "") + close[i];
+  }
+  return msg + " ('flaresim info' lists every key)";
+}
+
+po::options_description config_options_description() {
+  po::options_description desc("Configuration keys (any key of 'flaresim info')");
+  for (const auto& k : config_schema())
+    desc.add_options()(k.name.c_str(), po::value<std::string>(), k.doc.c_str());
+  return desc;
+}
+
+void apply_ini_file(Config& cfg, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open configuration file");
+  po::parsed_options parsed(nullptr);
+  try {
+    parsed = po::parse_config_file(in, config_options_description(), /*allow_unregistered=*/true);
+  } catch (const po::error& e) {
+    throw InputError(path + ": " + e.what());
+  }
+  for (const auto& opt : parsed.options) {
+    if (opt.unregistered) throw InputError(path + ": " + unknown_key_message(opt.string_key));
+    const ConfigKey* key = find_config_key(opt.string_key);
+    if (opt.value.size() != 1)
+      throw InputError(path + ": key '" + opt.string_key + "' needs exactly one value");
+    try {
+      key->set(cfg, opt.value[0]);
+    } catch (const InputError& e) {
+      throw InputError(path + ": " + e.what());
+    }
+  }
+}
+
+void apply_overrides(Config& cfg, const po::variables_map& vm) {
+  for (const auto& k : config_schema()) {
+    auto it = vm.find(k.name);
+    if (it != vm.end() && !it->second.defaulted()) k.set(cfg, it->second.as<std::string>());
+  }
+}
+
+}  // namespace fs

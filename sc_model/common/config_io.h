@@ -1,0 +1,26 @@
+// Reading the configuration: INI files (Boost.Program_options syntax, "[section]" then
+// "key = value") and command-line overrides "--section.key value". Unknown keys and bad values
+// become InputErrors naming the key and what is valid.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+#include "common/config.h"
+
+namespace fs {
+
+// Every configuration key as a string-valued option, for a command's options_description.
+boost::program_options::options_description config_options_description();
+
+// Applies every key set in an INI file; throws InputError naming the file and key.
+void apply_ini_file(Config& cfg, const std::string& path);
+
+// Applies every configuration key present in a parsed command line.
+void apply_overrides(Config& cfg, const boost::program_options::variables_map& vm);
+
+// "unknown configuration key 'x'; did you mean ...? (flaresim info lists every key)"
+std::string unknown_key_message(const std::string& key);
+
+}  // namespace fs

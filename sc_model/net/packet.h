@@ -1,0 +1,28 @@
+// The packet as it travels through the switch model: its bytes plus the metadata each block
+// attaches (ingress port and time, the handler set the parser matched, the block id used by the
+// scheduler). Shared by pointer so that queues and buffers hold no copies.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "common/units.h"
+
+namespace fs {
+
+using Bytes = std::vector<uint8_t>;
+
+struct Packet {
+  uint64_t id = 0;            // arrival sequence number, unique within a run
+  Bytes data;                 // the frame from the Ethernet destination MAC on, without FCS
+  uint16_t ingress_port = 0;
+  Picos arrival = 0;          // first bit seen at the ingress port
+  Picos received = 0;         // last bit received (store and forward)
+  int handler_set = -1;       // set by the parser when a rule matches; -1 = routed
+  uint32_t block_id = 0;      // set by the parser for handler sets that name a block
+  uint32_t payload_offset = 0;  // where the handler's payload (after the UDP header) starts
+};
+
+using PacketPtr = std::shared_ptr<Packet>;
+
+}  // namespace fs

@@ -1,0 +1,49 @@
+// A PsPIN cluster: its L1 TCDM (the state area handlers keep across packets; HPU packet slots
+// are the rest), its DMA engine, its HPUs, and the cluster scheduler that hands queued tasks to
+// free HPUs (lowest-numbered free HPU first; under hier-fcfs only the HPUs of the task's subset).
+#pragma once
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "common/config.h"
+#include "common/stats.h"
+#include "pspin/hpu.h"
+
+namespace fs {
+
+class Cluster : public sc_core::sc_module {
+ public:
+  Cluster(sc_core::sc_module_name name, unsigned index, const Config& cfg, HpuServices services);
+
+  // A task the global scheduler placed here.
+  void submit(Task t);
+
+  unsigned index() const { return index_; }
+  uint8_t* l1_state() { return l1_.data(); }
+  uint32_t l1_state_size() const { return uint32_t(l1_.size()); }
+  const std::vector<std::unique_ptr<Hpu>>& hpus() const { return hpus_; }
+  Dma& dma() { return dma_; }
+
+  TimeWeighted queued;  // tasks waiting for an HPU
+  uint64_t received = 0;
+
+  // L1 bytes left for handler state once every HPU has its packet slot.
+  static uint64_t l1_state_bytes(const Config& cfg);
+
+ private:
+  void dispatch();
+  void on_finished(Hpu& hpu, Task& task, HandlerRun& run, Picos started);
+
+  unsigned index_;
+  unsigned subset_size_;
+  HpuServices svc_;
+  std::vector<uint8_t> l1_;
+  Dma dma_;
+  std::vector<std::unique_ptr<Hpu>> hpus_;
+  std::vector<std::deque<Task>> queues_;  // one per subset (one in all under fcfs)
+  std::function<void(Hpu&, Task&, HandlerRun&, Picos)> upstream_finished_;
+  uint64_t waiting_ = 0;
+};
+
+}  // namespace fs

@@ -1,0 +1,42 @@
+// The command unit: carries out what handlers ask for once they finish: send a frame out of a
+// port, multicast one to a port list, or write data into the memory of the host on a port.
+// Frames enter the egress queues after the unit's latency; host writes are logged per port (the
+// place where closed-loop host agents will receive them).
+#pragma once
+#include <map>
+
+#include "common/delay_line.h"
+#include "pspin/task.h"
+#include "switch/packet_sink.h"
+
+namespace fs {
+
+struct HostWrite {
+  Picos time;
+  uint64_t addr;
+  Bytes data;
+};
+
+class CommandUnit : public sc_core::sc_module {
+ public:
+  sc_core::sc_port<PacketSinkIf, 0> egress;  // bound once per port, in port order
+
+  struct Issued {
+    HandlerCommand cmd;
+    PacketPtr origin;  // the packet whose handler issued it (for latency)
+  };
+
+  CommandUnit(sc_core::sc_module_name name, Picos latency);
+  void issue(HandlerCommand cmd, PacketPtr origin) { stage_.push(Issued{std::move(cmd), std::move(origin)}); }
+
+  uint64_t sends = 0, multicasts = 0, frames_out = 0, host_writes = 0;
+  std::map<unsigned, std::vector<HostWrite>> host_memory_writes;  // by port
+
+ private:
+  void execute(Issued c);
+
+  uint64_t next_id_ = 1ull << 48;  // ids of frames created by handlers
+  DelayLine<Issued> stage_;
+};
+
+}  // namespace fs

@@ -1,0 +1,39 @@
+// A cluster's DMA engine: copies packets from L2 packet memory into an HPU's L1 slot. One
+// transfer moves at a time at `bytes_per_cycle`; each completes `latency` cycles after its last
+// byte is moved, so back-to-back transfers pipeline their latency but not their bandwidth.
+#pragma once
+#include "common/sc_time_util.h"
+
+namespace fs {
+
+class Dma : public sc_core::sc_module {
+ public:
+  Dma(sc_core::sc_module_name name, Clock clock, unsigned latency_cycles, unsigned bytes_per_cycle)
+      : sc_core::sc_module(name), clock_(clock), latency_(latency_cycles), bw_(bytes_per_cycle) {}
+
+  // Reserves the engine for a copy of `bytes` requested now; returns when the copy completes.
+  Picos schedule(uint64_t bytes) {
+    const Picos now = now_ps();
+    const Picos start = now > free_at_ ? now : free_at_;
+    const uint64_t xfer_cycles = (bytes + bw_ - 1) / bw_;
+    free_at_ = start + clock_.cycles_ps(xfer_cycles);
+    ++transfers;
+    bytes_moved += bytes;
+    busy_cycles += xfer_cycles;
+    return free_at_ + clock_.cycles_ps(latency_);
+  }
+  // For SC_THREAD callers: waits until the copy is done.
+  void copy(uint64_t bytes) {
+    const Picos done = schedule(bytes);
+    sc_core::wait(ps_time(done - now_ps()));
+  }
+
+  uint64_t transfers = 0, bytes_moved = 0, busy_cycles = 0;
+
+ private:
+  Clock clock_;
+  unsigned latency_, bw_;
+  Picos free_at_ = 0;
+};
+
+}  // namespace fs

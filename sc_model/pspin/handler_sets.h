@@ -1,0 +1,43 @@
+// The handler sets the switch can run: each names its C handler, the names of the handler's
+// outcome codes, where the scheduler finds a block id in the packet, and how the control plane
+// installs it (initial L2 handler memory from the configuration). Parser rules refer to handler
+// sets by name; `flaresim info` lists them.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/config.h"
+#include "fs_handler.h"
+
+namespace fs {
+
+// Geometry of the PsPIN unit a handler set is installed into.
+struct InstallTarget {
+  uint8_t* handler_mem;
+  uint32_t handler_mem_size;
+  uint32_t l1_state_bytes;  // per cluster
+  uint32_t clusters;
+};
+
+// What a handler's return code means: its name in the stats and whether the packet was dropped.
+struct HandlerOutcome {
+  std::string name;
+  bool drop;
+};
+
+struct HandlerSet {
+  std::string name;
+  std::string doc;
+  fs_handler_fn fn;
+  std::vector<HandlerOutcome> outcomes;  // index = code; outcomes[0] = {"ok", false}
+  int block_id_offset;  // byte offset of a big-endian u32 block id in the UDP payload; -1: none
+  std::function<void(const Config&, const InstallTarget&)> install;  // throws InputError
+};
+
+const std::vector<HandlerSet>& handler_sets();
+// Index into handler_sets(), or -1.
+int find_handler_set(const std::string& name);
+
+}  // namespace fs

@@ -1,0 +1,51 @@
+// HPU task loop (see hpu.h).
+#include "pspin/hpu.h"
+
+#include "pspin/packet_buffer.h"
+
+namespace fs {
+
+Hpu::Hpu(sc_core::sc_module_name name, unsigned index, const HpuServices& services)
+    : sc_core::sc_module(name), index_(index), svc_(services), slot_(kL1PacketSlotBytes) {
+  SC_THREAD(run);
+}
+
+void Hpu::start(Task t) {
+  busy_ = true;
+  task_ = std::move(t);
+  start_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Hpu::run() {
+  for (;;) {
+    wait(start_);
+    const Picos dispatched = now_ps();
+    Task task = std::move(task_);
+    wait(svc_.clock.cycles(svc_.dispatch_cycles));
+    svc_.dma->copy(task.pkt->data.size());
+    std::copy(task.pkt->data.begin(), task.pkt->data.end(), slot_.begin());
+
+    fs_handler_args_t args{};
+    args.pkt = slot_.data();
+    args.pkt_len = uint32_t(task.pkt->data.size());
+    args.ingress_port = task.pkt->ingress_port;
+    args.cluster_id = svc_.cluster_id;
+    args.hpu_id = index_;
+    args.num_clusters = svc_.num_clusters;
+    args.l1 = svc_.l1;
+    args.l1_size = svc_.l1_size;
+    args.handler_mem = svc_.handler_mem;
+    args.handler_mem_size = svc_.handler_mem_size;
+    const Picos started = now_ps();
+    HandlerRun result = svc_.engine->execute(handler_sets()[size_t(task.pkt->handler_set)], args, svc_.env);
+    wait(svc_.clock.cycles(result.cycles));
+
+    ++tasks;
+    handler_cycles += result.cycles;
+    occupied_ps += now_ps() - dispatched;
+    busy_ = false;
+    svc_.finished(*this, task, result, started);
+  }
+}
+
+}  // namespace fs

@@ -1,0 +1,54 @@
+// A handler processing unit: waits for a task from its cluster scheduler, has the cluster DMA
+// copy the packet into its L1 slot, runs the handler through its engine, spends the handler's
+// cycles, then reports back (commands, outcome, timing) and becomes free.
+#pragma once
+#include <functional>
+
+#include "common/sc_time_util.h"
+#include "pspin/dma.h"
+#include "pspin/hpu_engine.h"
+
+namespace fs {
+
+class Hpu;
+
+// What an HPU uses of its cluster and the PsPIN unit.
+struct HpuServices {
+  Clock clock;
+  unsigned dispatch_cycles = 0;
+  unsigned cluster_id = 0, num_clusters = 1;
+  Dma* dma = nullptr;
+  HpuEngine* engine = nullptr;
+  HpuEnvironment env;
+  uint8_t* l1 = nullptr;  // the cluster's L1 state area
+  uint32_t l1_size = 0;
+  uint8_t* handler_mem = nullptr;
+  uint32_t handler_mem_size = 0;
+  // Called when a handler finished at the current time; `started` is when it began executing.
+  std::function<void(Hpu&, Task&, HandlerRun&, Picos started)> finished;
+};
+
+class Hpu : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(Hpu);
+  Hpu(sc_core::sc_module_name name, unsigned index, const HpuServices& services);
+
+  bool busy() const { return busy_; }
+  unsigned index() const { return index_; }
+  void start(Task t);
+
+  uint64_t tasks = 0, handler_cycles = 0;
+  Picos occupied_ps = 0;  // from dispatch to the end of the handler
+
+ private:
+  void run();
+
+  unsigned index_;
+  const HpuServices& svc_;
+  bool busy_ = false;
+  Task task_;
+  Bytes slot_;  // the HPU's L1 packet slot
+  sc_core::sc_event start_;
+};
+
+}  // namespace fs

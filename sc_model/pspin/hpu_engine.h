@@ -1,0 +1,45 @@
+// How an HPU executes a handler. The engine runs the handler on the packet and reports the
+// cycles it took, its outcome code and the commands it issued; the HPU module turns that into
+// simulated time. NativeEngine runs the C handler compiled into the simulator with a cost model
+// (fixed + per byte); the RISC-V ISS engine plugs in here too.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "fs_handler.h"
+#include "pspin/handler_sets.h"
+#include "pspin/task.h"
+
+namespace fs {
+
+struct HandlerRun {
+  uint64_t cycles = 0;
+  int outcome = FS_OK;
+  std::vector<HandlerCommand> commands;
+};
+
+// What the engine may reach outside the HPU: other clusters' L1 and the switch's port count.
+struct HpuEnvironment {
+  std::function<uint8_t*(uint32_t cluster, uint32_t* size)> cluster_l1;
+  unsigned num_ports = 0;
+};
+
+class HpuEngine {
+ public:
+  virtual ~HpuEngine() = default;
+  virtual HandlerRun execute(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env) = 0;
+};
+
+class NativeEngine : public HpuEngine {
+ public:
+  NativeEngine(uint64_t fixed_cycles, double cycles_per_byte)
+      : fixed_(fixed_cycles), per_byte_(cycles_per_byte) {}
+  HandlerRun execute(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env) override;
+
+ private:
+  uint64_t fixed_;
+  double per_byte_;
+};
+
+}  // namespace fs

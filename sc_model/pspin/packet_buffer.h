@@ -1,0 +1,58 @@
+// The L2 packet memory: holds a matched packet from its arrival until its handler finishes.
+// Tracks occupancy (max and time average); a packet that does not fit is dropped as
+// "buffer_full", one larger than an HPU's L1 packet slot as "oversize".
+#pragma once
+#include "common/sc_time_util.h"
+#include "common/stats.h"
+#include "switch/packet_sink.h"
+
+namespace fs {
+
+// Bytes an HPU's L1 packet slot holds: the largest frame a handler can be given (jumbo frames).
+constexpr uint32_t kL1PacketSlotBytes = 9216;
+
+class PacketBuffer : public sc_core::sc_module, public PacketSinkIf {
+ public:
+  sc_core::sc_port<PacketSinkIf> to_scheduler;
+
+  PacketBuffer(sc_core::sc_module_name name, uint64_t capacity, DropLedger& drops)
+      : sc_core::sc_module(name), capacity_(capacity), drops_(drops) {}
+
+  void accept(PacketPtr p) override {
+    const uint64_t size = p->data.size();
+    if (size > kL1PacketSlotBytes) {
+      drops_.count("oversize");
+      return;
+    }
+    if (used_ + size > capacity_) {
+      drops_.count("buffer_full");
+      return;
+    }
+    used_ += size;
+    ++packets_;
+    occupancy_bytes.set(now_ps(), used_);
+    occupancy_packets.set(now_ps(), packets_);
+    ++accepted;
+    to_scheduler->accept(std::move(p));
+  }
+
+  // The handler of this packet has finished: its slot is free again.
+  void release(const Packet& p) {
+    used_ -= p.data.size();
+    --packets_;
+    occupancy_bytes.set(now_ps(), used_);
+    occupancy_packets.set(now_ps(), packets_);
+  }
+
+  uint64_t capacity() const { return capacity_; }
+  uint64_t used() const { return used_; }
+  uint64_t accepted = 0;
+  TimeWeighted occupancy_bytes, occupancy_packets;
+
+ private:
+  uint64_t capacity_;
+  uint64_t used_ = 0, packets_ = 0;
+  DropLedger& drops_;
+};
+
+}  // namespace fs

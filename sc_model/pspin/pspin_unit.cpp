@@ -1,0 +1,64 @@
+// Assembly of the PsPIN unit and handler bookkeeping (see pspin_unit.h).
+#include "pspin/pspin_unit.h"
+
+#include "common/errors.h"
+
+namespace fs {
+
+PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std::vector<int>& installed,
+                     DropLedger& drops)
+    : sc_core::sc_module(name),
+      in("in"),
+      clock_(Clock::from_ghz(cfg.pspin.clock_ghz)),
+      drops_(drops),
+      handler_mem_(cfg.pspin.l2_handler_bytes, 0),
+      buffer_("packet_buffer", cfg.packet_buffer.bytes, drops),
+      scheduler_("packet_scheduler", PacketScheduler::parse_policy(cfg.scheduler.policy), cfg.pspin.clusters,
+                 cfg.pspin.hpus_per_cluster, cfg.scheduler.subset, clock_.cycles_ps(cfg.scheduler.latency_cycles),
+                 [this](Task t) { clusters_[t.cluster]->submit(std::move(t)); }),
+      commands_("command_unit", clock_.cycles_ps(cfg.command.latency_cycles)) {
+  if (cfg.hpu.model != "native")
+    throw InputError("bad value '" + cfg.hpu.model + "' for 'hpu.model': expected one of native");
+  engine_ = std::make_unique<NativeEngine>(cfg.hpu.native_fixed_cycles, cfg.hpu.native_cycles_per_byte);
+  in.bind(buffer_);
+  buffer_.to_scheduler.bind(scheduler_);
+
+  HpuServices svc;
+  svc.clock = clock_;
+  svc.dispatch_cycles = cfg.pspin.dispatch_cycles;
+  svc.num_clusters = cfg.pspin.clusters;
+  svc.engine = engine_.get();
+  svc.env.num_ports = cfg.ports.count;
+  svc.env.cluster_l1 = [this](uint32_t c, uint32_t* size) -> uint8_t* {
+    if (c >= clusters_.size()) return nullptr;
+    if (size) *size = clusters_[c]->l1_state_size();
+    return clusters_[c]->l1_state();
+  };
+  svc.handler_mem = handler_mem_.data();
+  svc.handler_mem_size = uint32_t(handler_mem_.size());
+  svc.finished = [this](Hpu& h, Task& t, HandlerRun& r, Picos s) { finished(h, t, r, s); };
+  for (unsigned c = 0; c < cfg.pspin.clusters; ++c)
+    clusters_.push_back(std::make_unique<Cluster>(("cluster" + std::to_string(c)).c_str(), c, cfg, svc));
+
+  // Control plane: install the handler sets the parser rules refer to.
+  const InstallTarget target{handler_mem_.data(), uint32_t(handler_mem_.size()),
+                             uint32_t(Cluster::l1_state_bytes(cfg)), cfg.pspin.clusters};
+  for (int set : installed) handler_sets()[size_t(set)].install(cfg, target);
+}
+
+void PspinUnit::finished(Hpu&, Task& task, HandlerRun& run, Picos) {
+  const HandlerSet& set = handler_sets()[size_t(task.pkt->handler_set)];
+  HandlerSetStats& st = handler_stats_[set.name];
+  ++st.runs;
+  st.cycles.add(run.cycles);
+  st.latency_ps.add(now_ps() - task.pkt->arrival);
+  const bool known = run.outcome >= 0 && size_t(run.outcome) < set.outcomes.size();
+  const std::string outcome = known ? set.outcomes[size_t(run.outcome)].name : "code_" + std::to_string(run.outcome);
+  ++st.outcomes[outcome];
+  if (known && set.outcomes[size_t(run.outcome)].drop) drops_.count(set.name + "." + outcome);
+  for (HandlerCommand& cmd : run.commands) commands_.issue(std::move(cmd), task.pkt);
+  buffer_.release(*task.pkt);
+  scheduler_.done(task.cluster);
+}
+
+}  // namespace fs

@@ -1,0 +1,56 @@
+// The PsPIN packet-processing unit: L2 packet buffer, global packet scheduler, clusters (with
+// their schedulers, DMA, L1 and HPUs), L2 handler memory and the command unit. Matched packets
+// enter through `in`; handler output leaves through the command unit's egress ports. Keeps the
+// per-handler-set statistics.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/config.h"
+#include "common/stats.h"
+#include "pspin/cluster.h"
+#include "pspin/command_unit.h"
+#include "pspin/packet_buffer.h"
+#include "pspin/packet_scheduler.h"
+
+namespace fs {
+
+struct HandlerSetStats {
+  uint64_t runs = 0;
+  Distribution cycles;
+  Distribution latency_ps;  // packet arrival at the switch to handler end
+  std::map<std::string, uint64_t> outcomes;
+};
+
+class PspinUnit : public sc_core::sc_module {
+ public:
+  sc_core::sc_export<PacketSinkIf> in;
+
+  // `installed` lists the handler sets (indices into handler_sets()) the control plane installs.
+  PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std::vector<int>& installed, DropLedger& drops);
+
+  PacketBuffer& packet_buffer() { return buffer_; }
+  PacketScheduler& scheduler() { return scheduler_; }
+  CommandUnit& command_unit() { return commands_; }
+  const std::vector<std::unique_ptr<Cluster>>& clusters() const { return clusters_; }
+  std::vector<uint8_t>& handler_memory() { return handler_mem_; }
+  const std::map<std::string, HandlerSetStats>& handler_stats() const { return handler_stats_; }
+  const Clock& clock() const { return clock_; }
+
+ private:
+  void finished(Hpu& hpu, Task& task, HandlerRun& run, Picos started);
+
+  Clock clock_;
+  DropLedger& drops_;
+  std::vector<uint8_t> handler_mem_;
+  std::unique_ptr<HpuEngine> engine_;
+  PacketBuffer buffer_;
+  PacketScheduler scheduler_;
+  CommandUnit commands_;
+  std::vector<std::unique_ptr<Cluster>> clusters_;
+  std::map<std::string, HandlerSetStats> handler_stats_;
+};
+
+}  // namespace fs

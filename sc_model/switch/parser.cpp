@@ -1,0 +1,107 @@
+// Parser/matcher (see parser.h).
+#include "switch/parser.h"
+
+#include <sstream>
+
+#include "common/errors.h"
+#include "net/frame.h"
+#include "pspin/handler_sets.h"
+
+namespace fs {
+namespace {
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+
+[[noreturn]] void bad_rule(const std::string& rule, const std::string& why) {
+  throw InputError("bad value '" + rule + "' for 'parser.rules': " + why);
+}
+
+uint32_t rule_number(const std::string& rule, const std::string& field, const std::string& v, uint32_t max) {
+  char* end = nullptr;
+  unsigned long n = std::strtoul(v.c_str(), &end, 0);
+  if (v.empty() || *end != '\0' || v[0] == '-' || n > max)
+    bad_rule(rule, field + " needs a number from 0 to " + std::to_string(max) + ", not '" + v + "'");
+  return uint32_t(n);
+}
+
+}  // namespace
+
+std::vector<MatchRule> parse_match_rules(const std::string& text) {
+  std::vector<MatchRule> rules;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ';')) {
+    const std::string rule = trim(item);
+    if (rule.empty()) continue;
+    const size_t arrow = rule.find("->");
+    if (arrow == std::string::npos) bad_rule(rule, "expected 'field=value[,field=value] -> handler_set'");
+    MatchRule r;
+    r.text = rule;
+    const std::string set = trim(rule.substr(arrow + 2));
+    r.handler_set = find_handler_set(set);
+    if (r.handler_set < 0) {
+      std::string names;
+      for (const auto& hs : handler_sets()) names += (names.empty() ? "" : ", ") + hs.name;
+      bad_rule(rule, "unknown handler set '" + set + "' (valid: " + names + ")");
+    }
+    std::stringstream fs_(rule.substr(0, arrow));
+    std::string cond;
+    while (std::getline(fs_, cond, ',')) {
+      cond = trim(cond);
+      const size_t eq = cond.find('=');
+      if (eq == std::string::npos) bad_rule(rule, "condition '" + cond + "' is not field=value");
+      const std::string field = trim(cond.substr(0, eq)), value = trim(cond.substr(eq + 1));
+      if (field == "ethertype") r.ethertype = uint16_t(rule_number(rule, field, value, 0xFFFF));
+      else if (field == "ip_proto") r.ip_proto = uint8_t(rule_number(rule, field, value, 0xFF));
+      else if (field == "udp_dport") r.udp_dport = uint16_t(rule_number(rule, field, value, 0xFFFF));
+      else bad_rule(rule, "unknown field '" + field + "' (valid: ethertype, ip_proto, udp_dport)");
+    }
+    if (!r.ethertype && !r.ip_proto && !r.udp_dport) bad_rule(rule, "a rule needs at least one condition");
+    rules.push_back(r);
+  }
+  return rules;
+}
+
+Parser::Parser(sc_core::sc_module_name name, std::vector<MatchRule> rules, Picos latency, DropLedger& drops)
+    : sc_core::sc_module(name),
+      rules_(std::move(rules)),
+      drops_(drops),
+      stage_("stage", latency, [this](PacketPtr p) { classify(std::move(p)); }) {}
+
+void Parser::accept(PacketPtr p) { stage_.push(std::move(p)); }
+
+void Parser::classify(PacketPtr p) {
+  const FrameInfo f = parse_frame(p->data.data(), p->data.size());
+  if (!f.ok) {
+    drops_.count("malformed");
+    return;
+  }
+  for (const MatchRule& r : rules_) {
+    if (r.ethertype && f.ethertype != *r.ethertype) continue;
+    if (r.ip_proto && (!f.ipv4 || f.ip_proto != *r.ip_proto)) continue;
+    if (r.udp_dport && (!f.udp || f.udp_dport != *r.udp_dport)) continue;
+    const HandlerSet& hs = handler_sets()[size_t(r.handler_set)];
+    p->handler_set = r.handler_set;
+    p->payload_offset = f.udp ? f.l4_offset : 0;
+    if (hs.block_id_offset >= 0) {
+      // The block id must be inside the UDP payload; a frame too short to carry it is malformed.
+      if (!f.udp || f.l4_len < uint32_t(hs.block_id_offset) + 4) {
+        drops_.count("malformed");
+        return;
+      }
+      const uint8_t* b = p->data.data() + f.l4_offset + hs.block_id_offset;
+      p->block_id = (uint32_t(b[0]) << 24) | (uint32_t(b[1]) << 16) | (uint32_t(b[2]) << 8) | b[3];
+    }
+    ++matched;
+    to_pspin->accept(std::move(p));
+    return;
+  }
+  ++routed;
+  to_router->accept(std::move(p));
+}
+
+}  // namespace fs

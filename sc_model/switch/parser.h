@@ -1,0 +1,45 @@
+// The parser/matcher: validates each frame's headers (malformed frames are dropped and counted),
+// matches it against the configured rules (EtherType, IP protocol, UDP destination port) and
+// sends matching frames, tagged with their handler set and block id, to the PsPIN unit; all
+// other frames go to the routing table.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/delay_line.h"
+#include "switch/packet_sink.h"
+
+namespace fs {
+
+struct MatchRule {
+  std::optional<uint16_t> ethertype;
+  std::optional<uint8_t> ip_proto;
+  std::optional<uint16_t> udp_dport;
+  int handler_set = -1;
+  std::string text;  // as written, for messages
+};
+
+// Parses "field=value[,field=value] -> handler_set" rules separated by ';'. Throws InputError
+// naming 'parser.rules', the rule and the reason.
+std::vector<MatchRule> parse_match_rules(const std::string& text);
+
+class Parser : public sc_core::sc_module, public PacketSinkIf {
+ public:
+  sc_core::sc_port<PacketSinkIf> to_pspin;   // matched: processed by a handler
+  sc_core::sc_port<PacketSinkIf> to_router;  // not matched: forwarded by the routing table
+
+  Parser(sc_core::sc_module_name name, std::vector<MatchRule> rules, Picos latency, DropLedger& drops);
+  void accept(PacketPtr p) override;
+
+  uint64_t matched = 0, routed = 0;
+
+ private:
+  void classify(PacketPtr p);
+
+  std::vector<MatchRule> rules_;
+  DropLedger& drops_;
+  DelayLine<PacketPtr> stage_;
+};
+
+}  // namespace fs

@@ -1,0 +1,77 @@
+// Routing table (see router.h).
+#include "switch/router.h"
+
+#include <sstream>
+
+#include "common/errors.h"
+#include "net/frame.h"
+
+namespace fs {
+namespace {
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+
+}  // namespace
+
+std::vector<Route> parse_routes(const std::string& text, unsigned num_ports) {
+  std::vector<Route> routes;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ';')) {
+    const std::string entry = trim(item);
+    if (entry.empty()) continue;
+    auto bad = [&](const std::string& why) {
+      throw InputError("bad value '" + entry + "' for 'routing.routes': " + why);
+    };
+    unsigned a, b, c, d, len, port;
+    char tail;
+    if (std::sscanf(entry.c_str(), "%u.%u.%u.%u/%u -> %u %c", &a, &b, &c, &d, &len, &port, &tail) != 6)
+      bad("expected 'a.b.c.d/len -> port'");
+    if (a > 255 || b > 255 || c > 255 || d > 255) bad("address octets must be 0-255");
+    if (len > 32) bad("prefix length must be 0-32");
+    if (port >= num_ports) bad("port " + std::to_string(port) + " does not exist");
+    const uint32_t mask = len ? ~uint32_t(0) << (32 - len) : 0;
+    routes.push_back(Route{((a << 24) | (b << 16) | (c << 8) | d) & mask, len, port});
+  }
+  return routes;
+}
+
+Router::Router(sc_core::sc_module_name name, std::vector<Route> routes, int default_port, Picos latency,
+               DropLedger& drops)
+    : sc_core::sc_module(name),
+      routes_(std::move(routes)),
+      default_port_(default_port),
+      drops_(drops),
+      stage_("stage", latency, [this](PacketPtr p) { forward(std::move(p)); }) {}
+
+void Router::accept(PacketPtr p) { stage_.push(std::move(p)); }
+
+int Router::lookup(const Packet& p) const {
+  const FrameInfo f = parse_frame(p.data.data(), p.data.size());
+  int best = -1, best_len = -1;
+  if (f.ok && f.ipv4) {
+    for (const Route& r : routes_) {
+      const uint32_t mask = r.length ? ~uint32_t(0) << (32 - r.length) : 0;
+      if ((f.dst_ip & mask) == r.prefix && int(r.length) > best_len) {
+        best = int(r.port);
+        best_len = int(r.length);
+      }
+    }
+  }
+  return best >= 0 ? best : default_port_;
+}
+
+void Router::forward(PacketPtr p) {
+  const int port = lookup(*p);
+  if (port < 0) {
+    drops_.count("no_route");
+    return;
+  }
+  egress[port]->accept(std::move(p));
+}
+
+}  // namespace fs

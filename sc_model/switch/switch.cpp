@@ -1,0 +1,48 @@
+// Switch assembly (see switch.h).
+#include "switch/switch.h"
+
+#include <algorithm>
+#include <string>
+
+namespace fs {
+
+Switch::Switch(sc_core::sc_module_name name, const Config& cfg) : sc_core::sc_module(name), cfg_(cfg) {
+  validate_config(cfg_);
+  const Clock clock = Clock::from_ghz(cfg_.pspin.clock_ghz);
+  std::vector<MatchRule> rules = parse_match_rules(cfg_.parser.rules);
+  std::vector<int> installed;
+  for (const MatchRule& r : rules)
+    if (std::find(installed.begin(), installed.end(), r.handler_set) == installed.end())
+      installed.push_back(r.handler_set);
+  const int default_port = cfg_.routing.default_route == "drop" ? -1 : std::stoi(cfg_.routing.default_route);
+
+  parser_ = std::make_unique<Parser>("parser", std::move(rules), clock.cycles_ps(cfg_.parser.latency_cycles), drops);
+  router_ = std::make_unique<Router>("router", parse_routes(cfg_.routing.routes, cfg_.ports.count), default_port,
+                                     clock.cycles_ps(cfg_.routing.latency_cycles), drops);
+  pspin_ = std::make_unique<PspinUnit>("pspin", cfg_, installed, drops);
+  for (unsigned p = 0; p < cfg_.ports.count; ++p) {
+    ingress_.push_back(std::make_unique<IngressPort>(("ingress" + std::to_string(p)).c_str(), p, cfg_.ports.gbps,
+                                                     cfg_.ports.wire_overhead));
+    egress_.push_back(std::make_unique<EgressPort>(("egress" + std::to_string(p)).c_str(), p, cfg_.ports.gbps,
+                                                   cfg_.ports.wire_overhead, cfg_.ports.egress_queue_bytes, drops));
+    ingress_[p]->out.bind(*parser_);
+  }
+  parser_->to_pspin.bind(pspin_->in);
+  parser_->to_router.bind(*router_);
+  for (unsigned p = 0; p < cfg_.ports.count; ++p) {
+    router_->egress.bind(*egress_[p]);
+    pspin_->command_unit().egress.bind(*egress_[p]);
+  }
+}
+
+void Switch::load(const std::vector<PacketPtr>& packets) {
+  std::vector<std::vector<PacketPtr>> per_port(cfg_.ports.count);
+  for (const PacketPtr& p : packets) per_port[p->ingress_port].push_back(p);
+  for (unsigned p = 0; p < cfg_.ports.count; ++p) ingress_[p]->load(std::move(per_port[p]));
+}
+
+void Switch::on_departure(const DepartureHook& hook) {
+  for (auto& e : egress_) e->on_departure(hook);
+}
+
+}  // namespace fs

@@ -1,0 +1,41 @@
+// One switch: ingress ports, parser/matcher, routing table, the PsPIN unit and egress ports,
+// wired together. Several switches can live in one simulation (link an egress port to another
+// switch's ingress); each owns its drop ledger and statistics.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "common/config.h"
+#include "pspin/pspin_unit.h"
+#include "switch/egress_port.h"
+#include "switch/ingress_port.h"
+#include "switch/parser.h"
+#include "switch/router.h"
+
+namespace fs {
+
+class Switch : public sc_core::sc_module {
+ public:
+  Switch(sc_core::sc_module_name name, const Config& cfg);
+
+  // Hands each trace packet to its ingress port. Call before the simulation starts.
+  void load(const std::vector<PacketPtr>& packets);
+  void on_departure(const DepartureHook& hook);
+
+  const Config& config() const { return cfg_; }
+  DropLedger drops;
+  const std::vector<std::unique_ptr<IngressPort>>& ingress() const { return ingress_; }
+  const std::vector<std::unique_ptr<EgressPort>>& egress() const { return egress_; }
+  Parser& parser() { return *parser_; }
+  PspinUnit& pspin() { return *pspin_; }
+
+ private:
+  Config cfg_;
+  std::vector<std::unique_ptr<IngressPort>> ingress_;
+  std::vector<std::unique_ptr<EgressPort>> egress_;
+  std::unique_ptr<Parser> parser_;
+  std::unique_ptr<Router> router_;
+  std::unique_ptr<PspinUnit> pspin_;
+};
+
+}  // namespace fs
