@@ -25,8 +25,10 @@ void run_to_end(bool progress, Picos last_arrival) {
   auto last_print = t0;
   bool printed = false;
   const sc_core::sc_time slice = ps_time(10 * kPicosPerUs);
-  do {
-    sc_core::sc_start(slice, sc_core::SC_EXIT_ON_STARVATION);
+  // SC_EXIT_ON_STARVATION stops at the last event instead of running the clock on, but it also
+  // does not advance when the next event lies beyond the slice: start each slice there.
+  while (sc_core::sc_pending_activity()) {
+    sc_core::sc_start(sc_core::sc_time_to_pending_activity() + slice, sc_core::SC_EXIT_ON_STARVATION);
     if (progress) {
       const auto now = clock::now();
       if (now - t0 > std::chrono::seconds(2) && now - last_print > std::chrono::milliseconds(500)) {
@@ -39,7 +41,7 @@ void run_to_end(bool progress, Picos last_arrival) {
         printed = true;
       }
     }
-  } while (sc_core::sc_pending_activity());
+  }
   if (printed) std::fprintf(stderr, "\r%60s\r", "");
 }
 

@@ -236,10 +236,6 @@ void validate_config(const Config& c) {
     throw InputError("bad value '" + std::to_string(c.scheduler.subset) +
                      "' for 'scheduler.subset': must divide pspin.hpus_per_cluster (" +
                      std::to_string(c.pspin.hpus_per_cluster) + ")");
-  for (unsigned p : parse_port_list("flare.ports", c.flare.ports))
-    if (p >= c.ports.count)
-      throw InputError("bad value '" + c.flare.ports + "' for 'flare.ports': port " + std::to_string(p) +
-                       " does not exist (ports.count = " + std::to_string(c.ports.count) + ")");
   if (c.routing.default_route != "drop") {
     const std::string& d = c.routing.default_route;
     if (d.empty() || d.find_first_not_of("0123456789") != std::string::npos || d.size() > 5 ||

@@ -14,6 +14,10 @@ void install_flare_dense(const Config& cfg, const InstallTarget& t) {
   if (ports.size() > FLARE_DENSE_MAX_CHILDREN)
     throw InputError("bad value '" + cfg.flare.ports + "' for 'flare.ports': at most " +
                      std::to_string(FLARE_DENSE_MAX_CHILDREN) + " hosts");
+  for (unsigned p : ports)
+    if (p >= cfg.ports.count)
+      throw InputError("bad value '" + cfg.flare.ports + "' for 'flare.ports': port " + std::to_string(p) +
+                       " does not exist (ports.count = " + std::to_string(cfg.ports.count) + ")");
   if (t.handler_mem_size < sizeof(flare_dense_config_t))
     throw InputError("'pspin.l2_handler_bytes' is too small for the flare_dense configuration");
   const uint32_t slot = flare_dense_slot_bytes(cfg.flare.max_payload);
