@@ -60,6 +60,8 @@ int cmd_run(const std::vector<std::string>& args) {
       ("seed", po::value<std::string>(), "seed of the run (same as --sim.seed)")
       ("pcap-port", po::value<std::string>()->default_value("src-mac"),
        "ingress port of classic pcap packets: src-mac (low 16 bits of the source MAC) or a port number")
+      ("capture-times", po::value<std::string>()->default_value("relative"),
+       "pcap/pcapng timestamps: relative (time 0 = the capture's first packet) or absolute")
       ("quiet,q", "print no summary");
   po::options_description all;
   all.add(run_opts).add(config_options_description());
@@ -83,6 +85,10 @@ int cmd_run(const std::vector<std::string>& args) {
   req.trace_path = vm["trace"].as<std::string>();
   if (vm.count("egress")) req.egress_path = vm["egress"].as<std::string>();
   req.pcap_port = vm["pcap-port"].as<std::string>();
+  const std::string capture_times = vm["capture-times"].as<std::string>();
+  if (capture_times != "relative" && capture_times != "absolute")
+    throw InputError("bad value '" + capture_times + "' for '--capture-times': expected one of relative, absolute");
+  req.relative_capture_times = capture_times == "relative";
   req.keep_egress = vm.count("verify") > 0;
   req.progress = isatty(2);
 

@@ -53,6 +53,7 @@ RunResult run_simulation(const RunRequest& req) {
   TraceOptions topts;
   topts.num_ports = req.cfg.ports.count;
   topts.pcap_port = req.pcap_port;
+  topts.relative_capture_times = req.relative_capture_times;
   std::vector<TraceRecord> records = read_trace(req.trace_path, topts);
 
   std::vector<PacketPtr> packets;

@@ -19,6 +19,7 @@ struct RunRequest {
   std::string config_path;   // for the record in the stats file; "" if none
   std::string egress_path;   // pcapng to write; "" = none
   std::string pcap_port = "src-mac";  // ingress port rule for classic pcap traces
+  bool relative_capture_times = true;  // pcap/pcapng: time 0 = the capture's first packet
   bool keep_egress = false;  // keep every departing frame in RunResult::egress
   bool progress = false;     // print progress to stderr while running
 };

@@ -1,0 +1,609 @@
+// Trace reader (see trace_reader.h): format detection, the text format of traces/FORMAT.md,
+// classic pcap and pcapng. All bounds are checked before any read so that no input can crash it.
+#include "net/trace_reader.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <map>
+
+#include "common/errors.h"
+#include "flare_proto.h"
+#include "net/frame.h"
+
+namespace fs {
+
+namespace {
+
+__extension__ typedef unsigned __int128 u128;  // GCC/Clang 128-bit integers
+__extension__ typedef __int128 i128;
+constexpr u128 kMaxPicos = std::numeric_limits<uint64_t>::max();
+
+// A token as it may appear in a message: at most 40 characters, non-printables escaped.
+std::string quote(const std::string& tok) {
+  static const char* hex = "0123456789abcdef";
+  std::string out = "'";
+  for (size_t i = 0; i < tok.size() && i < 40; ++i) {
+    const unsigned char c = static_cast<unsigned char>(tok[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += char(c);
+    } else {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  if (tok.size() > 40) out += "...";
+  return out + "'";
+}
+
+bool all_digits(const std::string& s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+// Unsigned decimal without sign; false if not digits or above max.
+bool parse_uint(const std::string& s, uint64_t max, uint64_t* out) {
+  if (!all_digits(s)) return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    const uint64_t d = uint64_t(c - '0');
+    if (v > (max - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  *out = v;
+  return true;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+bool parse_time_token(const std::string& tok, Picos* out, std::string* err) {
+  size_t i = 0;
+  if (!tok.empty() && tok[0] == '-') {
+    *err = "negative time " + quote(tok);
+    return false;
+  }
+  const size_t int_start = i;
+  while (i < tok.size() && tok[i] >= '0' && tok[i] <= '9') ++i;
+  const std::string int_part = tok.substr(int_start, i - int_start);
+  std::string frac;
+  if (i < tok.size() && tok[i] == '.') {
+    const size_t f = ++i;
+    while (i < tok.size() && tok[i] >= '0' && tok[i] <= '9') ++i;
+    frac = tok.substr(f, i - f);
+    if (frac.empty()) {
+      *err = "bad time " + quote(tok) + ": no digits after '.'";
+      return false;
+    }
+  }
+  if (int_part.empty()) {
+    *err = "bad time " + quote(tok) + ": expected a decimal number with a unit, e.g. 1.25us";
+    return false;
+  }
+  const std::string unit = tok.substr(i);
+  int exp;
+  if (unit == "ps") exp = 0;
+  else if (unit == "ns") exp = 3;
+  else if (unit == "us") exp = 6;
+  else if (unit == "ms") exp = 9;
+  else if (unit == "s") exp = 12;
+  else {
+    *err = unit.empty() ? "time " + quote(tok) + " has no unit (use ps, ns, us, ms or s)"
+                        : "time " + quote(tok) + " has unknown unit " + quote(unit) +
+                              " (use ps, ns, us, ms or s)";
+    return false;
+  }
+  u128 v = 0;
+  for (char c : int_part) {
+    v = v * 10 + unsigned(c - '0');
+    if (v > kMaxPicos) break;
+  }
+  for (int k = 0; k < exp && v <= kMaxPicos; ++k) v *= 10;
+  u128 place = 1;
+  for (int k = 0; k < exp; ++k) place *= 10;
+  for (size_t k = 0; k < frac.size(); ++k) {
+    place /= 10;  // value of this digit's position in ps (0 once past picoseconds)
+    const unsigned d = unsigned(frac[k] - '0');
+    if (d != 0 && place == 0) {
+      *err = "time " + quote(tok) + " is finer than a picosecond";
+      return false;
+    }
+    v += place * d;
+  }
+  if (v > kMaxPicos) {
+    *err = "time " + quote(tok) + " overflows 64-bit picoseconds";
+    return false;
+  }
+  *out = Picos(v);
+  return true;
+}
+
+bool parse_hex_token(const std::string& tok, Bytes* out, std::string* err) {
+  out->clear();
+  size_t digits = 0, group = 0;  // digits in total and since the last ':'
+  int pending = -1;
+  for (size_t i = 0; i < tok.size(); ++i) {
+    const char c = tok[i];
+    if (c == ':') {
+      if (group == 0 || group % 2 != 0 || i + 1 == tok.size()) {
+        *err = "misplaced ':' at character " + std::to_string(i + 1) +
+               " (only between byte pairs)";
+        return false;
+      }
+      group = 0;
+      continue;
+    }
+    const int v = hex_value(c);
+    if (v < 0) {
+      *err = "bad hex digit " + quote(std::string(1, c)) + " at character " +
+             std::to_string(i + 1);
+      return false;
+    }
+    ++digits;
+    ++group;
+    if (pending < 0) {
+      pending = v;
+    } else {
+      out->push_back(uint8_t(pending * 16 + v));
+      pending = -1;
+    }
+  }
+  if (digits % 2 != 0) {
+    *err = "odd number of hex digits (" + std::to_string(digits) + ")";
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+[[noreturn]] void fail_at(const std::string& where, const std::string& why) {
+  throw InputError(where + ": " + why);
+}
+
+void check_packet_size(const std::string& where, size_t n) {
+  if (n == 0) fail_at(where, "empty packet");
+  if (n > kMaxTracePacket)
+    fail_at(where, "packet of " + std::to_string(n) + " bytes exceeds " +
+                       std::to_string(kMaxTracePacket));
+}
+
+// ---- text traces ----
+
+// Builds the frame of a `flare key=value ...` descriptor (tokens after "flare").
+Bytes flare_descriptor(const std::vector<std::string>& toks, size_t first, uint16_t port,
+                       const std::string& where) {
+  static const char* keys[] = {"kind", "ar", "block", "rank", "dtype", "op", "values", "udp"};
+  std::map<std::string, std::string> kv;
+  for (size_t i = first; i < toks.size(); ++i) {
+    const size_t eq = toks[i].find('=');
+    if (eq == std::string::npos || eq == 0)
+      fail_at(where, "flare: expected key=value, got " + quote(toks[i]));
+    const std::string key = toks[i].substr(0, eq);
+    if (std::find(std::begin(keys), std::end(keys), key) == std::end(keys))
+      fail_at(where, "flare: unknown key " + quote(key) +
+                         " (keys: kind ar block rank dtype op values udp)");
+    if (!kv.emplace(key, toks[i].substr(eq + 1)).second)
+      fail_at(where, "flare: duplicate key " + key);
+  }
+  auto bad = [&](const std::string& key, const std::string& expect) {
+    fail_at(where, "flare: bad value " + quote(kv[key]) + " for key " + key + " (expected " +
+                       expect + ")");
+  };
+  auto number = [&](const std::string& key, uint64_t max, uint64_t def, const char* expect) {
+    auto it = kv.find(key);
+    if (it == kv.end()) return def;
+    uint64_t v;
+    if (!parse_uint(it->second, max, &v)) bad(key, expect);
+    return v;
+  };
+  flare_header_t h{};
+  h.version = FLARE_VERSION;
+  h.kind = FLARE_KIND_CONTRIB;
+  if (kv.count("kind")) {
+    if (kv["kind"] == "result") h.kind = FLARE_KIND_RESULT;
+    else if (kv["kind"] != "contrib") bad("kind", "contrib or result");
+  }
+  h.allreduce_id = uint32_t(number("ar", 0xFFFFFFFFu, 0, "a 32-bit unsigned number"));
+  if (!kv.count("block")) fail_at(where, "flare: missing required key block");
+  h.block_id = uint32_t(number("block", 0xFFFFFFFFu, 0, "a 32-bit unsigned number"));
+  h.sender_rank = uint16_t(number("rank", 0xFFFF, port, "a number 0..65535"));
+  h.dtype = FLARE_INT32;
+  if (kv.count("dtype") && !flare_dtype_from_name(kv["dtype"], &h.dtype))
+    bad("dtype", kFlareDtypeChoices);
+  h.op = FLARE_OP_SUM;
+  if (kv.count("op") && !flare_op_from_name(kv["op"], &h.op)) bad("op", kFlareOpChoices);
+  const uint16_t udp = uint16_t(number("udp", 0xFFFF, FLARE_UDP_PORT_DEFAULT, "a port 1..65535"));
+  if (udp == 0) bad("udp", "a port 1..65535");
+  if (!kv.count("values")) fail_at(where, "flare: missing required key values");
+  const std::string& vals = kv["values"];
+  const uint32_t dsize = flare_dtype_bytes(h.dtype);
+  Bytes elems;
+  size_t count = 0, pos = 0;
+  while (true) {
+    const size_t comma = std::min(vals.find(',', pos), vals.size());
+    const std::string item = vals.substr(pos, comma - pos);
+    ++count;
+    const std::string what = "flare: values: item " + std::to_string(count) + " " + quote(item);
+    if (item.empty()) fail_at(where, what + " is empty");
+    const char* b = item.data();
+    const char* e = b + item.size();
+    if (h.dtype == FLARE_FLOAT32) {
+      float f = 0;
+      auto r = std::from_chars(b, e, f, std::chars_format::general);
+      if (r.ec == std::errc::result_out_of_range)
+        fail_at(where, what + " is out of float32 range");
+      if (r.ec != std::errc() || r.ptr != e) fail_at(where, what + " is not a number");
+      uint32_t bits;
+      static_assert(sizeof bits == sizeof f, "float32");
+      std::memcpy(&bits, &f, 4);
+      for (int k = 0; k < 4; ++k) elems.push_back(uint8_t(bits >> (8 * k)));
+    } else {
+      int64_t v = 0;
+      auto r = std::from_chars(b, e, v);
+      const int64_t hi = (int64_t(1) << (8 * dsize - 1)) - 1, lo = -hi - 1;
+      if (r.ptr == e && (r.ec == std::errc::result_out_of_range ||
+                         (r.ec == std::errc() && (v < lo || v > hi))))
+        fail_at(where, what + " is out of " + flare_dtype_name(h.dtype) + " range " +
+                           std::to_string(lo) + ".." + std::to_string(hi));
+      if (r.ec != std::errc() || r.ptr != e) fail_at(where, what + " is not an integer");
+      for (uint32_t k = 0; k < dsize; ++k) elems.push_back(uint8_t(uint64_t(v) >> (8 * k)));
+    }
+    if (count > 65535) fail_at(where, "flare: values: more than 65535 values");
+    if (comma == vals.size()) break;
+    pos = comma + 1;
+  }
+  if (elems.size() > kMaxFlareElemBytes)
+    fail_at(where, "flare: values: " + std::to_string(count) + " " + flare_dtype_name(h.dtype) +
+                       " values need " + std::to_string(elems.size()) + " bytes, over the " +
+                       std::to_string(kMaxFlareElemBytes) + " that fit in a 65535-byte frame");
+  h.elem_count = uint16_t(count);
+  return build_flare_packet(h, port, elems.data(), elems.size(), udp);
+}
+
+std::vector<TraceRecord> parse_text(const std::string& name, const uint8_t* data, size_t len,
+                                    const TraceOptions& opts) {
+  std::vector<TraceRecord> out;
+  size_t line_no = 0, pos = 0;
+  std::string prev_tok;
+  size_t prev_line = 0;
+  while (pos < len) {
+    size_t end = pos;
+    while (end < len && data[end] != '\n') ++end;
+    ++line_no;
+    const std::string where = name + ":" + std::to_string(line_no);
+    std::vector<std::string> toks;
+    std::string cur;
+    for (size_t i = pos; i < end && data[i] != '#'; ++i) {
+      const char c = char(data[i]);
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') {
+        if (!cur.empty()) toks.push_back(std::move(cur));
+        cur.clear();
+      } else {
+        cur += c;
+      }
+    }
+    if (!cur.empty()) toks.push_back(std::move(cur));
+    pos = end + 1;
+    if (toks.empty()) continue;
+    if (toks.size() < 3)
+      fail_at(where, "expected '<time> <port> hex <bytes>' or '<time> <port> flare key=value...'");
+    TraceRecord rec;
+    rec.where = where;
+    std::string err;
+    if (!parse_time_token(toks[0], &rec.time, &err)) fail_at(where, err);
+    if (!out.empty() && rec.time < out.back().time)
+      fail_at(where, "time " + toks[0] + " goes backwards (previous packet at " + prev_tok +
+                         ", line " + std::to_string(prev_line) + ")");
+    uint64_t port;
+    if (!parse_uint(toks[1], 0xFFFFFFFFull, &port)) {
+      if (all_digits(toks[1]))
+        fail_at(where, "port " + toks[1] + " >= num_ports " + std::to_string(opts.num_ports));
+      fail_at(where, "bad port " + quote(toks[1]) + " (expected a decimal number)");
+    }
+    if (port >= opts.num_ports)
+      fail_at(where, "port " + std::to_string(port) + " >= num_ports " +
+                         std::to_string(opts.num_ports));
+    rec.port = uint16_t(port);
+    if (toks[2] == "hex") {
+      if (toks.size() < 4) fail_at(where, "hex: missing packet bytes");
+      if (toks.size() > 4)
+        fail_at(where, "unexpected token " + quote(toks[4]) + " after hex bytes");
+      if (!parse_hex_token(toks[3], &rec.data, &err)) fail_at(where, "hex: " + err);
+    } else if (toks[2] == "flare") {
+      rec.data = flare_descriptor(toks, 3, rec.port, where);
+    } else {
+      fail_at(where, "unknown token " + quote(toks[2]) + " (expected hex or flare)");
+    }
+    check_packet_size(where, rec.data.size());
+    prev_tok = toks[0];
+    prev_line = line_no;
+    out.push_back(std::move(rec));
+  }
+  return out;
+}
+
+// ---- binary helpers ----
+
+struct Reader {
+  const uint8_t* p;
+  bool be;
+  uint32_t u16(size_t off) const {
+    return be ? (uint32_t(p[off]) << 8) | p[off + 1] : (uint32_t(p[off + 1]) << 8) | p[off];
+  }
+  uint32_t u32(size_t off) const {
+    return be ? fs_be32(p + off)
+              : (uint32_t(p[off + 3]) << 24) | (uint32_t(p[off + 2]) << 16) |
+                    (uint32_t(p[off + 1]) << 8) | p[off];
+  }
+};
+
+std::string at_block(const std::string& f, size_t o) {
+  return f + ": block at offset " + std::to_string(o);
+}
+std::string at_packet(const std::string& f, uint64_t n) {
+  return f + ": packet " + std::to_string(n);
+}
+
+// Turns capture timestamps into model times: relative to the capture's earliest packet, or as
+// they are. Either must fit in 64-bit picoseconds (about 213 days).
+void set_capture_times(std::vector<TraceRecord>& out, const std::vector<i128>& absolute, bool relative) {
+  if (out.empty()) return;
+  const i128 first = relative ? *std::min_element(absolute.begin(), absolute.end()) : 0;
+  for (size_t k = 0; k < out.size(); ++k) {
+    const i128 t = absolute[k] - first;
+    if (t < 0 || t > i128(kMaxPicos))
+      fail_at(out[k].where, relative ? "packet comes more than 2^64 ps (about 213 days) after the capture's first packet"
+                                     : "timestamp does not fit in 64-bit picoseconds (about 213 days)");
+    out[k].time = Picos(t);
+  }
+}
+
+void stable_sort_by_time(std::vector<TraceRecord>& v) {
+  std::stable_sort(v.begin(), v.end(),
+                   [](const TraceRecord& a, const TraceRecord& b) { return a.time < b.time; });
+}
+
+// Resolves TraceOptions::pcap_port: -1 for src-mac, else the fixed port.
+long pcap_port_mode(const TraceOptions& opts) {
+  if (opts.pcap_port == "src-mac") return -1;
+  uint64_t v;
+  if (!parse_uint(opts.pcap_port, 0xFFFFFFFFull, &v))
+    throw InputError("pcap_port " + quote(opts.pcap_port) +
+                     ": expected src-mac or a decimal port number");
+  if (v >= opts.num_ports)
+    throw InputError("pcap_port " + opts.pcap_port + " >= num_ports " +
+                     std::to_string(opts.num_ports));
+  return long(v);
+}
+
+// ---- classic pcap ----
+
+std::vector<TraceRecord> parse_pcap(const std::string& name, const uint8_t* d, size_t n,
+                                    const TraceOptions& opts) {
+  const long fixed_port = pcap_port_mode(opts);
+  if (n < 24) fail_at(at_block(name, 0), "truncated pcap file header");
+  const uint32_t le_magic = Reader{d, false}.u32(0);
+  const bool be = (le_magic == 0xd4c3b2a1u || le_magic == 0x4d3cb2a1u);
+  const Reader r{d, be};
+  const bool nano = r.u32(0) == 0xa1b23c4du;
+  if (r.u16(4) != 2)
+    fail_at(at_block(name, 0), "unsupported pcap version " + std::to_string(r.u16(4)) + "." +
+                                   std::to_string(r.u16(6)));
+  const uint32_t linktype = r.u32(20);
+  if (linktype != 1)
+    fail_at(at_block(name, 0),
+            "unsupported linktype " + std::to_string(linktype) + " (only Ethernet, 1)");
+  std::vector<TraceRecord> out;
+  std::vector<i128> absolute;  // capture timestamps, parallel to out
+  size_t off = 24;
+  uint64_t pkt = 0;
+  while (off < n) {
+    ++pkt;
+    const std::string where = at_packet(name, pkt);
+    if (n - off < 16)
+      fail_at(where, "truncated record header at offset " + std::to_string(off));
+    const uint64_t sec = r.u32(off), frac = r.u32(off + 4);
+    const uint32_t incl = r.u32(off + 8), orig = r.u32(off + 12);
+    off += 16;
+    if (incl > n - off)
+      fail_at(where, "truncated packet data: " + std::to_string(incl) + " bytes announced, " +
+                         std::to_string(n - off) + " present");
+    check_packet_size(where, incl);
+    if (incl < orig)
+      fail_at(where, "captured length " + std::to_string(incl) + " < original length " +
+                         std::to_string(orig) + " (packet was cut by the snapshot length)");
+    TraceRecord rec;
+    rec.where = where;
+    absolute.push_back(i128(u128(sec) * kPicosPerS + u128(frac) * (nano ? 1000u : 1000000u)));
+    rec.data.assign(d + off, d + off + incl);
+    off += incl;
+    uint64_t port;
+    if (fixed_port >= 0) {
+      port = uint64_t(fixed_port);
+    } else {
+      if (rec.data.size() < 12)
+        fail_at(where, "packet of " + std::to_string(rec.data.size()) +
+                           " bytes has no source MAC to take the port from");
+      port = fs_be16(&rec.data[10]);
+    }
+    if (port >= opts.num_ports)
+      fail_at(where, "port " + std::to_string(port) + " (from the source MAC) >= num_ports " +
+                         std::to_string(opts.num_ports));
+    rec.port = uint16_t(port);
+    out.push_back(std::move(rec));
+  }
+  set_capture_times(out, absolute, opts.relative_capture_times);
+  stable_sort_by_time(out);
+  return out;
+}
+
+// ---- pcapng ----
+
+struct Iface {
+  bool pow2 = false;   // if_tsresol: units of 2^-exp instead of 10^-exp seconds
+  unsigned exp = 6;    // default: microseconds
+  int64_t offset = 0;  // if_tsoffset, seconds
+};
+
+// Timestamp units -> picoseconds (rounded down), false if out of 64-bit range.
+// A capture timestamp in picoseconds since the epoch of the capture (may exceed 64 bits).
+i128 ts_to_picos(uint64_t ts, const Iface& i) {
+  u128 v;
+  if (i.pow2) {
+    v = (u128(ts) * kPicosPerS) >> i.exp;  // exp <= 127, product < 2^104
+  } else if (i.exp <= 12) {
+    v = ts;
+    for (unsigned k = i.exp; k < 12; ++k) v *= 10;
+  } else {
+    v = ts;
+    for (unsigned k = 12; k < i.exp && v != 0; ++k) v /= 10;
+  }
+  return i128(v) + i128(i.offset) * i128(kPicosPerS);
+}
+
+
+std::vector<TraceRecord> parse_pcapng(const std::string& name, const uint8_t* d, size_t n,
+                                      const TraceOptions& opts) {
+  std::vector<TraceRecord> out;
+  std::vector<i128> absolute;  // capture timestamps, parallel to out
+  std::vector<Iface> ifaces;
+  Reader r{d, false};
+  uint64_t pkt = 0;
+  size_t off = 0;
+  while (off < n) {
+    const std::string where = at_block(name, off);
+    if (n - off < 12)
+      fail_at(where, "truncated block header (" + std::to_string(n - off) + " bytes left)");
+    uint32_t type = r.u32(off);
+    if (type == 0x0A0D0D0Au) {  // Section Header Block: fixes the byte order
+      const uint32_t bom = Reader{d, false}.u32(off + 8);
+      if (bom == 0x1A2B3C4Du) r.be = false;
+      else if (bom == 0x4D3C2B1Au) r.be = true;
+      else fail_at(where, "bad byte-order magic in section header");
+      ifaces.clear();
+    }
+    const uint32_t blen = r.u32(off + 4);
+    if (blen < 12 || blen % 4 != 0)
+      fail_at(where, "bad block length " + std::to_string(blen));
+    if (blen > n - off)
+      fail_at(where, "truncated block: length " + std::to_string(blen) + ", " +
+                         std::to_string(n - off) + " bytes left");
+    if (r.u32(off + blen - 4) != blen)
+      fail_at(where, "trailing block length " + std::to_string(r.u32(off + blen - 4)) +
+                         " != leading length " + std::to_string(blen));
+    const size_t body = off + 8, body_len = blen - 12;
+    // Options from `start` to the end of the body: calls fn(code, value offset, value length).
+    auto options = [&](size_t start, auto fn) {
+      size_t o = start;
+      while (o + 4 <= body + body_len) {
+        const uint32_t code = r.u16(o), olen = r.u16(o + 2);
+        if (code == 0) return;
+        const size_t padded = (size_t(olen) + 3) & ~size_t(3);
+        if (padded > body + body_len - (o + 4))
+          fail_at(where, "option " + std::to_string(code) + " runs past the end of the block");
+        fn(code, o + 4, olen);
+        o += 4 + padded;
+      }
+    };
+    if (type == 0x0A0D0D0Au) {
+      if (body_len < 16) fail_at(where, "section header block too short");
+      if (r.u16(body + 4) != 1)
+        fail_at(where, "unsupported pcapng version " + std::to_string(r.u16(body + 4)) + "." +
+                           std::to_string(r.u16(body + 6)));
+    } else if (type == 1) {  // Interface Description Block
+      if (body_len < 8) fail_at(where, "interface description block too short");
+      const uint32_t linktype = r.u16(body);
+      if (linktype != 1)
+        fail_at(where, "interface " + std::to_string(ifaces.size()) + ": unsupported linktype " +
+                           std::to_string(linktype) + " (only Ethernet, 1)");
+      Iface iface;
+      options(body + 8, [&](uint32_t code, size_t v, uint32_t vlen) {
+        if (code == 9) {  // if_tsresol
+          if (vlen != 1) fail_at(where, "if_tsresol option of length " + std::to_string(vlen));
+          iface.pow2 = (d[v] & 0x80) != 0;
+          iface.exp = d[v] & 0x7F;
+        } else if (code == 14) {  // if_tsoffset
+          if (vlen != 8) fail_at(where, "if_tsoffset option of length " + std::to_string(vlen));
+          iface.offset = int64_t((uint64_t(r.u32(r.be ? v : v + 4)) << 32) |
+                                 r.u32(r.be ? v + 4 : v));
+        }
+      });
+      ifaces.push_back(iface);
+    } else if (type == 6) {  // Enhanced Packet Block
+      ++pkt;
+      const std::string pwhere = at_packet(name, pkt);
+      if (body_len < 20) fail_at(where, "enhanced packet block too short");
+      const uint32_t if_id = r.u32(body);
+      if (if_id >= ifaces.size())
+        fail_at(pwhere, "enhanced packet block on undeclared interface " + std::to_string(if_id) +
+                            " (" + std::to_string(ifaces.size()) + " declared in this section)");
+      const uint64_t ts = (uint64_t(r.u32(body + 4)) << 32) | r.u32(body + 8);
+      const uint32_t cap = r.u32(body + 12), orig = r.u32(body + 16);
+      if (cap > body_len - 20)
+        fail_at(where, "captured length " + std::to_string(cap) + " runs past the block's end");
+      check_packet_size(pwhere, cap);
+      if (cap < orig)
+        fail_at(pwhere, "captured length " + std::to_string(cap) + " < original length " +
+                            std::to_string(orig) + " (packet was cut by the snapshot length)");
+      if (if_id >= opts.num_ports)
+        fail_at(pwhere, "port " + std::to_string(if_id) + " (interface id) >= num_ports " +
+                            std::to_string(opts.num_ports));
+      TraceRecord rec;
+      rec.where = pwhere;
+      rec.port = uint16_t(if_id);
+      absolute.push_back(ts_to_picos(ts, ifaces[if_id]));
+      rec.data.assign(d + body + 20, d + body + 20 + cap);
+      out.push_back(std::move(rec));
+    } else if (type == 3) {
+      fail_at(where, "Simple Packet Block not supported (it has no interface or timestamp)");
+    } else if (type == 2) {
+      fail_at(where, "obsolete Packet Block not supported (use Enhanced Packet Blocks)");
+    }
+    off += blen;
+  }
+  set_capture_times(out, absolute, opts.relative_capture_times);
+  stable_sort_by_time(out);
+  return out;
+}
+
+}  // namespace
+
+std::vector<TraceRecord> parse_trace(const std::string& name, const uint8_t* data, size_t len,
+                                     const TraceOptions& opts) {
+  if (opts.num_ports < 1 || opts.num_ports > 65536)
+    throw InputError("num_ports " + std::to_string(opts.num_ports) + " not in 1..65536");
+  pcap_port_mode(opts);  // reject a bad pcap_port whatever the format
+  if (len >= 4) {
+    const uint32_t be = fs_be32(data);
+    if (be == 0x0A0D0D0Au) return parse_pcapng(name, data, len, opts);
+    if (be == 0xa1b2c3d4u || be == 0xa1b23c4du || be == 0xd4c3b2a1u || be == 0x4d3cb2a1u)
+      return parse_pcap(name, data, len, opts);
+  }
+  return parse_text(name, data, len, opts);
+}
+
+std::vector<TraceRecord> read_trace(const std::string& path, const TraceOptions& opts) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open trace file");
+  Bytes content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw InputError(path + ": read error");
+  return parse_trace(path, content.data(), content.size(), opts);
+}
+
+}  // namespace fs

@@ -1,0 +1,52 @@
+// Input traces: reads a text trace (traces/FORMAT.md), a classic pcap or a pcapng file into
+// timed packets on ingress ports. The format is detected from the first bytes. Every problem
+// throws fs::InputError naming the place: "file:line: reason" for text, "file: block at offset
+// N: reason" or "file: packet N: reason" (N counts packets from 1) for pcap/pcapng.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/units.h"
+#include "net/packet.h"
+
+namespace fs {
+
+struct TraceRecord {
+  Picos time = 0;
+  uint16_t port = 0;
+  Bytes data;         // the frame from the destination MAC on, without FCS
+  std::string where;  // "file:line" (text) or "file: packet N" (pcap, pcapng)
+};
+
+struct TraceOptions {
+  unsigned num_ports = 64;  // ports are 0..num_ports-1 (1..65536)
+  // Classic pcap has no interfaces: "src-mac" takes the ingress port from the last two bytes of
+  // the source MAC (big-endian, the host addressing convention); a decimal number puts every
+  // packet on that port. pcapng always uses the interface id.
+  std::string pcap_port = "src-mac";
+  // pcap/pcapng timestamps are wall-clock times: by default the model's time 0 is the capture's
+  // earliest packet. false takes the timestamps as they are (they must fit in 64-bit ps).
+  bool relative_capture_times = true;
+};
+
+// Largest packet a trace may hold.
+constexpr size_t kMaxTracePacket = 65535;
+
+// Reads the trace at `path`. Text traces keep file order (times must be non-decreasing);
+// pcap/pcapng records are stably sorted by time.
+std::vector<TraceRecord> read_trace(const std::string& path, const TraceOptions& opts);
+
+// Same, from bytes already in memory; `name` is used in messages and `where`.
+std::vector<TraceRecord> parse_trace(const std::string& name, const uint8_t* data, size_t len,
+                                     const TraceOptions& opts);
+
+// Helpers shared with the other text formats. Each returns false and sets *err to a short
+// reason (without a place) on bad input.
+//   parse_time_token: "<decimal><unit>", unit ps ns us ms s, exact integer picoseconds.
+//   parse_hex_token: hex digit pairs, ':' allowed between byte pairs; may give an empty result.
+bool parse_time_token(const std::string& tok, Picos* out, std::string* err);
+bool parse_hex_token(const std::string& tok, Bytes* out, std::string* err);
+
+}  // namespace fs

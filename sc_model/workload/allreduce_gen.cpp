@@ -1,0 +1,313 @@
+// Allreduce workload generator and the expected-results file (see allreduce_gen.h).
+//
+// Element values: host h draws from a splitmix64-style sequence whose state starts at
+// mix(mix(seed) + h); each draw adds the golden-ratio increment to the state and returns
+// mix(state). One raw 64-bit draw per element: int32/int16/int8 take its low 32/16/8 bits as a
+// two's-complement value (the full dtype range); float32 takes its top 24 bits k and uses
+// (k - 2^23) / 2^23, exactly representable, uniform over [-1, 1).
+#include "workload/allreduce_gen.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <sstream>
+
+#include "common/errors.h"
+#include "common/units.h"
+#include "flare_proto.h"
+#include "net/frame.h"
+#include "net/trace_writer.h"
+
+namespace fs {
+
+namespace {
+
+uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+float f32_at(const Bytes& b, size_t i) {
+  const uint32_t bits = uint32_t(b[4 * i]) | (uint32_t(b[4 * i + 1]) << 8) |
+                        (uint32_t(b[4 * i + 2]) << 16) | (uint32_t(b[4 * i + 3]) << 24);
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+void put_f32(Bytes& b, size_t i, float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  for (int k = 0; k < 4; ++k) b[4 * i + k] = uint8_t(bits >> (8 * k));
+}
+
+// Signed integer element i of width `size` bytes, little-endian.
+int64_t int_at(const Bytes& b, size_t i, uint32_t size) {
+  uint64_t u = 0;
+  for (uint32_t k = 0; k < size; ++k) u |= uint64_t(b[size * i + k]) << (8 * k);
+  const unsigned shift = 64 - 8 * size;
+  return int64_t(u << shift) >> shift;  // sign-extend
+}
+
+void put_int(Bytes& b, size_t i, uint32_t size, int64_t v) {
+  for (uint32_t k = 0; k < size; ++k) b[size * i + k] = uint8_t(uint64_t(v) >> (8 * k));
+}
+
+[[noreturn]] void bad_option(const std::string& name, const std::string& why) {
+  throw InputError("allreduce generator: " + name + ": " + why);
+}
+
+}  // namespace
+
+Bytes host_elements(uint64_t seed, unsigned host, uint8_t dtype, uint64_t count) {
+  const uint32_t size = flare_dtype_bytes(dtype);
+  Bytes out(size_t(count) * size);
+  uint64_t state = mix64(mix64(seed) + host);
+  for (uint64_t i = 0; i < count; ++i) {
+    state += 0x9E3779B97F4A7C15ull;
+    const uint64_t x = mix64(state);
+    if (dtype == FLARE_FLOAT32) {
+      const int64_t k = int64_t(x >> 40) - (int64_t(1) << 23);
+      put_f32(out, i, float(k) / 8388608.0f);
+    } else {
+      for (uint32_t b = 0; b < size; ++b) out[size * i + b] = uint8_t(x >> (8 * b));
+    }
+  }
+  return out;
+}
+
+AllreduceWorkload generate_allreduce(const AllreduceGenOptions& o) {
+  if (o.num_ports < 1 || o.num_ports > 65536)
+    bad_option("num_ports", std::to_string(o.num_ports) + " not in 1..65536");
+  if (o.hosts < 1 || o.hosts > o.num_ports)
+    bad_option("hosts", std::to_string(o.hosts) + " not in 1.." + std::to_string(o.num_ports));
+  uint8_t dtype, op;
+  if (!flare_dtype_from_name(o.dtype, &dtype))
+    bad_option("dtype", "unknown '" + o.dtype + "' (valid: " + kFlareDtypeChoices + ")");
+  if (!flare_op_from_name(o.op, &op))
+    bad_option("op", "unknown '" + o.op + "' (valid: " + kFlareOpChoices + ")");
+  const uint32_t dsize = flare_dtype_bytes(dtype);
+  if (o.elem_bytes == 0 || o.elem_bytes % dsize != 0)
+    bad_option("elem_bytes", std::to_string(o.elem_bytes) + " is not a positive multiple of the " +
+                                 o.dtype + " size " + std::to_string(dsize));
+  if (o.elem_bytes / dsize > 65535)
+    bad_option("elem_bytes", std::to_string(o.elem_bytes) + " gives " +
+                                 std::to_string(o.elem_bytes / dsize) +
+                                 " elements per packet, over 65535");
+  if (o.elem_bytes > kMaxFlareElemBytes)
+    bad_option("elem_bytes", std::to_string(o.elem_bytes) + " is over the " +
+                                 std::to_string(kMaxFlareElemBytes) +
+                                 " that fit in a 65535-byte frame");
+  if (o.bytes == 0) bad_option("bytes", "must be positive");
+  if (o.bytes % dsize != 0)
+    bad_option("bytes", std::to_string(o.bytes) + " is not a multiple of the " + o.dtype +
+                            " size " + std::to_string(dsize));
+  const uint64_t blocks = (o.bytes + o.elem_bytes - 1) / o.elem_bytes;
+  if (blocks > (uint64_t(1) << 32))
+    bad_option("bytes", std::to_string(blocks) + " blocks exceed the 32-bit block id");
+  if (!(o.gbps > 0) || !std::isfinite(o.gbps))
+    bad_option("gbps", "must be a positive finite rate");
+  if (o.udp_port == 0) bad_option("udp_port", "must be 1..65535");
+  const uint64_t full_frame = FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES + o.elem_bytes;
+  const double full_ps = 8.0 * double(full_frame + o.wire_overhead) * 1000.0 / o.gbps;
+  if (full_ps * double(blocks) > 1e19)
+    bad_option("gbps", "send times overflow 64-bit picoseconds at this rate and size");
+
+  const uint64_t total_elems = o.bytes / dsize;
+  const uint32_t per_block = o.elem_bytes / dsize;
+  std::vector<Bytes> data(o.hosts);
+  for (unsigned h = 0; h < o.hosts; ++h) data[h] = host_elements(o.seed, h, dtype, total_elems);
+
+  AllreduceWorkload w;
+  for (unsigned h = 0; h < o.hosts; ++h) w.ports.push_back(uint16_t(h));
+  Picos t = 0;
+  for (uint64_t b = 0; b < blocks; ++b) {
+    const uint64_t first = b * per_block;
+    const uint16_t count = uint16_t(std::min<uint64_t>(per_block, total_elems - first));
+    const size_t off = size_t(first) * dsize, len = size_t(count) * dsize;
+    flare_header_t hdr{};
+    hdr.version = FLARE_VERSION;
+    hdr.kind = FLARE_KIND_CONTRIB;
+    hdr.dtype = dtype;
+    hdr.op = op;
+    hdr.allreduce_id = o.allreduce_id;
+    hdr.block_id = uint32_t(b);
+    hdr.elem_count = count;
+    Picos frame_time = 0;
+    for (unsigned h = 0; h < o.hosts; ++h) {
+      hdr.sender_rank = uint16_t(h);
+      TraceRecord rec;
+      rec.time = t;
+      rec.port = uint16_t(h);
+      rec.data = build_flare_packet(hdr, uint16_t(h), data[h].data() + off, len, o.udp_port);
+      rec.where = "allreduce generator: host " + std::to_string(h) + " block " + std::to_string(b);
+      frame_time = wire_time(rec.data.size(), o.wire_overhead, o.gbps);
+      w.records.push_back(std::move(rec));
+    }
+    // Expected block: reduce in rank order.
+    ExpectedBlock e;
+    e.allreduce_id = o.allreduce_id;
+    e.block_id = uint32_t(b);
+    e.dtype = dtype;
+    e.op = op;
+    e.count = count;
+    e.payload.assign(data[0].begin() + long(off), data[0].begin() + long(off + len));
+    for (unsigned h = 1; h < o.hosts; ++h) {
+      Bytes chunk(data[h].begin() + long(off), data[h].begin() + long(off + len));
+      for (size_t i = 0; i < count; ++i) {
+        if (dtype == FLARE_FLOAT32) {
+          const float a = f32_at(e.payload, i), v = f32_at(chunk, i);
+          put_f32(e.payload, i, op == FLARE_OP_SUM ? a + v : op == FLARE_OP_MIN ? (v < a ? v : a)
+                                                                               : (v > a ? v : a));
+        } else {
+          const int64_t a = int_at(e.payload, i, dsize), v = int_at(chunk, i, dsize);
+          // Sum wraps: put_int keeps the low dsize bytes of the two's-complement result.
+          const int64_t r = op == FLARE_OP_SUM ? a + v
+                            : op == FLARE_OP_MIN ? std::min(a, v)
+                                                 : std::max(a, v);
+          put_int(e.payload, i, dsize, r);
+        }
+      }
+    }
+    w.expected.push_back(std::move(e));
+    t += frame_time;
+  }
+  return w;
+}
+
+Expected expected_of(const AllreduceWorkload& w) { return Expected{w.ports, w.expected}; }
+
+void write_expected(std::ostream& out, const Expected& e) {
+  out << "# flaresim expected allreduce results (see traces/FORMAT.md): every result block must\n"
+         "# reach every port on the ports line exactly once; hex= is the element payload.\n"
+         "flaresim-expected 1\nports";
+  for (uint16_t p : e.ports) out << ' ' << p;
+  out << '\n';
+  for (const ExpectedBlock& b : e.blocks)
+    out << "result ar=" << b.allreduce_id << " block=" << b.block_id
+        << " dtype=" << flare_dtype_name(b.dtype) << " op=" << flare_op_name(b.op)
+        << " count=" << b.count << " hex=" << to_hex(b.payload.data(), b.payload.size()) << '\n';
+}
+
+void write_expected(std::ostream& out, const AllreduceWorkload& w) {
+  write_expected(out, expected_of(w));
+}
+
+namespace {
+
+bool parse_u64(const std::string& s, uint64_t max, uint64_t* out) {
+  if (s.empty() || s.size() > 20) return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    const uint64_t d = uint64_t(c - '0');
+    if (v > (max - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
+Expected parse_expected(const std::string& name, const std::string& text) {
+  Expected e;
+  bool have_header = false;
+  size_t ports_line = 0;
+  std::map<std::pair<uint32_t, uint32_t>, size_t> seen;  // (ar, block) -> line
+  std::istringstream in(text);
+  std::string line;
+  size_t line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    const std::string where = name + ":" + std::to_string(line_no);
+    auto fail = [&](const std::string& why) { throw InputError(where + ": " + why); };
+    const size_t hash = line.find('#');
+    if (hash != std::string::npos) line.resize(hash);
+    std::istringstream ls(line);
+    std::vector<std::string> toks;
+    for (std::string t; ls >> t;) toks.push_back(t);
+    if (toks.empty()) continue;
+    if (!have_header) {
+      if (toks.size() != 2 || toks[0] != "flaresim-expected" || toks[1] != "1")
+        fail("expected the header line 'flaresim-expected 1'");
+      have_header = true;
+      continue;
+    }
+    if (toks[0] == "ports") {
+      if (ports_line) fail("second ports line (first on line " + std::to_string(ports_line) + ")");
+      if (toks.size() < 2) fail("ports: at least one port needed");
+      for (size_t i = 1; i < toks.size(); ++i) {
+        uint64_t p;
+        if (!parse_u64(toks[i], 65535, &p)) fail("ports: bad port '" + toks[i] + "'");
+        for (uint16_t q : e.ports)
+          if (q == p) fail("ports: port " + toks[i] + " listed twice");
+        e.ports.push_back(uint16_t(p));
+      }
+      ports_line = line_no;
+    } else if (toks[0] == "result") {
+      static const char* keys[] = {"ar", "block", "dtype", "op", "count", "hex"};
+      std::map<std::string, std::string> kv;
+      for (size_t i = 1; i < toks.size(); ++i) {
+        const size_t eq = toks[i].find('=');
+        const std::string key = toks[i].substr(0, eq);
+        if (eq == std::string::npos || std::find(std::begin(keys), std::end(keys), key) ==
+                                           std::end(keys))
+          fail("result: unknown item '" + toks[i] + "' (keys: ar block dtype op count hex)");
+        if (!kv.emplace(key, toks[i].substr(eq + 1)).second) fail("result: duplicate key " + key);
+      }
+      for (const char* k : keys)
+        if (!kv.count(k)) fail(std::string("result: missing key ") + k);
+      ExpectedBlock b;
+      uint64_t v;
+      if (!parse_u64(kv["ar"], 0xFFFFFFFFu, &v))
+        fail("result: bad value '" + kv["ar"] + "' for key ar");
+      b.allreduce_id = uint32_t(v);
+      if (!parse_u64(kv["block"], 0xFFFFFFFFu, &v))
+        fail("result: bad value '" + kv["block"] + "' for key block");
+      b.block_id = uint32_t(v);
+      if (!flare_dtype_from_name(kv["dtype"], &b.dtype))
+        fail("result: bad value '" + kv["dtype"] + "' for key dtype (expected " +
+             kFlareDtypeChoices + ")");
+      if (!flare_op_from_name(kv["op"], &b.op))
+        fail("result: bad value '" + kv["op"] + "' for key op (expected " + kFlareOpChoices + ")");
+      if (!parse_u64(kv["count"], 65535, &v) || v == 0)
+        fail("result: bad value '" + kv["count"] + "' for key count (expected 1..65535)");
+      b.count = uint16_t(v);
+      std::string err;
+      if (!parse_hex_token(kv["hex"], &b.payload, &err)) fail("result: hex: " + err);
+      const size_t want = size_t(b.count) * flare_dtype_bytes(b.dtype);
+      if (b.payload.size() != want)
+        fail("result: hex has " + std::to_string(b.payload.size()) + " bytes, count=" +
+             kv["count"] + " " + kv["dtype"] + " needs " + std::to_string(want));
+      auto ins = seen.emplace(std::make_pair(b.allreduce_id, b.block_id), line_no);
+      if (!ins.second)
+        fail("result: ar=" + kv["ar"] + " block=" + kv["block"] + " already given on line " +
+             std::to_string(ins.first->second));
+      e.blocks.push_back(std::move(b));
+    } else {
+      fail("unknown line type '" + toks[0] + "' (expected ports or result)");
+    }
+  }
+  if (!have_header) throw InputError(name + ": empty file (no 'flaresim-expected 1' header)");
+  if (!ports_line) throw InputError(name + ": missing ports line");
+  if (e.blocks.empty()) throw InputError(name + ": no result lines");
+  return e;
+}
+
+Expected read_expected(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": is a directory");
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw InputError(path + ": cannot open expected-results file");
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (f.bad()) throw InputError(path + ": read error");
+  return parse_expected(path, text);
+}
+
+}  // namespace fs

@@ -1,0 +1,64 @@
+// Allreduce workload generator: every host sends its data as Flare contribution packets, back
+// to back at line rate, with deterministic pseudo-random elements; the expected reduced blocks
+// come with it. Also the expected-results file (traces/FORMAT.md) that the verifier reads.
+#pragma once
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "net/packet.h"
+#include "net/trace_reader.h"
+
+namespace fs {
+
+struct AllreduceGenOptions {
+  unsigned hosts = 0;               // host h sits on port h with rank h
+  uint64_t bytes = 0;               // data bytes per host
+  uint32_t elem_bytes = 1024;       // element bytes per packet (the last block may be shorter)
+  std::string dtype = "int32";      // int32 int16 int8 float32
+  std::string op = "sum";           // sum min max
+  uint64_t seed = 1;
+  uint32_t allreduce_id = 0;
+  double gbps = 100;                // host link rate
+  uint32_t wire_overhead = 24;      // preamble, SFD, FCS and IFG bytes per frame
+  uint16_t udp_port = 4950;
+  unsigned num_ports = 64;
+};
+
+// One reduced block as every host should receive it. payload holds the count elements
+// (little-endian), without the Flare header.
+struct ExpectedBlock {
+  uint32_t allreduce_id = 0, block_id = 0;
+  uint8_t dtype = 0, op = 0;
+  uint16_t count = 0;
+  Bytes payload;
+};
+
+struct AllreduceWorkload {
+  std::vector<TraceRecord> records;    // sorted by (time, port)
+  std::vector<uint16_t> ports;         // the host ports, ascending
+  std::vector<ExpectedBlock> expected; // by block id
+};
+
+// What the verifier needs: the host ports every block must reach and the blocks.
+struct Expected {
+  std::vector<uint16_t> ports;
+  std::vector<ExpectedBlock> blocks;
+};
+
+// Throws InputError naming the option when an option is invalid.
+AllreduceWorkload generate_allreduce(const AllreduceGenOptions& opts);
+
+// The element values host `host` contributes (count elements of dtype, little-endian): the same
+// values generate_allreduce puts in that host's packets, in order.
+Bytes host_elements(uint64_t seed, unsigned host, uint8_t dtype, uint64_t count);
+
+Expected expected_of(const AllreduceWorkload& w);
+void write_expected(std::ostream& out, const Expected& e);
+void write_expected(std::ostream& out, const AllreduceWorkload& w);
+// Throws InputError "file:line: reason" (or "file: reason" for whole-file problems).
+Expected read_expected(const std::string& path);
+Expected parse_expected(const std::string& name, const std::string& text);
+
+}  // namespace fs

@@ -1,0 +1,149 @@
+// Allreduce verifier (see verify.h).
+#include "workload/verify.h"
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <sstream>
+
+#include "flare_proto.h"
+#include "net/frame.h"
+#include "net/trace_writer.h"
+
+namespace fs {
+
+namespace {
+
+constexpr size_t kMaxProblems = 20;
+
+uint32_t le32(const uint8_t* p) {
+  return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24);
+}
+
+float as_float(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+int64_t as_int(const uint8_t* p, uint32_t size) {
+  uint64_t u = 0;
+  for (uint32_t k = 0; k < size; ++k) u |= uint64_t(p[k]) << (8 * k);
+  const unsigned shift = 64 - 8 * size;
+  return int64_t(u << shift) >> shift;
+}
+
+std::string fmt_float(float f) {
+  std::ostringstream s;
+  s.precision(9);
+  s << f;
+  return s.str();
+}
+
+// Empty if `got` (count elements) matches want.payload, else the first difference.
+std::string compare_elements(const ExpectedBlock& want, const uint8_t* got) {
+  const uint32_t size = flare_dtype_bytes(want.dtype);
+  for (size_t i = 0; i < want.count; ++i) {
+    const uint8_t* g = got + i * size;
+    const uint8_t* w = want.payload.data() + i * size;
+    if (std::memcmp(g, w, size) == 0) continue;
+    if (want.dtype == FLARE_FLOAT32) {
+      const float gf = as_float(le32(g)), wf = as_float(le32(w));
+      const double diff = std::fabs(double(gf) - double(wf));
+      if (!std::isnan(diff) && (diff <= 1e-6 || diff <= 1e-5 * std::fabs(double(wf)))) continue;
+      return "element " + std::to_string(i) + " is " + fmt_float(gf) + ", expected " +
+             fmt_float(wf);
+    }
+    return "element " + std::to_string(i) + " is " + std::to_string(as_int(g, size)) +
+           ", expected " + std::to_string(as_int(w, size));
+  }
+  return "";
+}
+
+// Empty if the result packet is correct, else why not.
+std::string check_result(const ExpectedBlock& want, const flare_header_t& h, const uint8_t* elems,
+                         size_t elem_len) {
+  if (h.sender_rank != FLARE_RANK_SWITCH)
+    return "rank " + std::to_string(h.sender_rank) + ", expected 65535";
+  if (h.dtype != want.dtype)
+    return std::string("dtype ") + flare_dtype_name(h.dtype) + "(" + std::to_string(h.dtype) +
+           "), expected " + flare_dtype_name(want.dtype);
+  if (h.op != want.op)
+    return std::string("op ") + flare_op_name(h.op) + "(" + std::to_string(h.op) +
+           "), expected " + flare_op_name(want.op);
+  if (h.elem_count != want.count)
+    return "count " + std::to_string(h.elem_count) + ", expected " + std::to_string(want.count);
+  const size_t need = size_t(want.count) * flare_dtype_bytes(want.dtype);
+  if (elem_len != need || want.payload.size() != need)
+    return std::to_string(elem_len) + " element bytes, expected " + std::to_string(need);
+  return compare_elements(want, elems);
+}
+
+}  // namespace
+
+VerifyReport verify_egress(const Expected& expected, const std::vector<EgressRecord>& egress,
+                           uint16_t udp_port) {
+  VerifyReport rep;
+  auto problem = [&](const std::string& s) {
+    if (rep.problems.size() < kMaxProblems) rep.problems.push_back(s);
+  };
+  std::map<std::pair<uint32_t, uint32_t>, size_t> index;  // (ar, block) -> expected.blocks index
+  for (size_t i = 0; i < expected.blocks.size(); ++i)
+    index.emplace(std::make_pair(expected.blocks[i].allreduce_id, expected.blocks[i].block_id), i);
+  std::map<uint16_t, size_t> port_index;
+  for (size_t i = 0; i < expected.ports.size(); ++i) port_index.emplace(expected.ports[i], i);
+  rep.expected_packets = uint64_t(index.size()) * port_index.size();
+  std::map<std::pair<size_t, uint16_t>, bool> served;  // (block index, port) -> first was right
+
+  for (const EgressRecord& r : egress) {
+    const FrameInfo f = parse_frame(r.data.data(), r.data.size());
+    if (!f.ok || !f.udp || f.udp_dport != udp_port || f.l4_len < FLARE_HEADER_BYTES) continue;
+    flare_header_t h;
+    flare_decode(r.data.data() + f.l4_offset, &h);
+    if (h.version != FLARE_VERSION || h.kind != FLARE_KIND_RESULT) continue;
+    const std::string what = "port " + std::to_string(r.port) + " at " + format_picos_ns(r.time) +
+                             ": result ar=" + std::to_string(h.allreduce_id) +
+                             " block=" + std::to_string(h.block_id);
+    const auto bi = index.find(std::make_pair(h.allreduce_id, h.block_id));
+    if (bi == index.end() || !port_index.count(r.port)) {
+      ++rep.unexpected;
+      problem(what + (bi == index.end() ? ": unexpected (block not expected)"
+                                        : ": unexpected (port is not a host port)"));
+      continue;
+    }
+    const auto key = std::make_pair(bi->second, r.port);
+    if (served.count(key)) {
+      ++rep.duplicate;
+      problem(what + ": duplicate");
+      continue;
+    }
+    const std::string why = check_result(expected.blocks[bi->second], h,
+                                         r.data.data() + f.l4_offset + FLARE_HEADER_BYTES,
+                                         f.l4_len - FLARE_HEADER_BYTES);
+    served.emplace(key, why.empty());
+    if (why.empty()) {
+      ++rep.matched;
+    } else {
+      ++rep.wrong;
+      problem(what + ": wrong: " + why);
+    }
+  }
+  // Missing ones in expected-block order, then port order.
+  for (size_t b = 0; b < expected.blocks.size(); ++b) {
+    const ExpectedBlock& eb = expected.blocks[b];
+    if (index.at(std::make_pair(eb.allreduce_id, eb.block_id)) != b) continue;  // repeated block
+    for (size_t pi = 0; pi < expected.ports.size(); ++pi) {
+      const uint16_t p = expected.ports[pi];
+      if (port_index.at(p) != pi) continue;  // repeated port
+      if (served.count(std::make_pair(b, p))) continue;
+      ++rep.missing;
+      problem("port " + std::to_string(p) + ": missing result ar=" +
+              std::to_string(eb.allreduce_id) + " block=" + std::to_string(eb.block_id));
+    }
+  }
+  rep.ok = rep.missing == 0 && rep.wrong == 0 && rep.duplicate == 0 && rep.unexpected == 0 &&
+           rep.matched == rep.expected_packets;
+  return rep;
+}
+
+}  // namespace fs

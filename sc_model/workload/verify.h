@@ -1,0 +1,44 @@
+// Allreduce verifier: checks the packets the switch sent against the expected results. Every
+// expected block must reach every host port exactly once as a Flare result packet with the
+// expected header fields and payload (integers exactly, float32 within a tolerance).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/units.h"
+#include "net/packet.h"
+#include "workload/allreduce_gen.h"
+
+namespace fs {
+
+struct EgressRecord {
+  uint16_t port = 0;
+  Picos time = 0;  // when the packet left the port
+  Bytes data;      // the frame as sent
+};
+
+struct VerifyReport {
+  bool ok = false;
+  uint64_t expected_packets = 0;  // blocks x host ports
+  uint64_t matched = 0;     // first result for (block, port), correct
+  uint64_t missing = 0;     // (block, port) that got no result
+  uint64_t wrong = 0;       // first result for (block, port), incorrect
+  uint64_t duplicate = 0;   // every further result for an already served (block, port)
+  uint64_t unexpected = 0;  // result for a block not expected, or on a port not listed
+  std::vector<std::string> problems;  // the first 20, human readable, in detection order
+};
+
+// A Flare result packet is a valid IPv4/UDP frame (parse_frame ok) to UDP destination port
+// udp_port whose UDP payload holds at least a 16-byte Flare header with version 1 and kind 1
+// (result); every other packet (contributions, other traffic, malformed frames) is ignored.
+// A result is correct when rank is 0xFFFF, dtype/op/count equal the expected block's, the UDP
+// payload after the header holds exactly count elements, and the elements equal the expected
+// ones: int types bit for bit; float32 element-wise with |got - want| <= 1e-6 or
+// |got - want| <= 1e-5 * |want| (identical bit patterns, including NaN, also match).
+// Problems are listed per egress record in the given order, then the missing ones by
+// (block order, port order). ok = nothing missing, wrong, duplicate or unexpected.
+VerifyReport verify_egress(const Expected& expected, const std::vector<EgressRecord>& egress,
+                           uint16_t udp_port = 4950);
+
+}  // namespace fs
