@@ -128,6 +128,7 @@ int cmd_gen(const std::vector<std::string>& args) {
       ("dtype", po::value<std::string>(&o.dtype)->default_value("int32"), "int32, int16, int8 or float32")
       ("op", po::value<std::string>(&o.op)->default_value("sum"), "sum, min or max")
       ("allreduce-id", po::value<uint32_t>(&o.allreduce_id)->default_value(0), "allreduce id in every packet")
+      ("udp-port", po::value<uint16_t>(&o.udp_port)->default_value(4950), "UDP destination port of the Flare packets")
       ("seed", po::value<uint64_t>(&o.seed)->default_value(1), "seed of the element values")
       ("gbps", po::value<double>(&o.gbps)->default_value(100.0), "host line rate in Gbit/s")
       ("ports", po::value<unsigned>(&o.num_ports)->default_value(64), "switch ports (hosts must fit)")
@@ -156,6 +157,7 @@ int cmd_gen(const std::vector<std::string>& args) {
   std::cout << "wrote " << out << " (" << w.records.size() << " packets from " << o.hosts << " hosts, "
             << w.expected.size() << " blocks) and " << out << ".expected\n"
             << "run it with: flaresim run --trace " << out << " --stats stats.json --flare.ports 0-" << (o.hosts - 1)
+            << (o.udp_port != 4950 ? " --parser.rules 'udp_dport=" + std::to_string(o.udp_port) + " -> flare_dense'" : "")
             << " --verify " << out << ".expected\n";
   return 0;
 }

@@ -124,6 +124,7 @@ AllreduceWorkload generate_allreduce(const AllreduceGenOptions& o) {
   for (unsigned h = 0; h < o.hosts; ++h) data[h] = host_elements(o.seed, h, dtype, total_elems);
 
   AllreduceWorkload w;
+  w.udp_port = o.udp_port;
   for (unsigned h = 0; h < o.hosts; ++h) w.ports.push_back(uint16_t(h));
   Picos t = 0;
   for (uint64_t b = 0; b < blocks; ++b) {
@@ -180,14 +181,14 @@ AllreduceWorkload generate_allreduce(const AllreduceGenOptions& o) {
   return w;
 }
 
-Expected expected_of(const AllreduceWorkload& w) { return Expected{w.ports, w.expected}; }
+Expected expected_of(const AllreduceWorkload& w) { return Expected{w.ports, w.expected, w.udp_port}; }
 
 void write_expected(std::ostream& out, const Expected& e) {
   out << "# flaresim expected allreduce results (see traces/FORMAT.md): every result block must\n"
          "# reach every port on the ports line exactly once; hex= is the element payload.\n"
          "flaresim-expected 1\nports";
   for (uint16_t p : e.ports) out << ' ' << p;
-  out << '\n';
+  out << "\nudp_port " << e.udp_port << '\n';
   for (const ExpectedBlock& b : e.blocks)
     out << "result ar=" << b.allreduce_id << " block=" << b.block_id
         << " dtype=" << flare_dtype_name(b.dtype) << " op=" << flare_op_name(b.op)
@@ -219,6 +220,7 @@ Expected parse_expected(const std::string& name, const std::string& text) {
   Expected e;
   bool have_header = false;
   size_t ports_line = 0;
+  bool have_udp_port = false;
   std::map<std::pair<uint32_t, uint32_t>, size_t> seen;  // (ar, block) -> line
   std::istringstream in(text);
   std::string line;
@@ -250,6 +252,13 @@ Expected parse_expected(const std::string& name, const std::string& text) {
         e.ports.push_back(uint16_t(p));
       }
       ports_line = line_no;
+    } else if (toks[0] == "udp_port") {
+      uint64_t port;
+      if (have_udp_port) fail("second udp_port line");
+      if (toks.size() != 2 || !parse_u64(toks[1], 65535, &port) || port == 0)
+        fail("udp_port: expected one port from 1 to 65535");
+      e.udp_port = uint16_t(port);
+      have_udp_port = true;
     } else if (toks[0] == "result") {
       static const char* keys[] = {"ar", "block", "dtype", "op", "count", "hex"};
       std::map<std::string, std::string> kv;
@@ -291,7 +300,7 @@ Expected parse_expected(const std::string& name, const std::string& text) {
              std::to_string(ins.first->second));
       e.blocks.push_back(std::move(b));
     } else {
-      fail("unknown line type '" + toks[0] + "' (expected ports or result)");
+      fail("unknown line type '" + toks[0] + "' (expected ports, udp_port or result)");
     }
   }
   if (!have_header) throw InputError(name + ": empty file (no 'flaresim-expected 1' header)");

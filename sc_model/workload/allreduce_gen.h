@@ -39,12 +39,14 @@ struct AllreduceWorkload {
   std::vector<TraceRecord> records;    // sorted by (time, port)
   std::vector<uint16_t> ports;         // the host ports, ascending
   std::vector<ExpectedBlock> expected; // by block id
+  uint16_t udp_port = 4950;            // the Flare UDP port the packets use
 };
 
 // What the verifier needs: the host ports every block must reach and the blocks.
 struct Expected {
   std::vector<uint16_t> ports;
   std::vector<ExpectedBlock> blocks;
+  uint16_t udp_port = 4950;  // results are Flare packets to this UDP port
 };
 
 // Throws InputError naming the option when an option is invalid.

@@ -81,8 +81,8 @@ std::string check_result(const ExpectedBlock& want, const flare_header_t& h, con
 
 }  // namespace
 
-VerifyReport verify_egress(const Expected& expected, const std::vector<EgressRecord>& egress,
-                           uint16_t udp_port) {
+VerifyReport verify_egress(const Expected& expected, const std::vector<EgressRecord>& egress) {
+  const uint16_t udp_port = expected.udp_port;
   VerifyReport rep;
   auto problem = [&](const std::string& s) {
     if (rep.problems.size() < kMaxProblems) rep.problems.push_back(s);

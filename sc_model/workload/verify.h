@@ -30,7 +30,7 @@ struct VerifyReport {
 };
 
 // A Flare result packet is a valid IPv4/UDP frame (parse_frame ok) to UDP destination port
-// udp_port whose UDP payload holds at least a 16-byte Flare header with version 1 and kind 1
+// expected.udp_port whose UDP payload holds at least a 16-byte Flare header with version 1 and kind 1
 // (result); every other packet (contributions, other traffic, malformed frames) is ignored.
 // A result is correct when rank is 0xFFFF, dtype/op/count equal the expected block's, the UDP
 // payload after the header holds exactly count elements, and the elements equal the expected
@@ -38,7 +38,6 @@ struct VerifyReport {
 // |got - want| <= 1e-5 * |want| (identical bit patterns, including NaN, also match).
 // Problems are listed per egress record in the given order, then the missing ones by
 // (block order, port order). ok = nothing missing, wrong, duplicate or unexpected.
-VerifyReport verify_egress(const Expected& expected, const std::vector<EgressRecord>& egress,
-                           uint16_t udp_port = 4950);
+VerifyReport verify_egress(const Expected& expected, const std::vector<EgressRecord>& egress);
 
 }  // namespace fs

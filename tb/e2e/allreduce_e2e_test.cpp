@@ -136,6 +136,25 @@ TEST(E2EAllreduce, DenseInt32Sum16Hosts) {
   check_allreduce(16, "64KiB", 64);
 }
 
+TEST(E2EAllreduce, ConfigurableUdpPort) {
+  ScratchDir dir;
+  const CliResult gen = flaresim("gen allreduce --hosts 3 --bytes 3KiB --udp-port 5000 -o t.txt", dir);
+  ASSERT_EQ(gen.code, 0) << gen.err;
+  EXPECT_NE(gen.out.find("--parser.rules 'udp_dport=5000 -> flare_dense'"), std::string::npos) << gen.out;
+  EXPECT_NE(slurp(dir / "t.txt.expected").find("\nudp_port 5000\n"), std::string::npos);
+  // With the default rule (port 4950) nothing matches: every frame is routed, and dropped.
+  const CliResult miss = flaresim("run --trace t.txt --stats s.json --flare.ports 0-2 --verify t.txt.expected", dir);
+  EXPECT_EQ(miss.code, 1);
+  auto s = nlohmann::json::parse(slurp(dir / "s.json"));
+  EXPECT_EQ(s["drops"]["by_cause"]["no_route"], 9);
+  const CliResult hit = flaresim("run --trace t.txt --stats s.json --flare.ports 0-2 --verify t.txt.expected "
+                                 "--parser.rules 'udp_dport=5000 -> flare_dense'",
+                                 dir);
+  ASSERT_EQ(hit.code, 0) << hit.err;
+  s = nlohmann::json::parse(slurp(dir / "s.json"));
+  EXPECT_EQ(s["handlers"]["flare_dense"]["outcomes"]["result_sent"], 3);
+}
+
 TEST(E2EAllreduce, DenseInt32Sum16HostsFlareSizeHierFcfs) {
   ScratchDir dir;
   ASSERT_EQ(flaresim("gen allreduce --hosts 16 --bytes 32KiB -o t.pcapng", dir).code, 0);

@@ -255,7 +255,7 @@ TEST(AllreduceGen, ExpectedWriteExactAndReadBack) {
   std::string want =
       "# flaresim expected allreduce results (see traces/FORMAT.md): every result block must\n"
       "# reach every port on the ports line exactly once; hex= is the element payload.\n"
-      "flaresim-expected 1\nports 0 1\n";
+      "flaresim-expected 1\nports 0 1\nudp_port 4950\n";
   for (const ExpectedBlock& b : w.expected) {
     std::string hex;
     char buf[3];
@@ -275,6 +275,7 @@ TEST(AllreduceGen, ExpectedWriteExactAndReadBack) {
   const Expected e = read_expected(path);
   std::remove(path.c_str());
   EXPECT_EQ(e.ports, w.ports);
+  EXPECT_EQ(e.udp_port, 4950);
   ASSERT_EQ(e.blocks.size(), w.expected.size());
   for (size_t i = 0; i < e.blocks.size(); ++i) {
     EXPECT_EQ(e.blocks[i].allreduce_id, w.expected[i].allreduce_id);
@@ -306,6 +307,10 @@ TEST(AllreduceGen, ExpectedFileErrors) {
   EXPECT_EQ(expected_error("# only comments\n\n"),
             "e.txt: empty file (no 'flaresim-expected 1' header)");
   EXPECT_EQ(expected_error(h + r), "e.txt: missing ports line");
+  EXPECT_EQ(expected_error(h + "ports 0\nudp_port 0\n" + r), "e.txt:3: udp_port: expected one port from 1 to 65535");
+  EXPECT_EQ(expected_error(h + "ports 0\nudp_port 5000 1\n" + r),
+            "e.txt:3: udp_port: expected one port from 1 to 65535");
+  EXPECT_EQ(expected_error(h + "ports 0\nudp_port 5000\nudp_port 5001\n" + r), "e.txt:4: second udp_port line");
   EXPECT_EQ(expected_error(h + "ports 0\n"), "e.txt: no result lines");
   EXPECT_EQ(expected_error(h + "ports 0\nports 1\n"),
             "e.txt:3: second ports line (first on line 2)");
@@ -313,7 +318,7 @@ TEST(AllreduceGen, ExpectedFileErrors) {
   EXPECT_EQ(expected_error(h + "ports 1 65536\n"), "e.txt:2: ports: bad port '65536'");
   EXPECT_EQ(expected_error(h + "ports 1 1\n"), "e.txt:2: ports: port 1 listed twice");
   EXPECT_EQ(expected_error(h + "ports 0\nblock 1\n"),
-            "e.txt:3: unknown line type 'block' (expected ports or result)");
+            "e.txt:3: unknown line type 'block' (expected ports, udp_port or result)");
   EXPECT_EQ(res("ar=0 block=0 dtype=int16 op=min count=1"),
             "e.txt:3: result: missing key hex");
   EXPECT_EQ(expected_error(h + "ports 0\nresult id=0\n"),
