@@ -28,4 +28,16 @@ void IngressPort::replay() {
   packets_.shrink_to_fit();
 }
 
+void IngressPort::accept(PacketPtr p) {
+  const Picos now = now_ps();
+  const Picos wire = wire_time(p->data.size(), wire_overhead_, gbps_);
+  p->ingress_port = uint16_t(index_);
+  p->arrival = now >= wire ? now - wire : 0;
+  p->received = now;
+  p->handler_set = -1;
+  ++packets_in;
+  bytes_in += p->data.size();
+  out->accept(std::move(p));
+}
+
 }  // namespace fs

@@ -1,6 +1,8 @@
 // An ingress port: replays the trace packets of one port, receiving each at line rate (store
 // and forward: a packet is handed on once its last bit is in), and counts what came in. A packet
 // whose trace time falls while the previous one is still arriving starts when the port is free.
+// It is also a PacketSinkIf, so a link (another switch's egress port, a host agent) can deliver
+// frames whose last bit arrives now.
 #pragma once
 #include <vector>
 
@@ -9,7 +11,7 @@
 
 namespace fs {
 
-class IngressPort : public sc_core::sc_module {
+class IngressPort : public sc_core::sc_module, public PacketSinkIf {
  public:
   sc_core::sc_port<PacketSinkIf> out;
 
@@ -18,6 +20,9 @@ class IngressPort : public sc_core::sc_module {
 
   // Packets to replay, in time order. Called before the simulation starts.
   void load(std::vector<PacketPtr> packets) { packets_ = std::move(packets); }
+
+  // A frame from a link: its last bit arrives now.
+  void accept(PacketPtr p) override;
 
   unsigned index() const { return index_; }
   uint64_t packets_in = 0, bytes_in = 0;

@@ -41,6 +41,10 @@ void Switch::load(const std::vector<PacketPtr>& packets) {
   for (unsigned p = 0; p < cfg_.ports.count; ++p) ingress_[p]->load(std::move(per_port[p]));
 }
 
+void Switch::link(unsigned port, Switch& peer, unsigned peer_port) {
+  egress_.at(port)->link(peer.ingress_.at(peer_port).get());
+}
+
 void Switch::on_departure(const DepartureHook& hook) {
   for (auto& e : egress_) e->on_departure(hook);
 }

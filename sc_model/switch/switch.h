@@ -21,6 +21,9 @@ class Switch : public sc_core::sc_module {
   // Hands each trace packet to its ingress port. Call before the simulation starts.
   void load(const std::vector<PacketPtr>& packets);
   void on_departure(const DepartureHook& hook);
+  // Connects egress port `port` of this switch to ingress port `peer_port` of `peer` (a
+  // zero-length link: the peer receives each frame when its last bit leaves this switch).
+  void link(unsigned port, Switch& peer, unsigned peer_port);
 
   const Config& config() const { return cfg_; }
   DropLedger drops;
