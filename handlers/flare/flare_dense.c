@@ -83,6 +83,10 @@ int flare_dense_handler(const fs_handler_args_t* args) {
 
   if (args->handler_mem_size < sizeof(*cfg) || cfg->magic != FLARE_DENSE_MAGIC) return FLARE_DENSE_NOT_INSTALLED;
   if (args->pkt_len < FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES) return FLARE_DENSE_MALFORMED;
+  /* The wire format is Ethernet II, IPv4 without options, UDP: the Flare header sits at 42. */
+  if (fs_be16(args->pkt + 12) != FS_ETHERTYPE_IPV4 || args->pkt[FS_ETH_BYTES] != 0x45 ||
+      args->pkt[FS_ETH_BYTES + 9] != FS_IPPROTO_UDP)
+    return FLARE_DENSE_MALFORMED;
   flare_decode(args->pkt + FLARE_PAYLOAD_OFFSET, &h);
   dsize = flare_dtype_bytes(h.dtype);
   bytes = (uint32_t)h.elem_count * dsize;
@@ -99,6 +103,10 @@ int flare_dense_handler(const fs_handler_args_t* args) {
   data = (uint8_t*)(slot + 1);
 
   if (!slot->busy) {
+    /* A retransmission that arrives after its block's result went out must not start the
+     * block again (it would hold the buffer for good). */
+    if (slot->completed && slot->allreduce_id == h.allreduce_id && slot->block_id == h.block_id)
+      return FLARE_DENSE_DUPLICATE;
     memset(slot, 0, sizeof(*slot));
     slot->busy = 1;
     slot->allreduce_id = h.allreduce_id;
@@ -120,6 +128,7 @@ int flare_dense_handler(const fs_handler_args_t* args) {
   {
     const uint32_t len = make_result(args->pkt, slot, data);
     slot->busy = 0;
+    slot->completed = 1;
     fs_multicast(args->pkt, len, cfg->ports, cfg->n_children);
   }
   return FLARE_DENSE_RESULT_SENT;

@@ -28,7 +28,8 @@ typedef struct flare_dense_config {
 /* One block buffer in L1: this header, then slot_payload bytes of partial aggregate. Block b
  * lives in cluster (b % num_clusters), buffer ((b / num_clusters) % slots_per_cluster). */
 typedef struct flare_block_slot {
-  uint32_t busy;
+  uint32_t busy;               /* aggregating (allreduce_id, block_id) */
+  uint32_t completed;          /* not busy: the result of (allreduce_id, block_id) went out */
   uint32_t allreduce_id;
   uint32_t block_id;
   uint16_t received;
@@ -44,9 +45,10 @@ static inline uint32_t flare_dense_slot_bytes(uint32_t slot_payload) {
 /* Outcome codes (FS_OK = aggregated). Names in the same order: flare_dense_outcome_names. */
 enum flare_dense_outcome {
   FLARE_DENSE_RESULT_SENT = 1,   /* last contribution of a block: result multicast */
-  FLARE_DENSE_MALFORMED,         /* not a well-formed Flare contribution */
+  FLARE_DENSE_MALFORMED,         /* not a well-formed Flare contribution (IPv4 without options) */
   FLARE_DENSE_BAD_RANK,          /* sender rank outside the installed children */
-  FLARE_DENSE_DUPLICATE,         /* this rank's contribution was already aggregated */
+  FLARE_DENSE_DUPLICATE,         /* this rank's contribution was already aggregated, or the
+                                    block's result already went out */
   FLARE_DENSE_BUFFER_BUSY,       /* the block's buffer still holds another block */
   FLARE_DENSE_TOO_LARGE,         /* more element bytes than a buffer holds */
   FLARE_DENSE_MISMATCH,          /* dtype, op or count differs from the block's first packet */

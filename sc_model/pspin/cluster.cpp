@@ -21,6 +21,7 @@ Cluster::Cluster(sc_core::sc_module_name name, unsigned index, const Config& cfg
     : sc_core::sc_module(name),
       index_(index),
       subset_size_(cfg.scheduler.policy == "hier-fcfs" ? cfg.scheduler.subset : cfg.pspin.hpus_per_cluster),
+      dispatch_cycles_(cfg.pspin.dispatch_cycles),
       svc_(std::move(services)),
       l1_(l1_state_bytes(cfg), 0),
       dma_("dma", svc_.clock, cfg.dma.latency_cycles, cfg.dma.bytes_per_cycle),
@@ -49,7 +50,11 @@ void Cluster::dispatch() {
     const size_t first = q * subset_size_;
     for (size_t h = first; h < first + subset_size_ && !queues_[q].empty(); ++h) {
       if (hpus_[h]->busy()) continue;
-      hpus_[h]->start(std::move(queues_[q].front()));
+      // The DMA copy is reserved here, in dispatch order, so that which HPU is served first
+      // is the model's decision and not the order the kernel happens to run processes in.
+      Task& t = queues_[q].front();
+      const Picos copy_done = dma_.schedule_at(now_ps() + svc_.clock.cycles_ps(dispatch_cycles_), t.pkt->data.size());
+      hpus_[h]->start(std::move(t), copy_done);
       queues_[q].pop_front();
       --waiting_;
     }

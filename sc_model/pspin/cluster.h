@@ -1,6 +1,7 @@
 // A PsPIN cluster: its L1 TCDM (the state area handlers keep across packets; HPU packet slots
 // are the rest), its DMA engine, its HPUs, and the cluster scheduler that hands queued tasks to
-// free HPUs (lowest-numbered free HPU first; under hier-fcfs only the HPUs of the task's subset).
+// free HPUs (lowest-numbered free HPU first; under hier-fcfs only the HPUs of the task's subset)
+// and reserves each task's L2->L1 copy on the DMA engine in that order.
 #pragma once
 #include <deque>
 #include <memory>
@@ -37,6 +38,7 @@ class Cluster : public sc_core::sc_module {
 
   unsigned index_;
   unsigned subset_size_;
+  unsigned dispatch_cycles_;  // from handing a task to an HPU to its DMA request
   HpuServices svc_;
   std::vector<uint8_t> l1_;
   Dma dma_;

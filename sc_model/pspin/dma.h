@@ -11,10 +11,10 @@ class Dma : public sc_core::sc_module {
   Dma(sc_core::sc_module_name name, Clock clock, unsigned latency_cycles, unsigned bytes_per_cycle)
       : sc_core::sc_module(name), clock_(clock), latency_(latency_cycles), bw_(bytes_per_cycle) {}
 
-  // Reserves the engine for a copy of `bytes` requested now; returns when the copy completes.
-  Picos schedule(uint64_t bytes) {
-    const Picos now = now_ps();
-    const Picos start = now > free_at_ ? now : free_at_;
+  // Reserves the engine for a copy of `bytes` requested at `request` (now or later); returns
+  // when the copy completes. Copies are served in the order they are reserved.
+  Picos schedule_at(Picos request, uint64_t bytes) {
+    const Picos start = request > free_at_ ? request : free_at_;
     const uint64_t xfer_cycles = (bytes + bw_ - 1) / bw_;
     free_at_ = start + clock_.cycles_ps(xfer_cycles);
     ++transfers;
@@ -22,6 +22,7 @@ class Dma : public sc_core::sc_module {
     busy_cycles += xfer_cycles;
     return free_at_ + clock_.cycles_ps(latency_);
   }
+  Picos schedule(uint64_t bytes) { return schedule_at(now_ps(), bytes); }
   // For SC_THREAD callers: waits until the copy is done.
   void copy(uint64_t bytes) {
     const Picos done = schedule(bytes);

@@ -10,9 +10,10 @@ Hpu::Hpu(sc_core::sc_module_name name, unsigned index, const HpuServices& servic
   SC_THREAD(run);
 }
 
-void Hpu::start(Task t) {
+void Hpu::start(Task t, Picos copy_done) {
   busy_ = true;
   task_ = std::move(t);
+  copy_done_ = copy_done;
   start_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -21,8 +22,7 @@ void Hpu::run() {
     wait(start_);
     const Picos dispatched = now_ps();
     Task task = std::move(task_);
-    wait(svc_.clock.cycles(svc_.dispatch_cycles));
-    svc_.dma->copy(task.pkt->data.size());
+    wait(ps_time(copy_done_ - dispatched));
     std::copy(task.pkt->data.begin(), task.pkt->data.end(), slot_.begin());
 
     fs_handler_args_t args{};

@@ -1,6 +1,7 @@
-// A handler processing unit: waits for a task from its cluster scheduler, has the cluster DMA
-// copy the packet into its L1 slot, runs the handler through its engine, spends the handler's
-// cycles, then reports back (commands, outcome, timing) and becomes free.
+// A handler processing unit: gets a task from its cluster scheduler together with the time the
+// cluster DMA finishes copying the packet into its L1 slot, waits for the copy, runs the handler
+// through its engine, spends the handler's cycles, then reports back (commands, outcome,
+// timing) and becomes free.
 #pragma once
 #include <functional>
 
@@ -15,7 +16,6 @@ class Hpu;
 // What an HPU uses of its cluster and the PsPIN unit.
 struct HpuServices {
   Clock clock;
-  unsigned dispatch_cycles = 0;
   unsigned cluster_id = 0, num_clusters = 1;
   Dma* dma = nullptr;
   HpuEngine* engine = nullptr;
@@ -35,7 +35,8 @@ class Hpu : public sc_core::sc_module {
 
   bool busy() const { return busy_; }
   unsigned index() const { return index_; }
-  void start(Task t);
+  // Takes a task whose packet copy completes at `copy_done` (reserved by the cluster).
+  void start(Task t, Picos copy_done);
 
   uint64_t tasks = 0, handler_cycles = 0;
   Picos occupied_ps = 0;  // from dispatch to the end of the handler
@@ -47,6 +48,7 @@ class Hpu : public sc_core::sc_module {
   const HpuServices& svc_;
   bool busy_ = false;
   Task task_;
+  Picos copy_done_ = 0;
   Bytes slot_;  // the HPU's L1 packet slot
   sc_core::sc_event start_;
 };

@@ -25,7 +25,6 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
 
   HpuServices svc;
   svc.clock = clock_;
-  svc.dispatch_cycles = cfg.pspin.dispatch_cycles;
   svc.num_clusters = cfg.pspin.clusters;
   svc.engine = engine_.get();
   svc.env.num_ports = cfg.ports.count;

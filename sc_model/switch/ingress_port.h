@@ -1,8 +1,6 @@
-// An ingress port: replays the trace packets of one port, receiving each at line rate (store
-// and forward: a packet is handed on once its last bit is in), and counts what came in. A packet
-// whose trace time falls while the previous one is still arriving starts when the port is free.
-// It is also a PacketSinkIf, so a link (another switch's egress port, a host agent) can deliver
-// frames whose last bit arrives now.
+// An ingress port: receives frames at line rate (store and forward: a frame is handed on once
+// its last bit is in) and counts what came in. Frames come from the switch's trace replay
+// (deliver) or from a link such as another switch's egress port (accept, a PacketSinkIf).
 #pragma once
 #include <vector>
 
@@ -15,26 +13,38 @@ class IngressPort : public sc_core::sc_module, public PacketSinkIf {
  public:
   sc_core::sc_port<PacketSinkIf> out;
 
-  SC_HAS_PROCESS(IngressPort);
-  IngressPort(sc_core::sc_module_name name, unsigned index, double gbps, unsigned wire_overhead);
+  IngressPort(sc_core::sc_module_name name, unsigned index, double gbps, unsigned wire_overhead)
+      : sc_core::sc_module(name), index_(index), gbps_(gbps), wire_overhead_(wire_overhead) {}
 
-  // Packets to replay, in time order. Called before the simulation starts.
-  void load(std::vector<PacketPtr> packets) { packets_ = std::move(packets); }
+  // Time the port needs to receive a frame of `bytes`.
+  Picos wire_time_of(uint64_t bytes) const { return wire_time(bytes, wire_overhead_, gbps_); }
+
+  // A trace frame whose arrival and received times are already set; hands it on now.
+  void deliver(PacketPtr p) {
+    ++packets_in;
+    bytes_in += p->data.size();
+    out->accept(std::move(p));
+  }
 
   // A frame from a link: its last bit arrives now.
-  void accept(PacketPtr p) override;
+  void accept(PacketPtr p) override {
+    const Picos now = now_ps();
+    const Picos wire = wire_time_of(p->data.size());
+    p->ingress_port = uint16_t(index_);
+    p->arrival = now >= wire ? now - wire : 0;
+    p->received = now;
+    p->handler_set = -1;
+    deliver(std::move(p));
+  }
 
   unsigned index() const { return index_; }
   uint64_t packets_in = 0, bytes_in = 0;
-  uint64_t late_starts = 0;  // packets delayed because the port was still receiving
+  uint64_t late_starts = 0;  // trace frames delayed because the port was still receiving
 
  private:
-  void replay();
-
   unsigned index_;
   double gbps_;
   unsigned wire_overhead_;
-  std::vector<PacketPtr> packets_;
 };
 
 }  // namespace fs

@@ -21,9 +21,11 @@ std::string trim(const std::string& s) {
 }
 
 uint32_t rule_number(const std::string& rule, const std::string& field, const std::string& v, uint32_t max) {
+  // Decimal, or hexadecimal with 0x (EtherTypes are usually written so); no octal surprises.
+  const bool hex = v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
   char* end = nullptr;
-  unsigned long n = std::strtoul(v.c_str(), &end, 0);
-  if (v.empty() || *end != '\0' || v[0] == '-' || n > max)
+  unsigned long n = std::strtoul(v.c_str(), &end, hex ? 16 : 10);
+  if (v.empty() || *end != '\0' || !std::isxdigit(static_cast<unsigned char>(v[0])) || n > max)
     bad_rule(rule, field + " needs a number from 0 to " + std::to_string(max) + ", not '" + v + "'");
   return uint32_t(n);
 }

@@ -29,7 +29,11 @@ std::vector<Route> parse_routes(const std::string& text, unsigned num_ports) {
     };
     unsigned a, b, c, d, len, port;
     char tail;
-    if (std::sscanf(entry.c_str(), "%u.%u.%u.%u/%u -> %u %c", &a, &b, &c, &d, &len, &port, &tail) != 6)
+    std::string signs = entry;  // sscanf's %u takes "-1": refuse any sign outside the arrow
+    const size_t arrow = signs.find("->");
+    if (arrow != std::string::npos) signs.erase(arrow, 2);
+    if (signs.find_first_of("+-") != std::string::npos ||
+        std::sscanf(entry.c_str(), "%u.%u.%u.%u/%u -> %u %c", &a, &b, &c, &d, &len, &port, &tail) != 6)
       bad("expected 'a.b.c.d/len -> port'");
     if (a > 255 || b > 255 || c > 255 || d > 255) bad("address octets must be 0-255");
     if (len > 32) bad("prefix length must be 0-32");

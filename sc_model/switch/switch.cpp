@@ -28,6 +28,7 @@ Switch::Switch(sc_core::sc_module_name name, const Config& cfg) : sc_core::sc_mo
     ingress_[p]->out.bind(*parser_);
   }
   parser_->to_pspin.bind(pspin_->in);
+  SC_THREAD(replay);
   parser_->to_router.bind(*router_);
   for (unsigned p = 0; p < cfg_.ports.count; ++p) {
     router_->egress.bind(*egress_[p]);
@@ -36,9 +37,31 @@ Switch::Switch(sc_core::sc_module_name name, const Config& cfg) : sc_core::sc_mo
 }
 
 void Switch::load(const std::vector<PacketPtr>& packets) {
-  std::vector<std::vector<PacketPtr>> per_port(cfg_.ports.count);
-  for (const PacketPtr& p : packets) per_port[p->ingress_port].push_back(p);
-  for (unsigned p = 0; p < cfg_.ports.count; ++p) ingress_[p]->load(std::move(per_port[p]));
+  std::vector<Picos> free_at(cfg_.ports.count, 0);
+  replay_.clear();
+  for (const PacketPtr& p : packets) {  // per port, in trace order
+    IngressPort& port = *ingress_.at(p->ingress_port);
+    Picos start = p->arrival;
+    if (start < free_at[p->ingress_port]) {
+      start = free_at[p->ingress_port];
+      ++port.late_starts;
+    }
+    p->received = start + port.wire_time_of(p->data.size());
+    free_at[p->ingress_port] = p->received;
+    replay_.push_back(p);
+  }
+  std::stable_sort(replay_.begin(), replay_.end(), [](const PacketPtr& a, const PacketPtr& b) {
+    return a->received != b->received ? a->received < b->received : a->ingress_port < b->ingress_port;
+  });
+}
+
+void Switch::replay() {
+  for (PacketPtr& p : replay_) {
+    if (p->received > now_ps()) wait(ps_time(p->received - now_ps()));
+    ingress_[p->ingress_port]->deliver(std::move(p));
+  }
+  replay_.clear();
+  replay_.shrink_to_fit();
 }
 
 void Switch::link(unsigned port, Switch& peer, unsigned peer_port) {

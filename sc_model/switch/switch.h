@@ -16,9 +16,12 @@ namespace fs {
 
 class Switch : public sc_core::sc_module {
  public:
+  SC_HAS_PROCESS(Switch);
   Switch(sc_core::sc_module_name name, const Config& cfg);
 
-  // Hands each trace packet to its ingress port. Call before the simulation starts.
+  // Trace packets to replay (each with its ingress port and arrival time). Call before the
+  // simulation starts. They are received in the order of the time their last bit is in, ties
+  // by port then trace order, by one replay process for all ports.
   void load(const std::vector<PacketPtr>& packets);
   void on_departure(const DepartureHook& hook);
   // Connects egress port `port` of this switch to ingress port `peer_port` of `peer` (a
@@ -33,7 +36,10 @@ class Switch : public sc_core::sc_module {
   PspinUnit& pspin() { return *pspin_; }
 
  private:
+  void replay();
+
   Config cfg_;
+  std::vector<PacketPtr> replay_;  // trace packets by received time
   std::vector<std::unique_ptr<IngressPort>> ingress_;
   std::vector<std::unique_ptr<EgressPort>> egress_;
   std::unique_ptr<Parser> parser_;

@@ -1,0 +1,113 @@
+// Tests of the L2 packet buffer (sc_model/pspin/packet_buffer.h): capacity in bytes, exact
+// "buffer_full" and "oversize" drop counts, release freeing space, and the occupancy statistics
+// (max and time average) on a hand-computed timeline.
+#include "pspin/packet_buffer.h"
+
+#include <gtest/gtest.h>
+
+#include "blocks/sc_testbench.h"
+
+namespace fs_tb {
+namespace {
+
+using fs::Bytes;
+using fs::PacketPtr;
+
+struct BufferBench {
+  fs::DropLedger drops;
+  Script script{"script"};
+  RecordingSink sched{"scheduler"};
+  fs::PacketBuffer buf;
+  explicit BufferBench(uint64_t capacity) : buf("packet_buffer", capacity, drops) { buf.to_scheduler.bind(sched); }
+  // Offers a packet of `bytes` bytes at time t; returns it so the test can release it later.
+  PacketPtr offer(Picos t, size_t bytes) {
+    PacketPtr p = make_packet(Bytes(bytes, 0xAB), t);
+    script.at(t, [this, p]() { buf.accept(p); });
+    return p;
+  }
+  void release(Picos t, PacketPtr p) {
+    script.at(t, [this, p]() { buf.release(*p); });
+  }
+};
+
+TEST(BlocksPacketBuffer, CapacityInBytesDropsAndRelease) {
+  quiet_systemc();
+  // Capacity 3000 bytes. At t=0: three 1000-byte packets fill it exactly (3000 <= 3000); a
+  // 1-byte and a 1000-byte packet then do not fit: 2 x buffer_full. At 10 ns the first is
+  // released (2000 used), so a 1000-byte packet fits again (3000) and a 1-byte one does not.
+  BufferBench b(3000);
+  PacketPtr a = b.offer(0, 1000);
+  b.offer(0, 1000);
+  b.offer(0, 1000);
+  b.offer(0, 1);
+  b.offer(0, 1000);
+  b.release(10000, a);
+  PacketPtr f = b.offer(10000, 1000);
+  b.offer(10000, 1);
+  sc_core::sc_start();
+
+  EXPECT_EQ(b.buf.capacity(), 3000u);
+  EXPECT_EQ(b.drops.by_cause.size(), 1u);
+  EXPECT_EQ(b.drops.by_cause["buffer_full"], 3u);
+  EXPECT_EQ(b.buf.accepted, 4u);
+  EXPECT_EQ(b.buf.used(), 3000u);
+  ASSERT_EQ(b.sched.got.size(), 4u);  // accepted packets go straight on to the scheduler
+  EXPECT_EQ(b.sched.got[0].time, 0u);
+  EXPECT_EQ(b.sched.got[2].time, 0u);
+  EXPECT_EQ(b.sched.got[3].time, 10000u);
+  EXPECT_EQ(b.sched.got[3].pkt, f);
+  EXPECT_EQ(b.buf.occupancy_bytes.max(), 3000u);
+  EXPECT_EQ(b.buf.occupancy_packets.max(), 3u);
+}
+
+TEST(BlocksPacketBuffer, OccupancyMaxAndTimeAverage) {
+  quiet_systemc();
+  // Timeline (capacity 10000):
+  //   0 ns  A (1000 B) in   -> 1000 B, 1 packet
+  //   10 ns B (2000 B) in   -> 3000 B, 2 packets
+  //   30 ns A released      -> 2000 B, 1 packet
+  //   40 ns B released      ->    0 B, 0 packets
+  //   average over 50 ns: bytes   (1000*10 + 3000*20 + 2000*10 + 0*10) / 50 = 90000 / 50 = 1800
+  //                       packets (1*10 + 2*20 + 1*10 + 0*10) / 50 = 60 / 50 = 1.2
+  BufferBench b(10000);
+  PacketPtr a = b.offer(0, 1000);
+  PacketPtr bb = b.offer(10000, 2000);
+  b.release(30000, a);
+  b.release(40000, bb);
+  sc_core::sc_start();
+
+  EXPECT_EQ(b.buf.used(), 0u);
+  EXPECT_EQ(b.buf.occupancy_bytes.max(), 3000u);
+  EXPECT_EQ(b.buf.occupancy_packets.max(), 2u);
+  EXPECT_EQ(b.buf.occupancy_bytes.level(), 0u);
+  EXPECT_DOUBLE_EQ(b.buf.occupancy_bytes.average(50000), 1800.0);
+  EXPECT_DOUBLE_EQ(b.buf.occupancy_packets.average(50000), 1.2);
+  // Up to 40 ns only: (10000 + 60000 + 20000) / 40 = 2250 bytes.
+  EXPECT_DOUBLE_EQ(b.buf.occupancy_bytes.average(40000), 2250.0);
+  EXPECT_EQ(b.drops.total(), 0u);
+}
+
+TEST(BlocksPacketBuffer, OversizeBeforeBufferFull) {
+  quiet_systemc();
+  // kL1PacketSlotBytes = 9216: a 9216-byte packet is accepted, a 9217-byte one is "oversize".
+  // Capacity 2 * 9216 = 18432: after two 9216-byte packets the buffer is full; a 10000-byte
+  // packet still counts as oversize (checked first), a 1-byte one as buffer_full.
+  ASSERT_EQ(fs::kL1PacketSlotBytes, 9216u);
+  BufferBench b(18432);
+  b.offer(0, 9216);
+  b.offer(0, 9217);
+  b.offer(0, 9216);
+  b.offer(0, 10000);
+  b.offer(0, 1);
+  sc_core::sc_start();
+
+  EXPECT_EQ(b.buf.accepted, 2u);
+  EXPECT_EQ(b.buf.used(), 18432u);
+  EXPECT_EQ(b.drops.by_cause.size(), 2u);
+  EXPECT_EQ(b.drops.by_cause["oversize"], 2u);
+  EXPECT_EQ(b.drops.by_cause["buffer_full"], 1u);
+  EXPECT_EQ(b.sched.got.size(), 2u);
+}
+
+}  // namespace
+}  // namespace fs_tb

@@ -1,0 +1,167 @@
+// Tests of the routing table (sc_model/switch/router): parse_routes accepts and rejects (exact
+// messages), longest-prefix match, the default route (a port, or drop counted as "no_route"),
+// non-IPv4 frames going to the default, and a Router module forwarding after its latency.
+#include "switch/router.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "blocks/sc_testbench.h"
+#include "common/errors.h"
+
+namespace fs_tb {
+namespace {
+
+using fs::Bytes;
+using fs::parse_routes;
+using fs::Route;
+
+std::string route_error(const std::string& text, unsigned ports = 4) {
+  try {
+    parse_routes(text, ports);
+  } catch (const fs::InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::string prefix(const std::string& entry) { return "bad value '" + entry + "' for 'routing.routes': "; }
+
+void expect_route(const Route& r, uint32_t prefix, unsigned len, unsigned port) {
+  EXPECT_EQ(r.prefix, prefix);
+  EXPECT_EQ(r.length, len);
+  EXPECT_EQ(r.port, port);
+}
+
+uint32_t ip(unsigned a, unsigned b, unsigned c, unsigned d) { return (a << 24) | (b << 16) | (c << 8) | d; }
+
+Bytes frame_to(uint32_t dst_ip) {
+  uint8_t src[6], dst[6];
+  fs_host_mac(1, src);
+  fs_switch_mac(dst);
+  const uint8_t payload[8] = {};
+  return fs::build_udp_frame(src, dst, fs_host_ipv4(1), dst_ip, 1000, 2000, payload, sizeof payload);
+}
+
+Bytes non_ipv4_frame() {
+  Bytes f(60, 0);
+  f[12] = 0x86;  // EtherType 0x86DD (IPv6): not parsed as IPv4
+  f[13] = 0xDD;
+  return f;
+}
+
+TEST(BlocksRouter, ParseRoutesAccepts) {
+  const std::vector<Route> r = parse_routes("10.0.0.0/8 -> 1; 10.1.0.0/16->2 ;10.1.2.0/24 -> 3;", 4);
+  ASSERT_EQ(r.size(), 3u);
+  expect_route(r[0], 0x0A000000u, 8, 1);
+  expect_route(r[1], 0x0A010000u, 16, 2);
+  expect_route(r[2], 0x0A010200u, 24, 3);
+  // Host bits beyond the prefix length are cleared; /0 and /32 are valid.
+  const std::vector<Route> m = parse_routes("10.1.2.3/8 -> 0; 1.2.3.4/0 -> 0; 1.2.3.4/32 -> 3", 4);
+  ASSERT_EQ(m.size(), 3u);
+  expect_route(m[0], 0x0A000000u, 8, 0);
+  expect_route(m[1], 0u, 0, 0);
+  expect_route(m[2], 0x01020304u, 32, 3);
+  EXPECT_TRUE(parse_routes("", 4).empty());
+  EXPECT_TRUE(parse_routes(" ; ", 4).empty());
+}
+
+TEST(BlocksRouter, ParseRoutesRejectsWithExactMessages) {
+  const std::string shape = "expected 'a.b.c.d/len -> port'";
+  EXPECT_EQ(route_error("10.0.0/8 -> 1"), prefix("10.0.0/8 -> 1") + shape);
+  EXPECT_EQ(route_error("10.0.0.0/8"), prefix("10.0.0.0/8") + shape);
+  EXPECT_EQ(route_error("10.0.0.0/8 -> 1 x"), prefix("10.0.0.0/8 -> 1 x") + shape);
+  EXPECT_EQ(route_error("10.0.0.0/8 => 1"), prefix("10.0.0.0/8 => 1") + shape);
+  EXPECT_EQ(route_error("256.0.0.0/8 -> 1"), prefix("256.0.0.0/8 -> 1") + "address octets must be 0-255");
+  EXPECT_EQ(route_error("10.0.0.300/8 -> 1"), prefix("10.0.0.300/8 -> 1") + "address octets must be 0-255");
+  EXPECT_EQ(route_error("10.0.0.0/33 -> 1"), prefix("10.0.0.0/33 -> 1") + "prefix length must be 0-32");
+  EXPECT_EQ(route_error("10.0.0.0/8 -> 4"), prefix("10.0.0.0/8 -> 4") + "port 4 does not exist");
+  EXPECT_EQ(route_error("10.0.0.0/8 -> 4", 5), "(no error)");
+  // A bad second entry is named, not the first.
+  EXPECT_EQ(route_error("10.0.0.0/8 -> 1; 1.2.3.4/40 -> 0"), prefix("1.2.3.4/40 -> 0") + "prefix length must be 0-32");
+}
+
+struct RouterBench {
+  fs::DropLedger drops;
+  Script script{"script"};
+  std::vector<std::unique_ptr<RecordingSink>> sinks;
+  fs::Router router;
+  RouterBench(const std::string& routes, int default_port, Picos latency)
+      : router("router", parse_routes(routes, 4), default_port, latency, drops) {
+    for (int p = 0; p < 4; ++p) {
+      sinks.push_back(std::make_unique<RecordingSink>(("sink" + std::to_string(p)).c_str()));
+      router.egress.bind(*sinks.back());
+    }
+  }
+  void send(Picos t, Bytes data) {
+    script.at(t, [this, d = std::move(data)]() { router.accept(make_packet(d)); });
+  }
+};
+
+TEST(BlocksRouter, LongestPrefixMatchAndDefault) {
+  quiet_systemc();
+  // Routes given shortest-first; the longest matching prefix must win whatever the order.
+  const char* orders[] = {"10.0.0.0/8 -> 1; 10.1.0.0/16 -> 2; 10.1.2.0/24 -> 3",
+                          "10.1.2.0/24 -> 3; 10.1.0.0/16 -> 2; 10.0.0.0/8 -> 1"};
+  for (int i = 0; i < 2; ++i) {
+    const char* routes = orders[i];
+    fs::DropLedger drops;
+    fs::Router r(("r" + std::to_string(i)).c_str(), parse_routes(routes, 4), 0, 0, drops);
+    EXPECT_EQ(r.lookup(*make_packet(frame_to(ip(10, 1, 2, 5)))), 3) << routes;    // /24
+    EXPECT_EQ(r.lookup(*make_packet(frame_to(ip(10, 1, 2, 255)))), 3) << routes;  // /24
+    EXPECT_EQ(r.lookup(*make_packet(frame_to(ip(10, 1, 3, 0)))), 2) << routes;    // /16 only
+    EXPECT_EQ(r.lookup(*make_packet(frame_to(ip(10, 200, 0, 1)))), 1) << routes;  // /8 only
+    EXPECT_EQ(r.lookup(*make_packet(frame_to(ip(11, 0, 0, 1)))), 0) << routes;    // default port 0
+    EXPECT_EQ(r.lookup(*make_packet(non_ipv4_frame())), 0) << routes;             // default
+  }
+  // With default drop, an unmatched frame gets -1; a /0 route catches every IPv4 frame but not
+  // a non-IPv4 one, which still takes the default.
+  fs::DropLedger drops;
+  fs::Router d("d", parse_routes("10.1.0.0/16 -> 2", 4), -1, 0, drops);
+  EXPECT_EQ(d.lookup(*make_packet(frame_to(ip(10, 2, 0, 1)))), -1);
+  fs::Router z("z", parse_routes("0.0.0.0/0 -> 1; 10.1.0.0/16 -> 2", 4), 3, 0, drops);
+  EXPECT_EQ(z.lookup(*make_packet(frame_to(ip(192, 168, 1, 1)))), 1);
+  EXPECT_EQ(z.lookup(*make_packet(frame_to(ip(10, 1, 0, 1)))), 2);
+  EXPECT_EQ(z.lookup(*make_packet(non_ipv4_frame())), 3);
+}
+
+TEST(BlocksRouter, ForwardsAfterLatencyAndDropsWithoutRoute) {
+  quiet_systemc();
+  // Latency 2000 ps, default drop. 10.1.2.5 -> port 3 (/24), 10.9.9.9 -> port 1 (/8);
+  // 11.0.0.1 and the non-IPv4 frame have no route: 2 x no_route.
+  RouterBench b("10.0.0.0/8 -> 1; 10.1.2.0/24 -> 3", -1, 2000);
+  b.send(1000, frame_to(ip(10, 1, 2, 5)));
+  b.send(1500, frame_to(ip(11, 0, 0, 1)));
+  b.send(2000, non_ipv4_frame());
+  b.send(2500, frame_to(ip(10, 9, 9, 9)));
+  sc_core::sc_start();
+  EXPECT_TRUE(b.sinks[0]->got.empty());
+  EXPECT_TRUE(b.sinks[2]->got.empty());
+  ASSERT_EQ(b.sinks[3]->got.size(), 1u);
+  EXPECT_EQ(b.sinks[3]->got[0].time, 3000u);
+  EXPECT_EQ(b.sinks[3]->got[0].pkt->data, frame_to(ip(10, 1, 2, 5)));
+  ASSERT_EQ(b.sinks[1]->got.size(), 1u);
+  EXPECT_EQ(b.sinks[1]->got[0].time, 4500u);
+  EXPECT_EQ(b.drops.by_cause.size(), 1u);
+  EXPECT_EQ(b.drops.by_cause["no_route"], 2u);
+}
+
+TEST(BlocksRouter, DefaultPortTakesUnroutedAndNonIpv4) {
+  quiet_systemc();
+  // Default port 2, latency 0: the unrouted IPv4 frame and the non-IPv4 frame both go to 2.
+  RouterBench b("10.0.0.0/8 -> 1", 2, 0);
+  b.send(100, frame_to(ip(11, 0, 0, 1)));
+  b.send(200, non_ipv4_frame());
+  b.send(300, frame_to(ip(10, 0, 0, 7)));
+  sc_core::sc_start();
+  ASSERT_EQ(b.sinks[2]->got.size(), 2u);
+  EXPECT_EQ(b.sinks[2]->got[0].time, 100u);
+  EXPECT_EQ(b.sinks[2]->got[1].pkt->data, non_ipv4_frame());
+  ASSERT_EQ(b.sinks[1]->got.size(), 1u);
+  EXPECT_EQ(b.sinks[1]->got[0].time, 300u);
+  EXPECT_EQ(b.drops.total(), 0u);
+}
+
+}  // namespace
+}  // namespace fs_tb

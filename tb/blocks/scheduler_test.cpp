@@ -1,0 +1,170 @@
+// Tests of the global packet scheduler (sc_model/pspin/packet_scheduler): fcfs placement (least
+// outstanding tasks, round robin on ties), hier-fcfs placement of blocks on subsets (hand-computed
+// table), policy names, and the accept() path through the scheduler's fixed latency.
+#include "pspin/packet_scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include "blocks/sc_testbench.h"
+#include "common/errors.h"
+
+namespace fs_tb {
+namespace {
+
+using fs::PacketScheduler;
+using fs::Task;
+
+fs::PacketPtr block_packet(uint32_t block) {
+  fs::PacketPtr p = make_packet(fs::Bytes(64, 0));
+  p->block_id = block;
+  return p;
+}
+
+struct Dispatched {
+  Picos time;
+  Task task;
+};
+
+struct SchedBench {
+  std::vector<Dispatched> out;
+  Script script{"script"};
+  PacketScheduler sched;
+  SchedBench(PacketScheduler::Policy policy, unsigned clusters, unsigned hpus, unsigned subset, Picos latency)
+      : sched("sched", policy, clusters, hpus, subset, latency,
+              [this](Task t) { out.push_back(Dispatched{fs::now_ps(), std::move(t)}); }) {}
+};
+
+TEST(BlocksScheduler, FcfsRoundRobinOnTies) {
+  quiet_systemc();
+  // 4 clusters, no task ever finishes: every choice is a tie broken round robin, so 8 packets
+  // go to 0,1,2,3,0,1,2,3 and each cluster got 2.
+  SchedBench b(PacketScheduler::Policy::kFcfs, 4, 8, 1, 0);
+  std::vector<unsigned> got;
+  for (int i = 0; i < 8; ++i) {
+    const Task t = b.sched.place(block_packet(uint32_t(i)));
+    EXPECT_EQ(t.subset, -1);  // fcfs: any HPU of the cluster
+    got.push_back(t.cluster);
+  }
+  EXPECT_EQ(got, (std::vector<unsigned>{0, 1, 2, 3, 0, 1, 2, 3}));
+  EXPECT_EQ(b.sched.assigned(), (std::vector<uint64_t>{2, 2, 2, 2}));
+}
+
+TEST(BlocksScheduler, FcfsPicksLeastLoadedCluster) {
+  quiet_systemc();
+  SchedBench b(PacketScheduler::Policy::kFcfs, 4, 8, 1, 0);
+  auto place = [&]() { return b.sched.place(block_packet(0)).cluster; };
+  for (int i = 0; i < 8; ++i) place();  // outstanding [2,2,2,2], next tie-break start: 0
+  b.sched.done(2);
+  b.sched.done(2);                       // [2,2,0,2]
+  EXPECT_EQ(place(), 2u);                // least loaded; [2,2,1,2]
+  EXPECT_EQ(place(), 2u);                // still least loaded; [2,2,2,2], tie start now 3
+  EXPECT_EQ(place(), 3u);                // tie: round robin after 2; [2,2,2,3], tie start 0
+  b.sched.done(1);
+  b.sched.done(3);
+  b.sched.done(3);                       // [2,1,2,1]
+  EXPECT_EQ(place(), 1u);                // 1 and 3 tie at 1 outstanding; from 0 on, 1 comes first
+  EXPECT_EQ(place(), 3u);                // [2,2,2,1]: 3 is least loaded
+  EXPECT_EQ(place(), 0u);                // [2,2,2,2]: tie, round robin after 3 -> 0
+  EXPECT_EQ(b.sched.assigned(), (std::vector<uint64_t>{3, 3, 4, 4}));
+}
+
+TEST(BlocksScheduler, HierFcfsPlacesBlocksOnSubsets) {
+  quiet_systemc();
+  // clusters = 4, hpus_per_cluster = 8, S = 2: 8/2 = 4 subsets per cluster, 16 in all.
+  // block b -> subset s = b % 16; cluster = s % 4; subset in cluster = s / 4.
+  SchedBench b(PacketScheduler::Policy::kHierFcfs, 4, 8, 2, 0);
+  struct Row { uint32_t block; unsigned cluster; int subset; };
+  const Row table[] = {
+      {0, 0, 0},   {1, 1, 0},   {3, 3, 0},  {4, 0, 1},  {6, 2, 1},    {13, 1, 3},
+      {15, 3, 3},  {16, 0, 0},  {17, 1, 0},  // 17 % 16 = 1
+      {31, 3, 3},                              // 31 % 16 = 15: cluster 15 % 4 = 3, subset 15 / 4 = 3
+      {100, 0, 1},                             // 100 % 16 = 4
+      {0xFFFFFFFFu, 3, 3},                     // 4294967295 % 16 = 15
+  };
+  for (const Row& r : table) {
+    const Task t = b.sched.place(block_packet(r.block));
+    EXPECT_EQ(t.cluster, r.cluster) << "block " << r.block;
+    EXPECT_EQ(t.subset, r.subset) << "block " << r.block;
+  }
+  // Every packet of a block goes to the same place whatever the load (nothing ever finishes).
+  for (int i = 0; i < 5; ++i) {
+    const Task t17 = b.sched.place(block_packet(17));
+    EXPECT_EQ(t17.cluster, 1u);
+    EXPECT_EQ(t17.subset, 0);
+    const Task t2 = b.sched.place(block_packet(2));  // subset 2: cluster 2, subset 0
+    EXPECT_EQ(t2.cluster, 2u);
+    EXPECT_EQ(t2.subset, 0);
+  }
+  // A block's home cluster (where handlers keep its state) is always b % clusters.
+  for (uint32_t blk = 0; blk < 64; ++blk) EXPECT_EQ(b.sched.place(block_packet(blk)).cluster, blk % 4);
+}
+
+TEST(BlocksScheduler, HierFcfsSubsetOfOneIsOneHpu) {
+  quiet_systemc();
+  // clusters = 2, hpus = 2, S = 1: 4 subsets (= HPUs); block b -> s = b % 4, cluster s % 2,
+  // HPU s / 2: block 0 -> (0,0), 1 -> (1,0), 2 -> (0,1), 3 -> (1,1), 6 -> (0,1), 9 -> (1,0).
+  SchedBench b(PacketScheduler::Policy::kHierFcfs, 2, 2, 1, 0);
+  const uint32_t blocks[] = {0, 1, 2, 3, 6, 9};
+  const unsigned clusters[] = {0, 1, 0, 1, 0, 1};
+  const int subsets[] = {0, 0, 1, 1, 1, 0};
+  for (int i = 0; i < 6; ++i) {
+    const Task t = b.sched.place(block_packet(blocks[i]));
+    EXPECT_EQ(t.cluster, clusters[i]) << "block " << blocks[i];
+    EXPECT_EQ(t.subset, subsets[i]) << "block " << blocks[i];
+  }
+}
+
+TEST(BlocksScheduler, PolicyNames) {
+  EXPECT_EQ(PacketScheduler::parse_policy("fcfs"), PacketScheduler::Policy::kFcfs);
+  EXPECT_EQ(PacketScheduler::parse_policy("hier-fcfs"), PacketScheduler::Policy::kHierFcfs);
+  try {
+    PacketScheduler::parse_policy("lifo");
+    FAIL() << "no error";
+  } catch (const fs::InputError& e) {
+    EXPECT_STREQ(e.what(), "bad value 'lifo' for 'scheduler.policy': expected one of fcfs, hier-fcfs");
+  }
+}
+
+TEST(BlocksScheduler, AcceptAddsLatencyFcfs) {
+  quiet_systemc();
+  // Latency 3 cycles at 1 GHz = 3000 ps; 2 clusters. Packets at 1000, 1000 and 2500 ps are
+  // placed at 4000, 4000 and 5500 ps on clusters 0, 1 (tie, round robin) and 0 (tie again).
+  SchedBench b(PacketScheduler::Policy::kFcfs, 2, 4, 1, 3000);
+  fs::PacketPtr p[3] = {block_packet(10), block_packet(11), block_packet(12)};
+  b.script.at(1000, [&]() { b.sched.accept(p[0]); });
+  b.script.at(1000, [&]() { b.sched.accept(p[1]); });
+  b.script.at(2500, [&]() { b.sched.accept(p[2]); });
+  sc_core::sc_start();
+  ASSERT_EQ(b.out.size(), 3u);
+  const Picos times[] = {4000, 4000, 5500};
+  const unsigned clusters[] = {0, 1, 0};
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(b.out[i].time, times[i]);
+    EXPECT_EQ(b.out[i].task.cluster, clusters[i]);
+    EXPECT_EQ(b.out[i].task.pkt, p[i]);
+  }
+}
+
+TEST(BlocksScheduler, AcceptAddsLatencyHierFcfs) {
+  quiet_systemc();
+  // Latency 1000 ps; clusters 4, hpus 8, S 2 (table above): block 17 -> (1,0), 31 -> (3,3).
+  SchedBench b(PacketScheduler::Policy::kHierFcfs, 4, 8, 2, 1000);
+  b.script.at(500, [&]() { b.sched.accept(block_packet(17)); });
+  b.script.at(700, [&]() { b.sched.accept(block_packet(31)); });
+  b.script.at(700, [&]() { b.sched.accept(block_packet(17)); });
+  sc_core::sc_start();
+  ASSERT_EQ(b.out.size(), 3u);
+  EXPECT_EQ(b.out[0].time, 1500u);
+  EXPECT_EQ(b.out[0].task.cluster, 1u);
+  EXPECT_EQ(b.out[0].task.subset, 0);
+  EXPECT_EQ(b.out[1].time, 1700u);
+  EXPECT_EQ(b.out[1].task.cluster, 3u);
+  EXPECT_EQ(b.out[1].task.subset, 3);
+  EXPECT_EQ(b.out[2].time, 1700u);
+  EXPECT_EQ(b.out[2].task.cluster, 1u);
+  EXPECT_EQ(b.out[2].task.subset, 0);
+  EXPECT_EQ(b.sched.assigned(), (std::vector<uint64_t>{0, 2, 0, 1}));
+}
+
+}  // namespace
+}  // namespace fs_tb
