@@ -601,8 +601,12 @@ std::vector<TraceRecord> read_trace(const std::string& path, const TraceOptions&
   if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open trace file");
-  Bytes content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw InputError(path + ": read error");
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  in.seekg(0, std::ios::beg);
+  if (size < 0) throw InputError(path + ": cannot determine the file's size");
+  Bytes content(static_cast<size_t>(size));
+  if (size > 0 && !in.read(reinterpret_cast<char*>(content.data()), size)) throw InputError(path + ": read error");
   return parse_trace(path, content.data(), content.size(), opts);
 }
 

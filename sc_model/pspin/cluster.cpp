@@ -23,7 +23,7 @@ Cluster::Cluster(sc_core::sc_module_name name, unsigned index, const Config& cfg
       subset_size_(cfg.scheduler.policy == "hier-fcfs" ? cfg.scheduler.subset : cfg.pspin.hpus_per_cluster),
       dispatch_cycles_(cfg.pspin.dispatch_cycles),
       svc_(std::move(services)),
-      l1_(l1_state_bytes(cfg), 0),
+      l1_(l1_state_bytes(cfg)),
       dma_("dma", svc_.clock, cfg.dma.latency_cycles, cfg.dma.bytes_per_cycle),
       queues_(cfg.pspin.hpus_per_cluster / subset_size_) {
   upstream_finished_ = svc_.finished;

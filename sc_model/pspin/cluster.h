@@ -9,6 +9,7 @@
 
 #include "common/config.h"
 #include "common/stats.h"
+#include "common/zeroed_memory.h"
 #include "pspin/hpu.h"
 
 namespace fs {
@@ -40,7 +41,7 @@ class Cluster : public sc_core::sc_module {
   unsigned subset_size_;
   unsigned dispatch_cycles_;  // from handing a task to an HPU to its DMA request
   HpuServices svc_;
-  std::vector<uint8_t> l1_;
+  ZeroedMemory l1_;
   Dma dma_;
   std::vector<std::unique_ptr<Hpu>> hpus_;
   std::vector<std::deque<Task>> queues_;  // one per subset (one in all under fcfs)

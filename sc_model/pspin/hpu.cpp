@@ -23,7 +23,7 @@ void Hpu::run() {
     const Picos dispatched = now_ps();
     Task task = std::move(task_);
     wait(ps_time(copy_done_ - dispatched));
-    std::copy(task.pkt->data.begin(), task.pkt->data.end(), slot_.begin());
+    std::copy(task.pkt->data.begin(), task.pkt->data.end(), slot_.data());
 
     fs_handler_args_t args{};
     args.pkt = slot_.data();

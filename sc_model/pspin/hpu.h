@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "common/sc_time_util.h"
+#include "common/zeroed_memory.h"
 #include "pspin/dma.h"
 #include "pspin/hpu_engine.h"
 
@@ -49,7 +50,7 @@ class Hpu : public sc_core::sc_module {
   bool busy_ = false;
   Task task_;
   Picos copy_done_ = 0;
-  Bytes slot_;  // the HPU's L1 packet slot
+  ZeroedMemory slot_;  // the HPU's L1 packet slot
   sc_core::sc_event start_;
 };
 

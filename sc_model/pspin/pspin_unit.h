@@ -10,6 +10,7 @@
 
 #include "common/config.h"
 #include "common/stats.h"
+#include "common/zeroed_memory.h"
 #include "pspin/cluster.h"
 #include "pspin/command_unit.h"
 #include "pspin/packet_buffer.h"
@@ -35,7 +36,7 @@ class PspinUnit : public sc_core::sc_module {
   PacketScheduler& scheduler() { return scheduler_; }
   CommandUnit& command_unit() { return commands_; }
   const std::vector<std::unique_ptr<Cluster>>& clusters() const { return clusters_; }
-  std::vector<uint8_t>& handler_memory() { return handler_mem_; }
+  ZeroedMemory& handler_memory() { return handler_mem_; }
   const std::map<std::string, HandlerSetStats>& handler_stats() const { return handler_stats_; }
   const Clock& clock() const { return clock_; }
 
@@ -44,7 +45,7 @@ class PspinUnit : public sc_core::sc_module {
 
   Clock clock_;
   DropLedger& drops_;
-  std::vector<uint8_t> handler_mem_;
+  ZeroedMemory handler_mem_;
   std::unique_ptr<HpuEngine> engine_;
   PacketBuffer buffer_;
   PacketScheduler scheduler_;
