@@ -19,9 +19,8 @@ namespace {
 
 // Advances the simulation to its end in slices, so that a progress line can be shown between
 // slices. The slice length does not change the result: the kernel stops at the last event.
-void run_to_end(bool progress, Picos last_arrival) {
+void run_to_end(bool progress, Picos last_arrival, std::chrono::steady_clock::time_point t0) {
   using clock = std::chrono::steady_clock;
-  const auto t0 = clock::now();
   auto last_print = t0;
   bool printed = false;
   const sc_core::sc_time slice = ps_time(10 * kPicosPerUs);
@@ -88,7 +87,7 @@ RunResult run_simulation(const RunRequest& req) {
   });
 
   sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborate and run time-zero activity
-  run_to_end(req.progress, last_arrival);
+  run_to_end(req.progress, last_arrival, wall0);
   const Picos end = now_ps();
 
   nlohmann::json stats;
