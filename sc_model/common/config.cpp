@@ -8,16 +8,10 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "common/text.h"
 
 namespace fs {
 namespace {
-
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
 
 [[noreturn]] void bad_value(const std::string& key, const std::string& text, const std::string& want) {
   throw InputError("bad value '" + text + "' for '" + key + "': expected " + want);

@@ -4,17 +4,12 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "common/text.h"
 #include "net/frame.h"
 #include "pspin/handler_sets.h"
 
 namespace fs {
 namespace {
-
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
 
 [[noreturn]] void bad_rule(const std::string& rule, const std::string& why) {
   throw InputError("bad value '" + rule + "' for 'parser.rules': " + why);

@@ -4,16 +4,11 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "common/text.h"
 #include "net/frame.h"
 
 namespace fs {
 namespace {
-
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
 
 }  // namespace
 
