@@ -208,6 +208,10 @@ int cli_main(int argc, char** argv) {
   } catch (const SimError& e) {
     std::cerr << "flaresim: " << e.what() << "\n";
     return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "flaresim: out of memory building or running the model (check pspin.clusters, pspin.l1_bytes, "
+                 "pspin.l2_handler_bytes and the trace size)\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "flaresim: internal error: " << e.what() << "\n";
     return 1;

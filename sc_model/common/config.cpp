@@ -226,6 +226,12 @@ std::vector<unsigned> parse_port_list(const std::string& key, const std::string&
 }
 
 void validate_config(const Config& c) {
+  // Every HPU is a SystemC process with its own stack: keep the model within what one machine runs.
+  constexpr uint64_t kMaxHpus = 16384;
+  if (uint64_t(c.pspin.clusters) * c.pspin.hpus_per_cluster > kMaxHpus)
+    throw InputError("'pspin.clusters' x 'pspin.hpus_per_cluster' = " + std::to_string(c.pspin.clusters) + " x " +
+                     std::to_string(c.pspin.hpus_per_cluster) + " HPUs; at most " + std::to_string(kMaxHpus) +
+                     " are supported");
   if (c.pspin.hpus_per_cluster % c.scheduler.subset != 0)
     throw InputError("bad value '" + std::to_string(c.scheduler.subset) +
                      "' for 'scheduler.subset': must divide pspin.hpus_per_cluster (" +

@@ -103,6 +103,17 @@ TEST(E2EBadInput, BadConfigValueNamesKeyAndChoices) {
   expect_no_outputs(dir);
 }
 
+TEST(E2EBadInput, TooManyHpus) {
+  ScratchDir dir;
+  write_file(dir / "t.txt", "");
+  const CliResult r = flaresim("run --trace t.txt --stats s.json --pspin.clusters 4096 --pspin.hpus_per_cluster 8", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("'pspin.clusters' x 'pspin.hpus_per_cluster' = 4096 x 8 HPUs; at most 16384 are supported"),
+            std::string::npos)
+      << r.err;
+  expect_no_outputs(dir);
+}
+
 TEST(E2EBadInput, UnknownKeyAndBadValueInAnIniFile) {
   ScratchDir dir;
   write_file(dir / "t.txt", "");
