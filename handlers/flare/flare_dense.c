@@ -90,8 +90,11 @@ int flare_dense_handler(const fs_handler_args_t* args) {
   flare_decode(args->pkt + FLARE_PAYLOAD_OFFSET, &h);
   dsize = flare_dtype_bytes(h.dtype);
   bytes = (uint32_t)h.elem_count * dsize;
+  /* The UDP payload must be exactly the header and elem_count elements: a count that claims
+   * more (or less) than the packet carries would fold Ethernet padding or drop data. */
   if (h.version != FLARE_VERSION || h.kind != FLARE_KIND_CONTRIB || dsize == 0 || h.op > FLARE_OP_MAX ||
-      h.elem_count == 0 || args->pkt_len < FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES + bytes)
+      h.elem_count == 0 || args->pkt_len < FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES + bytes ||
+      fs_be16(args->pkt + FS_ETH_BYTES + FS_IPV4_BYTES + 4) != FS_UDP_BYTES + FLARE_HEADER_BYTES + bytes)
     return FLARE_DENSE_MALFORMED;
   if (h.sender_rank >= cfg->n_children) return FLARE_DENSE_BAD_RANK;
   if (bytes > cfg->slot_payload) return FLARE_DENSE_TOO_LARGE;

@@ -139,6 +139,11 @@ int cmd_gen(const std::vector<std::string>& args) {
   }
   const po::variables_map vm = parse(rest, desc);
   o.bytes = parse_size("--bytes", vm["bytes"].as<std::string>());
+  // The whole workload is built in memory before it is written: keep it well within the machine.
+  constexpr uint64_t kMaxWorkloadBytes = 4ull << 30;
+  if (o.hosts && o.bytes > kMaxWorkloadBytes / o.hosts)
+    throw InputError("--hosts x --bytes = " + std::to_string(o.hosts) + " x " + std::to_string(o.bytes) +
+                     " bytes; at most 4 GiB of contributions in one trace");
   const std::string out = vm["output"].as<std::string>();
   const AllreduceWorkload w = generate_allreduce(o);
 

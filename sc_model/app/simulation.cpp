@@ -17,6 +17,9 @@
 namespace fs {
 namespace {
 
+constexpr Picos kMaxTraceTime = Picos(1) << 62;
+constexpr Picos kMaxSimTime = Picos(1) << 63;
+
 // Advances the simulation to its end in slices, so that a progress line can be shown between
 // slices. The slice length does not change the result: the kernel stops at the last event.
 void run_to_end(bool progress, Picos last_arrival, std::chrono::steady_clock::time_point t0) {
@@ -27,6 +30,11 @@ void run_to_end(bool progress, Picos last_arrival, std::chrono::steady_clock::ti
   // SC_EXIT_ON_STARVATION stops at the last event instead of running the clock on, but it also
   // does not advance when the next event lies beyond the slice: start each slice there.
   while (sc_core::sc_pending_activity()) {
+    // Trace times stop at 2^62 ps; a run that goes on past 2^63 ps is the configuration's doing
+    // (e.g. millions of cycles per byte) and would soon wrap the kernel's 64-bit clock.
+    if (now_ps() > kMaxSimTime)
+      throw SimError("simulated time passed 2^63 ps (about 106 days) at " + std::to_string(now_ps()) +
+                     " ps; the configured costs are too large to simulate");
     sc_core::sc_start(sc_core::sc_time_to_pending_activity() + slice, sc_core::SC_EXIT_ON_STARVATION);
     if (progress) {
       const auto now = clock::now();
@@ -59,6 +67,9 @@ RunResult run_simulation(const RunRequest& req) {
   packets.reserve(records.size());
   Picos last_arrival = 0;
   for (size_t i = 0; i < records.size(); ++i) {
+    if (records[i].time > kMaxTraceTime)
+      throw InputError(records[i].where + ": time " + std::to_string(records[i].time) +
+                       " ps is beyond the longest trace the model runs (2^62 ps, about 53 days)");
     auto p = std::make_shared<Packet>();
     p->id = i;
     p->data = std::move(records[i].data);

@@ -21,11 +21,8 @@ uint64_t parse_uint(const std::string& key, const std::string& text, uint64_t lo
   const std::string t = trim(text);
   std::ostringstream want;
   want << "a whole number from " << lo << " to " << hi;
-  if (t.empty() || t[0] == '-' || t[0] == '+') bad_value(key, text, want.str());
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long v = std::strtoull(t.c_str(), &end, 0);
-  if (errno || *end != '\0' || v < lo || v > hi) bad_value(key, text, want.str());
+  uint64_t v = 0;
+  if (!parse_decimal(t, hi, &v) || v < lo) bad_value(key, text, want.str());
   return v;
 }
 
@@ -142,9 +139,9 @@ std::vector<ConfigKey> make_schema() {
 
   s.push_back(uint_key("pspin.clusters", "number of HPU clusters", 1, 4096, FIELD(pspin.clusters)));
   s.push_back(uint_key("pspin.hpus_per_cluster", "HPUs per cluster", 1, 1024, FIELD(pspin.hpus_per_cluster)));
-  s.push_back(double_key("pspin.clock_ghz", "PsPIN clock in GHz", 0.001, 100, FIELD(pspin.clock_ghz)));
-  s.push_back(size_key("pspin.l1_bytes", "L1 TCDM per cluster (handler state plus packet copies)", 4096, 1ull << 32, FIELD(pspin.l1_bytes)));
-  s.push_back(size_key("pspin.l2_handler_bytes", "L2 handler memory shared by all clusters", 4096, 1ull << 32, FIELD(pspin.l2_handler_bytes)));
+  s.push_back(double_key("pspin.clock_ghz", "PsPIN clock in GHz (the period is rounded to a whole picosecond)", 0.001, 100, FIELD(pspin.clock_ghz)));
+  s.push_back(size_key("pspin.l1_bytes", "L1 TCDM per cluster (handler state plus packet copies)", 4096, 1ull << 30, FIELD(pspin.l1_bytes)));
+  s.push_back(size_key("pspin.l2_handler_bytes", "L2 handler memory shared by all clusters", 4096, 1ull << 30, FIELD(pspin.l2_handler_bytes)));
   s.push_back(uint_key("pspin.dispatch_cycles", "cluster scheduler: cycles from a queued task to its DMA start", 0, kMaxU32, FIELD(pspin.dispatch_cycles)));
 
   s.push_back(uint_key("dma.latency_cycles", "fixed cycles of a cluster DMA L2->L1 copy", 0, kMaxU32, FIELD(dma.latency_cycles)));
@@ -190,11 +187,8 @@ uint64_t parse_size(const std::string& key, const std::string& text) {
     }
   }
   const char* want = "a size in bytes, optionally with a KiB, MiB or GiB suffix";
-  if (t.empty() || !std::isdigit(static_cast<unsigned char>(t[0]))) bad_value(key, text, want);
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long v = std::strtoull(t.c_str(), &end, 10);
-  if (errno || *end != '\0' || (v && mult > ~0ull / v)) bad_value(key, text, want);
+  uint64_t v = 0;
+  if (!parse_decimal(t, ~0ull / mult, &v)) bad_value(key, text, want);
   return v * mult;
 }
 

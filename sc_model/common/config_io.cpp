@@ -62,8 +62,12 @@ void apply_ini_file(Config& cfg, const std::string& path) {
   } catch (const po::error& e) {
     throw InputError(path + ": " + e.what());
   }
+  std::vector<std::string> seen;
   for (const auto& opt : parsed.options) {
     if (opt.unregistered) throw InputError(path + ": " + unknown_key_message(opt.string_key));
+    if (std::find(seen.begin(), seen.end(), opt.string_key) != seen.end())
+      throw InputError(path + ": key '" + opt.string_key + "' is set twice");
+    seen.push_back(opt.string_key);
     const ConfigKey* key = find_config_key(opt.string_key);
     if (opt.value.size() != 1)
       throw InputError(path + ": key '" + opt.string_key + "' needs exactly one value");

@@ -1,5 +1,6 @@
 // Small text helpers shared by the configuration, rule and route parsers.
 #pragma once
+#include <cstdint>
 #include <string>
 
 namespace fs {
@@ -9,6 +10,24 @@ inline std::string trim(const std::string& s) {
   const size_t b = s.find_first_not_of(" \t\r\n");
   if (b == std::string::npos) return "";
   return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+}
+
+}  // namespace fs
+
+namespace fs {
+
+// Parses a plain decimal number (digits only: no sign, no 0x, no octal) no larger than `max`.
+inline bool parse_decimal(const std::string& s, uint64_t max, uint64_t* out) {
+  if (s.empty() || s.size() > 20) return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    const uint64_t d = uint64_t(c - '0');
+    if (d > max || v > (max - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  *out = v;
+  return true;
 }
 
 }  // namespace fs

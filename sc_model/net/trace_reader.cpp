@@ -428,6 +428,9 @@ std::vector<TraceRecord> parse_pcap(const std::string& name, const uint8_t* d, s
                          std::to_string(orig) + " (packet was cut by the snapshot length)");
     TraceRecord rec;
     rec.where = where;
+    if (frac >= (nano ? 1000000000u : 1000000u))
+      fail_at(where, "timestamp fraction " + std::to_string(frac) + " is not below one second (" +
+                         (nano ? "nanoseconds" : "microseconds") + ")");
     absolute.push_back(i128(u128(sec) * kPicosPerS + u128(frac) * (nano ? 1000u : 1000000u)));
     rec.data.assign(d + off, d + off + incl);
     off += incl;

@@ -22,19 +22,27 @@ std::vector<Route> parse_routes(const std::string& text, unsigned num_ports) {
     auto bad = [&](const std::string& why) {
       throw InputError("bad value '" + entry + "' for 'routing.routes': " + why);
     };
-    unsigned a, b, c, d, len, port;
-    char tail;
-    std::string signs = entry;  // sscanf's %u takes "-1": refuse any sign outside the arrow
-    const size_t arrow = signs.find("->");
-    if (arrow != std::string::npos) signs.erase(arrow, 2);
-    if (signs.find_first_of("+-") != std::string::npos ||
-        std::sscanf(entry.c_str(), "%u.%u.%u.%u/%u -> %u %c", &a, &b, &c, &d, &len, &port, &tail) != 6)
-      bad("expected 'a.b.c.d/len -> port'");
-    if (a > 255 || b > 255 || c > 255 || d > 255) bad("address octets must be 0-255");
-    if (len > 32) bad("prefix length must be 0-32");
+    // Strict decimal fields: "a.b.c.d/len -> port".
+    const size_t arrow = entry.find("->");
+    if (arrow == std::string::npos) bad("expected 'a.b.c.d/len -> port'");
+    const std::string net = trim(entry.substr(0, arrow)), port_text = trim(entry.substr(arrow + 2));
+    const size_t slash = net.find('/');
+    if (slash == std::string::npos) bad("expected 'a.b.c.d/len -> port'");
+    std::vector<std::string> octets;
+    std::stringstream os(net.substr(0, slash));
+    for (std::string o; std::getline(os, o, '.');) octets.push_back(o);
+    uint64_t addr = 0, len = 0, port = 0;
+    if (octets.size() != 4) bad("expected 'a.b.c.d/len -> port'");
+    for (const std::string& o : octets) {
+      uint64_t v;
+      if (!parse_decimal(o, 255, &v)) bad("address octets must be 0-255");
+      addr = (addr << 8) | v;
+    }
+    if (!parse_decimal(net.substr(slash + 1), 32, &len)) bad("prefix length must be 0-32");
+    if (!parse_decimal(port_text, 65535, &port)) bad("expected 'a.b.c.d/len -> port'");
     if (port >= num_ports) bad("port " + std::to_string(port) + " does not exist");
     const uint32_t mask = len ? ~uint32_t(0) << (32 - len) : 0;
-    routes.push_back(Route{((a << 24) | (b << 16) | (c << 8) | d) & mask, len, port});
+    routes.push_back(Route{uint32_t(addr) & mask, unsigned(len), unsigned(port)});
   }
   return routes;
 }

@@ -46,6 +46,7 @@ void Switch::load(const std::vector<PacketPtr>& packets) {
       start = free_at[p->ingress_port];
       ++port.late_starts;
     }
+    p->arrival = start;  // the first bit enters the port
     p->received = start + port.wire_time_of(p->data.size());
     free_at[p->ingress_port] = p->received;
     replay_.push_back(p);

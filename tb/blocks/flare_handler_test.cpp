@@ -217,6 +217,20 @@ TEST(BlocksFlareHandler, LateDuplicateAfterTheResultDoesNotRestartTheBlock) {
   EXPECT_EQ(slot_at(h, 0, 0)->block_id, 4u);
 }
 
+TEST(BlocksFlareHandler, CountMustMatchTheUdpPayload) {
+  // One int32 on the wire, but the header claims 3 and 8 bytes of Ethernet padding follow the IP
+  // packet: folding 3 elements would aggregate the padding.
+  HandlerHarness h(three_hosts(), "flare_dense");
+  Bytes f = flare_frame(0, 0, 0, FLARE_INT32, FLARE_OP_SUM, elems_of<int32_t>({7}));
+  fs_put_be16(&f[FLARE_PAYLOAD_OFFSET + FLARE_OFF_COUNT], 3);
+  f.insert(f.end(), 8, 0x41);
+  EXPECT_EQ(h.run(f, 0).outcome, FLARE_DENSE_MALFORMED);
+  // The same frame with an honest count, padding and all, is accepted.
+  fs_put_be16(&f[FLARE_PAYLOAD_OFFSET + FLARE_OFF_COUNT], 1);
+  EXPECT_EQ(h.run(f, 0).outcome, FS_OK);
+  EXPECT_EQ(slot_at(h, 0, 0)->elem_count, 1u);
+}
+
 TEST(BlocksFlareHandler, IpOptionsAreMalformed) {
   // The wire format has no IPv4 options: with a 4-byte option the Flare header is not at byte 42
   // and must not be read there. Insert a NOP option word and fix IHL, lengths and checksum.

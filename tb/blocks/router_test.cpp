@@ -78,6 +78,12 @@ TEST(BlocksRouter, ParseRoutesRejectsWithExactMessages) {
   EXPECT_EQ(route_error("10.0.0.0/33 -> 1"), prefix("10.0.0.0/33 -> 1") + "prefix length must be 0-32");
   EXPECT_EQ(route_error("10.0.0.0/8 -> 4"), prefix("10.0.0.0/8 -> 4") + "port 4 does not exist");
   EXPECT_EQ(route_error("10.0.0.0/8 -> 4", 5), "(no error)");
+  // Numbers are strictly decimal: no wrap-around, no signs.
+  EXPECT_EQ(route_error("4294967306.0.0.0/8 -> 1"), prefix("4294967306.0.0.0/8 -> 1") + "address octets must be 0-255");
+  EXPECT_EQ(route_error("10.0.0.0/4294967304 -> 1"), prefix("10.0.0.0/4294967304 -> 1") + "prefix length must be 0-32");
+  EXPECT_EQ(route_error("10.0.0.0/8 -> 4294967297"), prefix("10.0.0.0/8 -> 4294967297") + shape);
+  EXPECT_EQ(route_error("10.0.0.0/8 -> -1"), prefix("10.0.0.0/8 -> -1") + shape);
+  EXPECT_EQ(route_error("10.0.0.+1/8 -> 1"), prefix("10.0.0.+1/8 -> 1") + "address octets must be 0-255");
   // A bad second entry is named, not the first.
   EXPECT_EQ(route_error("10.0.0.0/8 -> 1; 1.2.3.4/40 -> 0"), prefix("1.2.3.4/40 -> 0") + "prefix length must be 0-32");
 }

@@ -136,6 +136,22 @@ TEST(E2EAllreduce, DenseInt32Sum16Hosts) {
   check_allreduce(16, "64KiB", 64);
 }
 
+TEST(E2EAllreduce, LatencyStartsWhenTheFirstBitEntersThePort) {
+  ScratchDir dir;
+  // Three frames given at 0 ns on one port: the port takes them one after the other, so the
+  // second and third start late, but each then has the same path through an idle switch (fcfs
+  // puts them on three different clusters): equal latencies.
+  write_file(dir / "t.txt",
+             "0ns 0 flare block=0 values=1,2\n0ns 0 flare block=1 values=1,2\n0ns 0 flare block=2 values=1,2\n");
+  const CliResult r = flaresim("run --trace t.txt --stats s.json --flare.ports 0-1", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto s = nlohmann::json::parse(slurp(dir / "s.json"));
+  EXPECT_EQ(s["totals"]["ingress_late_starts"], 2);
+  const auto& lat = s["handlers"]["flare_dense"]["latency_ns"];
+  EXPECT_EQ(lat["count"], 3);
+  EXPECT_EQ(lat["min"], lat["max"]);
+}
+
 TEST(E2EAllreduce, ConfigurableUdpPort) {
   ScratchDir dir;
   const CliResult gen = flaresim("gen allreduce --hosts 3 --bytes 3KiB --udp-port 5000 -o t.txt", dir);

@@ -114,6 +114,60 @@ TEST(E2EBadInput, TooManyHpus) {
   expect_no_outputs(dir);
 }
 
+TEST(E2EBadInput, NumbersAreDecimal) {
+  ScratchDir dir;
+  write_file(dir / "t.txt", "");
+  for (const char* v : {"0x10", "+8", "-8", "8.0", "99999999999999999999999"}) {
+    const CliResult r = flaresim(std::string("run --trace t.txt --stats s.json --ports.count ") + v, dir);
+    EXPECT_EQ(r.code, 2) << v;
+    EXPECT_NE(r.err.find(std::string("bad value '") + v + "' for 'ports.count': expected a whole number from 1 to 4096"),
+              std::string::npos)
+        << r.err;
+  }
+  expect_no_outputs(dir);
+  // A leading zero is still decimal, not octal.
+  ASSERT_EQ(flaresim("run --trace t.txt --stats s.json --ports.count 010 --flare.ports 0-3", dir).code, 0);
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir / "s.json"))["config"]["ports"]["count"], 10);
+}
+
+TEST(E2EBadInput, TraceTimeBeyondTheModelsRange) {
+  ScratchDir dir;
+  // 2^62 ps = 4611686018427387904 ps is the last time a trace may use.
+  write_file(dir / "t.txt", "0ns 0 flare block=0 values=1\n4611686018427387905ps 1 flare block=0 values=1\n");
+  const CliResult r = flaresim("run --trace t.txt --stats s.json", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("t.txt:2: time 4611686018427387905 ps is beyond the longest trace the model runs"),
+            std::string::npos)
+      << r.err;
+  expect_no_outputs(dir);
+}
+
+TEST(E2EBadInput, SimulatedTimeOverflowIsASimulationError) {
+  ScratchDir dir;
+  // One HPU at 1 MHz (10^6 ps a cycle) charging 2^32-1 cycles per packet: each packet costs about
+  // 4.3e15 ps, so 2200 packets need more than 2^63 ps (9.2e18) and the run must stop, not wrap.
+  std::string trace;
+  for (int i = 0; i < 2200; ++i) trace += "0ns 0 flare block=" + std::to_string(i) + " values=1\n";
+  write_file(dir / "t.txt", trace);
+  const CliResult r = flaresim("run --trace t.txt --stats s.json --flare.ports 0-1 --pspin.clusters 1 "
+                               "--pspin.hpus_per_cluster 1 --pspin.clock_ghz 0.001 "
+                               "--hpu.native_fixed_cycles 4294967295",
+                               dir);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("simulated time passed 2^63 ps"), std::string::npos) << r.err;
+  expect_no_outputs(dir);
+}
+
+TEST(E2EBadInput, KeySetTwiceInAnIniFile) {
+  ScratchDir dir;
+  write_file(dir / "t.txt", "");
+  write_file(dir / "a.ini", "[pspin]\nclusters = 4\nclusters = 2\n");
+  const CliResult r = flaresim("run --config a.ini --trace t.txt --stats s.json", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("a.ini: key 'pspin.clusters' is set twice"), std::string::npos) << r.err;
+  expect_no_outputs(dir);
+}
+
 TEST(E2EBadInput, UnknownKeyAndBadValueInAnIniFile) {
   ScratchDir dir;
   write_file(dir / "t.txt", "");
@@ -163,6 +217,9 @@ TEST(E2EBadInput, UnknownCommandAndUsage) {
   const CliResult g = flaresim("gen allreduce --hosts 0 --bytes 1KiB -o t.txt", dir);
   EXPECT_EQ(g.code, 2);
   EXPECT_NE(g.err.find("hosts"), std::string::npos) << g.err;
+  const CliResult big = flaresim("gen allreduce --hosts 16 --bytes 1GiB -o t.txt", dir);
+  EXPECT_EQ(big.code, 2);
+  EXPECT_NE(big.err.find("--hosts x --bytes = 16 x 1073741824 bytes; at most 4 GiB"), std::string::npos) << big.err;
   EXPECT_FALSE(exists(dir / "t.txt"));
 }
 

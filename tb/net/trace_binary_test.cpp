@@ -376,6 +376,14 @@ TEST(TracePcap, Errors) {
   EXPECT_EQ(error_of(c.b),
             "f: packet 1: captured length 14 < original length 60 (packet was cut by the snapshot "
             "length)");
+  Buf us = pcap_header(false, false);
+  pcap_rec(us, 1, 1000000, eth(1));  // a microsecond field of a whole second
+  EXPECT_EQ(error_of(us.b), "f: packet 1: timestamp fraction 1000000 is not below one second (microseconds)");
+  Buf ns = pcap_header(true, true);
+  pcap_rec(ns, 1, 999999999, eth(1));
+  EXPECT_EQ(error_of(ns.b), "");
+  pcap_rec(ns, 1, 1000000000, eth(1));
+  EXPECT_EQ(error_of(ns.b), "f: packet 2: timestamp fraction 1000000000 is not below one second (nanoseconds)");
   Buf o = pcap_header(false, false);
   pcap_rec(o, 0xFFFFFFFF, 0, eth(1));
   EXPECT_EQ(error_of(o.b),
