@@ -27,6 +27,21 @@ TEST(E2EDeterminism, TwoRunsGiveIdenticalStatsAndEgress) {
   EXPECT_GT(slurp(dir / "e1.pcapng").size(), 0u);
 }
 
+TEST(E2EDeterminism, PspinPresetIsTheDefaultConfiguration) {
+  // configs/pspin-4x8.ini documents the defaults: loading it changes no effective value.
+  ScratchDir dir;
+  write_file(dir / "t.txt", "");
+  ASSERT_EQ(flaresim("run --trace t.txt --stats a.json -q", dir).code, 0);
+  ASSERT_EQ(flaresim("run --config '" FLARESIM_SOURCE_DIR "/configs/pspin-4x8.ini' --trace t.txt --stats b.json -q", dir)
+                .code,
+            0);
+  const auto a = nlohmann::json::parse(slurp(dir / "a.json"));
+  const auto b = nlohmann::json::parse(slurp(dir / "b.json"));
+  EXPECT_EQ(a["config"], b["config"]);
+  EXPECT_EQ(b["config"]["pspin"]["clusters"], 4);
+  EXPECT_EQ(b["config"]["pspin"]["hpus_per_cluster"], 8);
+}
+
 TEST(E2EDeterminism, GenIsReproducibleAndSeedMatters) {
   ScratchDir dir;
   ASSERT_EQ(flaresim("gen allreduce --hosts 3 --bytes 4KiB --seed 5 -o a.txt", dir).code, 0);
