@@ -28,6 +28,7 @@ const char* kUsage =
     "  run   replay a packet trace through the switch model\n"
     "  gen   generate a workload trace (gen allreduce ...)\n"
     "  info  list every configuration key, handler set and scheduling policy\n"
+    "  iss   run a bare RISC-V program (rv32imafc ELF) on the instruction-set simulator\n"
     "'flaresim <command> --help' shows a command's options.\n";
 
 // Parses a command line, turning Boost's messages into InputErrors that name the option.
@@ -206,7 +207,8 @@ int cli_main(int argc, char** argv) {
     if (cmd == "run") return cmd_run(args);
     if (cmd == "gen") return cmd_gen(args);
     if (cmd == "info") return cmd_info(args);
-    throw InputError("unknown command '" + cmd + "' (valid: run, gen, info)");
+    if (cmd == "iss") return cmd_iss(args);
+    throw InputError("unknown command '" + cmd + "' (valid: run, gen, info, iss)");
   } catch (const InputError& e) {
     std::cerr << "flaresim: " << e.what() << "\n";
     return 2;

@@ -10,6 +10,7 @@ namespace fs {
 int cmd_run(const std::vector<std::string>& args);
 int cmd_gen(const std::vector<std::string>& args);
 int cmd_info(const std::vector<std::string>& args);
+int cmd_iss(const std::vector<std::string>& args);  // sc_model/app/cmd_iss.cpp
 int cli_main(int argc, char** argv);
 
 }  // namespace fs

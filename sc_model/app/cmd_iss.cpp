@@ -1,0 +1,50 @@
+// `flaresim iss PROG.elf`: runs a bare RV32IMAFC program on the instruction-set simulator with
+// the Linux exit/write system calls; the program's exit status becomes flaresim's, and the
+// retired instructions and cycles go to stderr at the end.
+#include <iostream>
+
+#include <boost/program_options.hpp>
+
+#include "app/commands.h"
+#include "common/errors.h"
+#include "iss/bare_run.h"
+
+namespace po = boost::program_options;
+
+namespace fs {
+
+int cmd_iss(const std::vector<std::string>& args) {
+  iss::BareRunOptions opts;
+  po::options_description desc("flaresim iss options");
+  desc.add_options()
+      ("help,h", "show this help")
+      ("max-instructions", po::value<uint64_t>(&opts.max_instructions)->default_value(opts.max_instructions),
+       "stop the program (exit 1) after this many instructions")
+      ("quiet,q", "do not print instructions and cycles to stderr");
+  po::options_description hidden;
+  hidden.add_options()("elf", po::value<std::string>(), "program");
+  po::options_description all;
+  all.add(desc).add(hidden);
+  po::positional_options_description pos;
+  pos.add("elf", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw InputError(std::string("iss: ") + e.what());
+  }
+  if (vm.count("help")) {
+    std::cout << "usage: flaresim iss [options] PROG.elf\n\n" << desc;
+    return 0;
+  }
+  if (!vm.count("elf")) throw InputError("iss: missing the program (usage: flaresim iss PROG.elf)");
+  std::cout.flush();
+  const iss::BareRunResult r = iss::run_bare_elf(vm["elf"].as<std::string>(), opts, std::cout, std::cerr);
+  std::cout.flush();
+  if (!vm.count("quiet"))
+    std::cerr << "flaresim iss: " << r.instret << " instructions, " << r.cycles << " cycles\n";
+  return r.exit_code;
+}
+
+}  // namespace fs

@@ -1,0 +1,84 @@
+// The bare-program environment of `flaresim iss` (see bare_run.h).
+#include "iss/bare_run.h"
+
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "common/errors.h"
+#include "iss/cpu.h"
+#include "iss/elf.h"
+
+namespace fs::iss {
+namespace {
+
+std::string hex32(uint32_t v) {
+  char b[16];
+  std::snprintf(b, sizeof b, "0x%08x", v);
+  return b;
+}
+
+}  // namespace
+
+BareRunResult run_bare_elf(const std::string& path, const BareRunOptions& opts, std::ostream& out, std::ostream& err) {
+  const ElfImage img = read_elf(path);
+  AddressSpace mem;
+  std::vector<std::unique_ptr<std::vector<uint8_t>>> storage;
+  try {
+    for (size_t i = 0; i < img.segments.size(); ++i) {
+      const ElfSegment& s = img.segments[i];
+      storage.push_back(std::make_unique<std::vector<uint8_t>>(s.memsz, 0));
+      std::copy(s.bytes.begin(), s.bytes.end(), storage.back()->begin());
+      mem.add(MemRegion{s.vaddr, s.memsz, storage.back()->data(), s.writable, s.executable, 0,
+                        "ELF segment " + std::to_string(i)});
+    }
+    storage.push_back(std::make_unique<std::vector<uint8_t>>(kBareStackBytes, 0));
+    mem.add(MemRegion{kBareStackTop - kBareStackBytes, kBareStackBytes, storage.back()->data(), true, false, 0, "stack"});
+  } catch (const std::invalid_argument& e) {
+    throw InputError(path + ": " + e.what());
+  }
+
+  Cpu cpu(mem, opts.timing);
+  cpu.pc = img.entry;
+  cpu.x[2] = kBareStackTop - 16;
+  BareRunResult res;
+  uint64_t left = opts.max_instructions;
+  for (;;) {
+    const uint64_t before = cpu.instret;
+    const Stop stop = cpu.run(left);
+    left -= cpu.instret - before;
+    if (stop == Stop::kEcall) {
+      const uint32_t nr = cpu.x[17], a0 = cpu.x[10], a1 = cpu.x[11], a2 = cpu.x[12];
+      if (nr == 93 || nr == 94) {
+        res.exit_code = int(a0 & 0xFF);
+        break;
+      }
+      if (nr == 64) {
+        std::ostream* dst = a0 == 1 ? &out : a0 == 2 ? &err : nullptr;
+        const MemRegion* r = a2 ? mem.find(a1, a2) : nullptr;
+        if (!dst) cpu.x[10] = uint32_t(-9);              // EBADF
+        else if (a2 && !r) cpu.x[10] = uint32_t(-14);    // EFAULT
+        else {
+          if (a2) dst->write(reinterpret_cast<const char*>(r->host + (a1 - r->base)), a2);
+          cpu.x[10] = a2;
+        }
+        cpu.skip();
+        continue;
+      }
+      throw SimError(path + ": unsupported system call " + std::to_string(nr) + " (a7) at pc " + hex32(cpu.pc) +
+                     "; bare programs may use exit (93), exit_group (94) and write (64)");
+    }
+    if (stop == Stop::kEbreak) throw SimError(path + ": ebreak at pc " + hex32(cpu.pc));
+    if (stop == Stop::kFault) throw SimError(path + ": " + cpu.fault().describe());
+    if (stop == Stop::kBudget)
+      throw SimError(path + ": stopped after " + std::to_string(opts.max_instructions) +
+                     " instructions without exiting (pc " + hex32(cpu.pc) + "); raise --max-instructions if it should run longer");
+  }
+  out.flush();
+  res.instret = cpu.instret;
+  res.cycles = cpu.cycles;
+  return res;
+}
+
+}  // namespace fs::iss

@@ -1,0 +1,30 @@
+// Running a bare RISC-V program (`flaresim iss`): the ELF's PT_LOAD segments at their link
+// addresses (bss zeroed), a 2 MiB stack below 0x80000000 (sp = 0x7ffffff0), and the Linux RISC-V
+// system calls exit (93), exit_group (94) and write (64) to fd 1 and 2. Anything else the
+// program does outside that (another system call, ebreak, a fault, running past the
+// instruction budget) stops it with a SimError naming the place.
+#pragma once
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include "iss/timing.h"
+
+namespace fs::iss {
+
+struct BareRunOptions {
+  uint64_t max_instructions = 10'000'000'000ull;  // watchdog
+  Timing timing;
+};
+
+struct BareRunResult {
+  int exit_code = 0;  // the program's exit status, & 0xff as on Linux
+  uint64_t instret = 0, cycles = 0;
+};
+
+constexpr uint32_t kBareStackTop = 0x80000000u;
+constexpr uint32_t kBareStackBytes = 2u << 20;
+
+BareRunResult run_bare_elf(const std::string& path, const BareRunOptions& opts, std::ostream& out, std::ostream& err);
+
+}  // namespace fs::iss

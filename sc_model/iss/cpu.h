@@ -1,0 +1,78 @@
+// One RV32IMAFC hart: registers, CSRs (fflags/frm/fcsr, cycle/instret and their m-mode and high
+// halves, mhartid), a decode cache of pre-decoded instructions per executable region, and the run
+// loop that executes until an ecall, an ebreak, a fault or the instruction budget. Cycles come
+// from the Timing table plus memory-region costs and load-use stalls. Plain C++, no SystemC.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "iss/insn.h"
+#include "iss/memory.h"
+#include "iss/timing.h"
+
+namespace fs::iss {
+
+// Why run() returned. kHalt: a device (MmioDevice::Result::kHalt) asked the core to stop after
+// the access; pc is past that instruction.
+enum class Stop { kEcall, kEbreak, kFault, kBudget, kHalt };
+
+struct Fault {
+  enum Kind { kNone, kIllegalInstruction, kFetchAccess, kLoadAccess, kStoreAccess, kMisalignedAtomic } kind = kNone;
+  uint32_t pc = 0;
+  uint32_t insn = 0;  // the instruction word (16 or 32 bits), 0 if it could not be fetched
+  uint32_t addr = 0;  // the faulting data address for access faults
+  std::string describe() const;  // "illegal instruction 0x0000ffff at pc 0x00010074"
+};
+
+// Counts by instruction class, for per-handler statistics.
+struct CpuCounters {
+  uint64_t loads = 0, stores = 0, branches = 0, taken = 0, atomics = 0, fp = 0;
+  uint64_t load_use_stalls = 0, region_stall_cycles = 0, div_cycles = 0;
+};
+
+class Cpu {
+ public:
+  Cpu(AddressSpace& mem, const Timing& timing, uint32_t hart_id = 0);
+
+  uint32_t x[32] = {};
+  uint32_t f[32] = {};
+  uint32_t pc = 0;
+  uint32_t fflags = 0, frm = 0;
+  uint64_t cycles = 0, instret = 0;
+  CpuCounters counters;
+
+  // Executes at most `budget` instructions. On kEcall and kEbreak pc still points at the
+  // instruction; call skip() to continue after it. On kFault see fault().
+  Stop run(uint64_t budget);
+  void skip() { pc += last_len_; }
+  const Fault& fault() const { return fault_; }
+  // Forgets every pre-decoded instruction (after code is written; fence.i does it too).
+  void flush_decode_cache();
+  // The instruction at pc, decoded (for traces); nullptr if it cannot be fetched.
+  const Insn* insn_at(uint32_t addr);
+
+ private:
+  struct CodeCache {
+    const MemRegion* region;
+    std::vector<Insn> insns;  // one slot per halfword; len == 0: not decoded yet
+  };
+  const Insn* fetch(uint32_t addr);
+  bool csr_read(uint32_t csr, uint32_t& value) const;
+  bool csr_write(uint32_t csr, uint32_t value);
+  Stop raise(Fault::Kind kind, uint32_t insn, uint32_t addr = 0);
+
+  AddressSpace& mem_;
+  Timing t_;
+  uint32_t hart_id_;
+  std::vector<CodeCache> caches_;
+  CodeCache* current_ = nullptr;
+  uint8_t pending_load_ = kNoReg;  // destination of the previous instruction if it was a load
+  uint8_t last_len_ = 4;
+  bool reservation_valid_ = false;
+  uint32_t reservation_ = 0;
+  Fault fault_;
+};
+
+}  // namespace fs::iss

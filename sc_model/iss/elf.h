@@ -1,0 +1,33 @@
+// Reading RISC-V ELF executables: ELF32, little-endian, EM_RISCV, ET_EXEC, with PT_LOAD segments.
+// Every malformed file is an InputError naming the file and the reason; nothing is trusted.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace fs::iss {
+
+struct ElfSegment {
+  uint32_t vaddr = 0;
+  uint32_t memsz = 0;
+  std::vector<uint8_t> bytes;  // the file's bytes (filesz); the rest up to memsz is zero
+  bool readable = false, writable = false, executable = false;
+};
+
+struct ElfImage {
+  uint32_t entry = 0;
+  std::vector<ElfSegment> segments;
+  uint32_t flags = 0;  // e_flags (float ABI, RVC)
+  std::map<std::string, uint32_t> symbols;  // function and object symbols of .symtab, if any
+  bool has_writable_segment() const {
+    for (const ElfSegment& s : segments)
+      if (s.writable) return true;
+    return false;
+  }
+};
+
+ElfImage read_elf(const std::string& path);
+ElfImage parse_elf(const std::string& name, const std::vector<uint8_t>& file);
+
+}  // namespace fs::iss

@@ -1,0 +1,55 @@
+// The address space an ISS core sees: a sorted set of regions, each a host buffer with a base
+// address, permissions and the extra cycles an access to it costs (0 for single-cycle memory).
+// Accesses outside every region are access faults. Plain C++, no SystemC.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fs::iss {
+
+// A memory-mapped device: loads and stores to its region call it instead of touching memory.
+class MmioDevice {
+ public:
+  enum class Result { kOk, kFault, kHalt };  // kHalt: the access completes, then the core stops
+  virtual ~MmioDevice() = default;
+  virtual Result read(uint32_t offset, unsigned size, uint32_t& value) = 0;
+  virtual Result write(uint32_t offset, unsigned size, uint32_t value) = 0;
+};
+
+struct MemRegion {
+  uint32_t base = 0;
+  uint32_t size = 0;
+  uint8_t* host = nullptr;
+  bool writable = true;
+  bool executable = false;
+  uint32_t extra_cycles = 0;  // added to every access's cost
+  std::string name;           // for messages ("L1", "stack", "ELF segment 0")
+  MmioDevice* mmio = nullptr; // set: a device region (host unused); only plain loads/stores reach it
+};
+
+class AddressSpace {
+ public:
+  // Adds a region; throws std::invalid_argument if it overlaps another or wraps past 2^32.
+  void add(MemRegion r);
+  // The region holding [addr, addr + len), or nullptr.
+  // Remembers the two regions used last: handler loops alternate between two (packet, state).
+  const MemRegion* find(uint32_t addr, uint32_t len) const {
+    if (last_ && addr - last_->base < last_->size && len <= last_->size - (addr - last_->base)) return last_;
+    if (prev_ && addr - prev_->base < prev_->size && len <= prev_->size - (addr - prev_->base)) {
+      std::swap(last_, prev_);
+      return last_;
+    }
+    return find_slow(addr, len);
+  }
+  const std::vector<MemRegion>& regions() const { return regions_; }
+
+ private:
+  const MemRegion* find_slow(uint32_t addr, uint32_t len) const;
+  std::vector<MemRegion> regions_;
+  mutable const MemRegion* last_ = nullptr;
+  mutable const MemRegion* prev_ = nullptr;
+};
+
+}  // namespace fs::iss

@@ -1,0 +1,189 @@
+// The ISS core on hand-assembled code: results, cycle counts from the timing table (worked out
+// by hand in comments), and every kind of fault with its pc and instruction word.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "iss/cpu.h"
+
+namespace fs::iss {
+namespace {
+
+// Minimal encoders for the instructions the tests use.
+uint32_t r(uint32_t f7, uint32_t rs2, uint32_t rs1, uint32_t f3, uint32_t rd, uint32_t opc) {
+  return (f7 << 25) | (rs2 << 20) | (rs1 << 15) | (f3 << 12) | (rd << 7) | opc;
+}
+uint32_t i(int32_t imm, uint32_t rs1, uint32_t f3, uint32_t rd, uint32_t opc) {
+  return (uint32_t(imm & 0xFFF) << 20) | (rs1 << 15) | (f3 << 12) | (rd << 7) | opc;
+}
+uint32_t s(int32_t imm, uint32_t rs2, uint32_t rs1, uint32_t f3) {
+  const uint32_t u = uint32_t(imm) & 0xFFF;
+  return ((u >> 5) << 25) | (rs2 << 20) | (rs1 << 15) | (f3 << 12) | ((u & 0x1F) << 7) | 0x23;
+}
+uint32_t b(int32_t imm, uint32_t rs2, uint32_t rs1, uint32_t f3) {
+  const uint32_t u = uint32_t(imm);
+  return (((u >> 12) & 1) << 31) | (((u >> 5) & 0x3F) << 25) | (rs2 << 20) | (rs1 << 15) | (f3 << 12) |
+         (((u >> 1) & 0xF) << 8) | (((u >> 11) & 1) << 7) | 0x63;
+}
+uint32_t addi(uint32_t rd, uint32_t rs1, int32_t imm) { return i(imm, rs1, 0, rd, 0x13); }
+uint32_t lw(uint32_t rd, uint32_t rs1, int32_t imm) { return i(imm, rs1, 2, rd, 0x03); }
+uint32_t sw(uint32_t rs2, uint32_t rs1, int32_t imm) { return s(imm, rs2, rs1, 2); }
+uint32_t add(uint32_t rd, uint32_t a, uint32_t c) { return r(0, c, a, 0, rd, 0x33); }
+uint32_t mul(uint32_t rd, uint32_t a, uint32_t c) { return r(1, c, a, 0, rd, 0x33); }
+uint32_t mulh(uint32_t rd, uint32_t a, uint32_t c) { return r(1, c, a, 1, rd, 0x33); }
+uint32_t div_(uint32_t rd, uint32_t a, uint32_t c) { return r(1, c, a, 4, rd, 0x33); }
+uint32_t bne(uint32_t a, uint32_t c, int32_t off) { return b(off, c, a, 1); }
+constexpr uint32_t kEcall = 0x00000073;
+
+constexpr uint32_t kCode = 0x1000, kData = 0x8000;
+
+struct Machine {
+  std::vector<uint8_t> code = std::vector<uint8_t>(4096, 0), data = std::vector<uint8_t>(4096, 0);
+  AddressSpace mem;
+  Timing timing;
+  explicit Machine(const std::vector<uint32_t>& program, uint32_t data_extra_cycles = 0) {
+    for (size_t k = 0; k < program.size(); ++k) std::memcpy(&code[4 * k], &program[k], 4);
+    mem.add(MemRegion{kCode, uint32_t(code.size()), code.data(), false, true, 0, "code"});
+    mem.add(MemRegion{kData, uint32_t(data.size()), data.data(), true, false, data_extra_cycles, "data"});
+  }
+  Cpu cpu() {
+    Cpu c(mem, timing);
+    c.pc = kCode;
+    return c;
+  }
+};
+
+TEST(IssCpu, ArithmeticLoadStoreAndEcall) {
+  Machine m2({addi(5, 0, 1000), addi(6, 0, -3), add(7, 5, 6), sw(7, 10, 4), lw(9, 10, 4), kEcall});
+  Cpu c2 = m2.cpu();
+  c2.x[10] = kData;
+  ASSERT_EQ(c2.run(100), Stop::kEcall);
+  EXPECT_EQ(c2.x[7], 997u);
+  EXPECT_EQ(c2.x[9], 997u);
+  EXPECT_EQ(c2.pc, kCode + 20);  // pc stays on the ecall
+  EXPECT_EQ(c2.instret, 5u);
+  // addi, addi, add (1 each), sw (1), lw (1): 5 cycles, no stall (ecall is next, reads nothing).
+  EXPECT_EQ(c2.cycles, 5u);
+  EXPECT_EQ(m2.data[4], uint8_t(997 & 0xFF));
+}
+
+TEST(IssCpu, LoadUseStallTakenBranchMulAndDivCycles) {
+  // Loop three times: x5 counts down from 3 (lw then immediately used: one stall each time).
+  //   0: lw   x6, 0(x10)      load 1
+  //   4: add  x7, x7, x6      alu 1 + load-use stall 1
+  //   8: addi x5, x5, -1      1
+  //  12: bne  x5, x0, -12     taken 3 (twice), not taken 1 (last)
+  //  16: mul  x8, x7, x7      1
+  //  20: mulh x9, x7, x7      5
+  //  24: div  x11, x7, x12    3 + (bitlen(21) - bitlen(2)) = 3 + (5 - 2) = 6
+  //  28: ecall
+  // Loop: 3 x (1 + 2 + 1) + 3 + 3 + 1 = 19; then 1 + 5 + 6 = 12: 31 cycles, 3 stalls.
+  Machine m({lw(6, 10, 0), add(7, 7, 6), addi(5, 5, -1), bne(5, 0, -12), mul(8, 7, 7), mulh(9, 7, 7),
+             div_(11, 7, 12), kEcall});
+  uint32_t seven = 7;
+  std::memcpy(m.data.data(), &seven, 4);
+  Cpu c = m.cpu();
+  c.x[10] = kData;
+  c.x[5] = 3;
+  c.x[12] = 2;
+  ASSERT_EQ(c.run(1000), Stop::kEcall);
+  EXPECT_EQ(c.x[7], 21u);
+  EXPECT_EQ(c.x[8], 441u);
+  EXPECT_EQ(c.x[9], 0u);
+  EXPECT_EQ(c.x[11], 10u);
+  EXPECT_EQ(c.instret, 3u * 4 + 3);
+  EXPECT_EQ(c.cycles, 31u);
+  EXPECT_EQ(c.counters.load_use_stalls, 3u);
+  EXPECT_EQ(c.counters.branches, 3u);
+  EXPECT_EQ(c.counters.taken, 2u);
+}
+
+TEST(IssCpu, RegionCostsAndMisalignedAccess) {
+  // A load from a region costing 10 extra cycles, then a misaligned load (+1) from it.
+  Machine m({lw(6, 10, 0), lw(7, 10, 2), kEcall}, /*data_extra_cycles=*/10);
+  const uint8_t bytes[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  std::memcpy(m.data.data(), bytes, 8);
+  Cpu c = m.cpu();
+  c.x[10] = kData;
+  ASSERT_EQ(c.run(10), Stop::kEcall);
+  EXPECT_EQ(c.x[6], 0x04030201u);
+  EXPECT_EQ(c.x[7], 0x06050403u);
+  EXPECT_EQ(c.cycles, (1u + 10) + (1u + 10 + 1));
+  EXPECT_EQ(c.counters.region_stall_cycles, 20u);
+}
+
+TEST(IssCpu, Faults) {
+  {  // an illegal word
+    Machine m({addi(1, 0, 1), 0xFFFFFFFFu});
+    Cpu c = m.cpu();
+    ASSERT_EQ(c.run(10), Stop::kFault);
+    EXPECT_EQ(c.fault().describe(), "illegal instruction 0xffffffff at pc 0x00001004");
+  }
+  {  // a load outside every region
+    Machine m({lw(6, 0, 0x7F0)});
+    Cpu c = m.cpu();
+    ASSERT_EQ(c.run(10), Stop::kFault);
+    EXPECT_EQ(c.fault().describe(),
+              "load access fault at address 0x000007f0 (pc 0x00001000, instruction 0x7f002303)");
+  }
+  {  // a store into read-only code
+    Machine m({sw(1, 10, 0)});
+    Cpu c = m.cpu();
+    c.x[10] = kCode;
+    ASSERT_EQ(c.run(10), Stop::kFault);
+    EXPECT_EQ(c.fault().kind, Fault::kStoreAccess);
+    EXPECT_EQ(c.fault().addr, kCode);
+  }
+  {  // amoadd.w on a misaligned address
+    Machine m({r(0x00, 6, 10, 2, 5, 0x2F)});
+    Cpu c = m.cpu();
+    c.x[10] = kData + 2;
+    ASSERT_EQ(c.run(10), Stop::kFault);
+    EXPECT_EQ(c.fault().kind, Fault::kMisalignedAtomic);
+    EXPECT_EQ(c.fault().addr, kData + 2);
+  }
+  {  // an unknown CSR, and a write to a read-only one (cycle)
+    Machine m({i(0x7C0, 0, 2, 5, 0x73)});
+    Cpu c = m.cpu();
+    ASSERT_EQ(c.run(10), Stop::kFault);
+    EXPECT_EQ(c.fault().kind, Fault::kIllegalInstruction);
+    Machine w({i(0xC00, 5, 1, 0, 0x73)});  // csrrw x0, cycle, x5
+    Cpu cw = w.cpu();
+    ASSERT_EQ(cw.run(10), Stop::kFault);
+    EXPECT_EQ(cw.fault().kind, Fault::kIllegalInstruction);
+  }
+  {  // running off the end of the code region
+    Machine m({});
+    Cpu c = m.cpu();
+    c.pc = kCode + 4096;
+    ASSERT_EQ(c.run(10), Stop::kFault);
+    EXPECT_EQ(c.fault().kind, Fault::kFetchAccess);
+  }
+  {  // the budget stops an endless loop
+    Machine m({b(0, 0, 0, 0)});  // beq x0, x0, 0
+    Cpu c = m.cpu();
+    EXPECT_EQ(c.run(1000), Stop::kBudget);
+    EXPECT_EQ(c.instret, 1000u);
+    EXPECT_EQ(c.cycles, 3000u);
+  }
+}
+
+TEST(IssCpu, CompressedInstructions) {
+  // c.li a0, 5 (0x4515); c.addi a0, 3 (0x050d); c.mv a1, a0 (0x85aa); c.add a1, a0 (0x95aa); ecall
+  Machine m({0x050d4515u, 0x95aa85aau, kEcall});
+  Cpu c = m.cpu();
+  ASSERT_EQ(c.run(10), Stop::kEcall);
+  EXPECT_EQ(c.x[10], 8u);
+  EXPECT_EQ(c.x[11], 16u);
+  EXPECT_EQ(c.pc, kCode + 8);
+  EXPECT_EQ(c.instret, 4u);
+  // An all-zero halfword is illegal.
+  Machine z({0x00000000u});
+  Cpu cz = z.cpu();
+  ASSERT_EQ(cz.run(10), Stop::kFault);
+  EXPECT_EQ(cz.fault().describe(), "illegal instruction 0x00000000 at pc 0x00001000");
+}
+
+}  // namespace
+}  // namespace fs::iss
