@@ -7,9 +7,23 @@
 
 #include <string.h>
 
+/* Element data in a packet starts 58 bytes into the frame, so it is only 2-byte aligned; the
+ * HPU core (RI5CY) loads and stores misaligned words in hardware, so the folds and copies use
+ * word accesses through memcpy, which the RISC-V build (-mno-strict-align) turns into lw/sw. */
+static void copy_bytes(uint8_t* dst, const uint8_t* src, uint32_t n) {
+  uint32_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    uint32_t w;
+    memcpy(&w, src + i, 4);
+    memcpy(dst + i, &w, 4);
+  }
+  for (; i < n; ++i) dst[i] = src[i];
+}
+
 #define DEFINE_FOLD(name, type, expr)                                    \
   static void name(uint8_t* acc, const uint8_t* in, uint32_t n) {        \
     uint32_t i;                                                           \
+    _Pragma("GCC unroll 4")                                               \
     for (i = 0; i < n; ++i) {                                             \
       type a, b;                                                          \
       memcpy(&a, acc + i * sizeof(type), sizeof(type));                   \
@@ -69,7 +83,7 @@ static uint32_t make_result(uint8_t* pkt, const flare_block_slot_t* slot, const 
   h.sender_rank = FLARE_RANK_SWITCH;
   h.elem_count = slot->elem_count;
   flare_encode(&h, fh);
-  memcpy(fh + FLARE_HEADER_BYTES, data, bytes);
+  copy_bytes(fh + FLARE_HEADER_BYTES, data, bytes);
   return FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES + bytes;
 }
 
@@ -117,7 +131,7 @@ int flare_dense_handler(const fs_handler_args_t* args) {
     slot->elem_count = h.elem_count;
     slot->dtype = h.dtype;
     slot->op = h.op;
-    memcpy(data, args->pkt + FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES, bytes);
+    copy_bytes(data, args->pkt + FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES, bytes);
   } else {
     if (slot->allreduce_id != h.allreduce_id || slot->block_id != h.block_id) return FLARE_DENSE_BUFFER_BUSY;
     if (slot->children[h.sender_rank / 32] & (1u << (h.sender_rank % 32))) return FLARE_DENSE_DUPLICATE;

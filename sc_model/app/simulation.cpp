@@ -22,7 +22,7 @@ constexpr Picos kMaxSimTime = Picos(1) << 63;
 
 // Advances the simulation to its end in slices, so that a progress line can be shown between
 // slices. The slice length does not change the result: the kernel stops at the last event.
-void run_to_end(bool progress, Picos last_arrival, std::chrono::steady_clock::time_point t0) {
+void run_to_end(Switch& sw, bool progress, Picos last_arrival, std::chrono::steady_clock::time_point t0) {
   using clock = std::chrono::steady_clock;
   auto last_print = t0;
   bool printed = false;
@@ -36,6 +36,7 @@ void run_to_end(bool progress, Picos last_arrival, std::chrono::steady_clock::ti
       throw SimError("simulated time passed 2^63 ps (about 106 days) at " + std::to_string(now_ps()) +
                      " ps; the configured costs are too large to simulate");
     sc_core::sc_start(sc_core::sc_time_to_pending_activity() + slice, sc_core::SC_EXIT_ON_STARVATION);
+    if (!sw.pspin().fatal_error().empty()) throw SimError(sw.pspin().fatal_error());
     if (progress) {
       const auto now = clock::now();
       if (now - t0 > std::chrono::seconds(2) && now - last_print > std::chrono::milliseconds(500)) {
@@ -98,7 +99,8 @@ RunResult run_simulation(const RunRequest& req) {
   });
 
   sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborate and run time-zero activity
-  run_to_end(req.progress, last_arrival, wall0);
+  if (!sw.pspin().fatal_error().empty()) throw SimError(sw.pspin().fatal_error());
+  run_to_end(sw, req.progress, last_arrival, wall0);
   const Picos end = now_ps();
 
   nlohmann::json stats;

@@ -42,8 +42,15 @@ nlohmann::json collect_stats(Switch& sw, Picos end) {
   json handlers = json::object();
   for (const auto& kv : pspin.handler_stats()) {
     handled += kv.second.runs;
+    const HandlerCounters& k = kv.second.counters;
     handlers[kv.first] = {{"runs", kv.second.runs}, {"cycles", kv.second.cycles.to_json()},
-                          {"latency_ns", kv.second.latency_ps.to_json(1000.0)}, {"outcomes", kv.second.outcomes}};
+                          {"latency_ns", kv.second.latency_ps.to_json(1000.0)}, {"outcomes", kv.second.outcomes},
+                          {"iss", {{"instructions", k.instructions}, {"loads", k.loads}, {"stores", k.stores},
+                                   {"branches", k.branches}, {"taken_branches", k.taken_branches},
+                                   {"atomics", k.atomics}, {"fp", k.fp},
+                                   {"stall_cycles", {{"load_use", k.load_use_stall_cycles},
+                                                     {"memory", k.memory_stall_cycles}, {"div", k.div_cycles}}}}},
+                          {"faults", kv.second.faults}};
   }
   j["handlers"] = handlers;
 

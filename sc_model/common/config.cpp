@@ -147,10 +147,35 @@ std::vector<ConfigKey> make_schema() {
   s.push_back(uint_key("dma.latency_cycles", "fixed cycles of a cluster DMA L2->L1 copy", 0, kMaxU32, FIELD(dma.latency_cycles)));
   s.push_back(uint_key("dma.bytes_per_cycle", "cluster DMA bandwidth in bytes per cycle", 1, 1 << 20, FIELD(dma.bytes_per_cycle)));
 
-  s.push_back(string_key("hpu.model", "how HPUs execute handlers", {"native"}, FIELD(hpu.model)));
+  s.push_back(string_key("hpu.model", "how HPUs execute handlers: native C code with a cost model, or RISC-V code on the ISS", {"native", "iss"}, FIELD(hpu.model)));
   s.push_back(uint_key("hpu.native_fixed_cycles", "native cost model: fixed cycles per handler run", 0, kMaxU32, FIELD(hpu.native_fixed_cycles)));
   s.push_back(double_key("hpu.native_cycles_per_byte", "native cost model: cycles per packet byte", 0, 1e6, FIELD(hpu.native_cycles_per_byte)));
 
+  s.push_back(uint_key("hpu.max_cycles", "iss: a handler run longer than this many cycles is a fault (watchdog)", 1, ~0ull >> 8, FIELD(hpu.max_cycles)));
+  s.push_back(string_key("hpu.on_fault", "iss: what a handler fault does: abort the run (exit 1) or drop the packet and continue", {"abort", "drop"}, FIELD(hpu.on_fault)));
+  s.push_back(uint_key("hpu.remote_l1_cycles", "iss: extra cycles of an access to another cluster's L1", 0, 100000, FIELD(hpu.remote_l1_cycles)));
+  s.push_back(uint_key("hpu.l2_cycles", "iss: extra cycles of an access to L2 handler memory", 0, 100000, FIELD(hpu.l2_cycles)));
+  s.push_back(uint_key("hpu.stack_bytes", "iss: stack of each HPU, in L1", 256, 1 << 20, FIELD(hpu.stack_bytes)));
+  s.push_back(string_key("hpu.handler_dir", "iss: folder of the handler ELFs (empty: the build's handlers/elf)", {}, FIELD(hpu.handler_dir)));
+#define TIMING(key, doc) s.push_back(uint_key("timing." #key, doc, 0, 100000, FIELD(hpu.timing.key)))
+  TIMING(alu, "iss: cycles of an integer ALU instruction, lui/auipc, CSR access, fence");
+  TIMING(load, "iss: cycles of a load (plus its memory region's extra cycles)");
+  TIMING(load_use_stall, "iss: extra cycles when an instruction reads the register loaded by the one before");
+  TIMING(store, "iss: cycles of a store (plus its memory region's extra cycles)");
+  TIMING(branch_taken, "iss: cycles of a taken branch");
+  TIMING(branch_not_taken, "iss: cycles of a branch not taken");
+  TIMING(jump, "iss: cycles of jal/jalr");
+  TIMING(mul, "iss: cycles of mul");
+  TIMING(mulh, "iss: cycles of mulh/mulhsu/mulhu");
+  TIMING(div_min, "iss: fewest cycles of div/rem (plus the dividend's bit length minus the divisor's)");
+  TIMING(div_max, "iss: most cycles of div/rem");
+  TIMING(misaligned, "iss: extra cycles of a load or store that is not naturally aligned");
+  TIMING(atomic, "iss: cycles of lr/sc/amo (plus the region's extra cycles)");
+  TIMING(fpu, "iss: cycles of fadd/fsub/fmul/fmadd family/fmin/fmax/compare/sign/move");
+  TIMING(fcvt, "iss: cycles of float-integer conversions and fclass");
+  TIMING(fdiv, "iss: cycles of fdiv.s");
+  TIMING(fsqrt, "iss: cycles of fsqrt.s");
+#undef TIMING
   s.push_back(uint_key("command.latency_cycles", "command unit: cycles from a handler's send to the egress queue", 0, kMaxU32, FIELD(command.latency_cycles)));
 
   s.push_back(string_key("flare.ports", "ports of the hosts in the Flare allreduce, in rank order (e.g. 0-15)", {}, FIELD(flare.ports),

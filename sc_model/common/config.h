@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "iss/timing.h"
+
 namespace fs {
 
 struct PortsConfig {
@@ -55,9 +57,16 @@ struct DmaConfig {
 };
 
 struct HpuConfig {
-  std::string model = "native";     // native (ISS arrives later)
+  std::string model = "native";     // native | iss
   unsigned native_fixed_cycles = 40;  // native cost model: fixed part per handler run
   double native_cycles_per_byte = 1.0;  // native cost model: per byte of packet
+  uint64_t max_cycles = 1000000;    // iss: watchdog per handler run
+  std::string on_fault = "abort";   // iss: abort the run, or drop the packet and go on
+  unsigned remote_l1_cycles = 24;   // iss: extra cycles of an access to another cluster's L1
+  unsigned l2_cycles = 15;          // iss: extra cycles of an access to L2 handler memory
+  unsigned stack_bytes = 2048;      // iss: stack of each HPU (in L1)
+  std::string handler_dir = "";     // iss: where handler ELFs are ("" = the build's)
+  iss::Timing timing;               // iss: cycles per instruction class
 };
 
 struct CommandConfig {

@@ -1,10 +1,11 @@
 // How an HPU executes a handler. The engine runs the handler on the packet and reports the
 // cycles it took, its outcome code and the commands it issued; the HPU module turns that into
 // simulated time. NativeEngine runs the C handler compiled into the simulator with a cost model
-// (fixed + per byte); the RISC-V ISS engine plugs in here too.
+// (fixed + per byte); IssEngine (iss_engine.h) runs the handler set's RISC-V ELF on the ISS.
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "fs_handler.h"
@@ -13,16 +14,25 @@
 
 namespace fs {
 
+// What the ISS counted during one handler run (all zero for native runs).
+struct HandlerCounters {
+  uint64_t instructions = 0, loads = 0, stores = 0, branches = 0, taken_branches = 0, atomics = 0, fp = 0;
+  uint64_t load_use_stall_cycles = 0, memory_stall_cycles = 0, div_cycles = 0;
+};
+
 struct HandlerRun {
   uint64_t cycles = 0;
   int outcome = FS_OK;
   std::vector<HandlerCommand> commands;
+  std::string fault;  // non-empty: the handler faulted (message with handler, PC, instruction)
+  HandlerCounters counters;
 };
 
 // What the engine may reach outside the HPU: other clusters' L1 and the switch's port count.
 struct HpuEnvironment {
   std::function<uint8_t*(uint32_t cluster, uint32_t* size)> cluster_l1;
   unsigned num_ports = 0;
+  unsigned num_clusters = 0;
 };
 
 class HpuEngine {

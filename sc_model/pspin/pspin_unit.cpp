@@ -2,6 +2,7 @@
 #include "pspin/pspin_unit.h"
 
 #include "common/errors.h"
+#include "pspin/iss_engine.h"
 
 namespace fs {
 
@@ -17,9 +18,13 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
                  cfg.pspin.hpus_per_cluster, cfg.scheduler.subset, clock_.cycles_ps(cfg.scheduler.latency_cycles),
                  [this](Task t) { clusters_[t.cluster]->submit(std::move(t)); }),
       commands_("command_unit", clock_.cycles_ps(cfg.command.latency_cycles)) {
-  if (cfg.hpu.model != "native")
-    throw InputError("bad value '" + cfg.hpu.model + "' for 'hpu.model': expected one of native");
-  engine_ = std::make_unique<NativeEngine>(cfg.hpu.native_fixed_cycles, cfg.hpu.native_cycles_per_byte);
+  if (cfg.hpu.model == "iss") {
+    auto iss = std::make_unique<IssEngine>(cfg, uint32_t(Cluster::l1_state_bytes(cfg)));
+    for (int set : installed) iss->preload(handler_sets()[size_t(set)]);
+    engine_ = std::move(iss);
+  } else
+    engine_ = std::make_unique<NativeEngine>(cfg.hpu.native_fixed_cycles, cfg.hpu.native_cycles_per_byte);
+  abort_on_fault_ = cfg.hpu.on_fault == "abort";
   in.bind(buffer_);
   buffer_.to_scheduler.bind(scheduler_);
 
@@ -28,6 +33,7 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
   svc.num_clusters = cfg.pspin.clusters;
   svc.engine = engine_.get();
   svc.env.num_ports = cfg.ports.count;
+  svc.env.num_clusters = cfg.pspin.clusters;
   svc.env.cluster_l1 = [this](uint32_t c, uint32_t* size) -> uint8_t* {
     if (c >= clusters_.size()) return nullptr;
     if (size) *size = clusters_[c]->l1_state_size();
@@ -51,10 +57,33 @@ void PspinUnit::finished(Hpu&, Task& task, HandlerRun& run, Picos) {
   ++st.runs;
   st.cycles.add(run.cycles);
   st.latency_ps.add(now_ps() - task.pkt->arrival);
-  const bool known = run.outcome >= 0 && size_t(run.outcome) < set.outcomes.size();
-  const std::string outcome = known ? set.outcomes[size_t(run.outcome)].name : "code_" + std::to_string(run.outcome);
-  ++st.outcomes[outcome];
-  if (known && set.outcomes[size_t(run.outcome)].drop) drops_.count(set.name + "." + outcome);
+  HandlerCounters& k = st.counters;
+  k.instructions += run.counters.instructions;
+  k.loads += run.counters.loads;
+  k.stores += run.counters.stores;
+  k.branches += run.counters.branches;
+  k.taken_branches += run.counters.taken_branches;
+  k.atomics += run.counters.atomics;
+  k.fp += run.counters.fp;
+  k.load_use_stall_cycles += run.counters.load_use_stall_cycles;
+  k.memory_stall_cycles += run.counters.memory_stall_cycles;
+  k.div_cycles += run.counters.div_cycles;
+  if (!run.fault.empty()) {
+    const std::string where = run.fault + " on packet " + std::to_string(task.pkt->id) + " from port " +
+                              std::to_string(task.pkt->ingress_port);
+    if (abort_on_fault_ && fatal_.empty()) {
+      fatal_ = where;
+      sc_core::sc_stop();
+    }
+    if (st.faults.size() < 10) st.faults.push_back(where);
+    ++st.outcomes["fault"];
+    drops_.count(set.name + ".fault");
+  } else {
+    const bool known = run.outcome >= 0 && size_t(run.outcome) < set.outcomes.size();
+    const std::string outcome = known ? set.outcomes[size_t(run.outcome)].name : "code_" + std::to_string(run.outcome);
+    ++st.outcomes[outcome];
+    if (known && set.outcomes[size_t(run.outcome)].drop) drops_.count(set.name + "." + outcome);
+  }
   for (HandlerCommand& cmd : run.commands) commands_.issue(std::move(cmd), task.pkt);
   buffer_.release(*task.pkt);
   scheduler_.done(task.cluster);

@@ -23,6 +23,8 @@ struct HandlerSetStats {
   Distribution cycles;
   Distribution latency_ps;  // packet arrival at the switch to handler end
   std::map<std::string, uint64_t> outcomes;
+  HandlerCounters counters;          // summed over runs (ISS only)
+  std::vector<std::string> faults;   // the first 10 fault messages (hpu.on_fault = drop)
 };
 
 class PspinUnit : public sc_core::sc_module {
@@ -39,6 +41,8 @@ class PspinUnit : public sc_core::sc_module {
   ZeroedMemory& handler_memory() { return handler_mem_; }
   const std::map<std::string, HandlerSetStats>& handler_stats() const { return handler_stats_; }
   const Clock& clock() const { return clock_; }
+  // A handler fault that stopped the simulation (hpu.on_fault = abort); empty if none.
+  const std::string& fatal_error() const { return fatal_; }
 
  private:
   void finished(Hpu& hpu, Task& task, HandlerRun& run, Picos started);
@@ -52,6 +56,8 @@ class PspinUnit : public sc_core::sc_module {
   CommandUnit commands_;
   std::vector<std::unique_ptr<Cluster>> clusters_;
   std::map<std::string, HandlerSetStats> handler_stats_;
+  bool abort_on_fault_ = true;
+  std::string fatal_;
 };
 
 }  // namespace fs

@@ -1,0 +1,263 @@
+// Handler runs on the RISC-V ISS (see iss_engine.h).
+#include "pspin/iss_engine.h"
+
+#include <cstdio>
+#include <cstring>
+
+#include "common/errors.h"
+#include "common/zeroed_memory.h"
+#include "fs_memory_map.h"
+#include "iss/cpu.h"
+#include "iss/elf.h"
+#include "pspin/packet_buffer.h"
+
+namespace fs {
+namespace {
+
+std::string hex32(uint32_t v) {
+  char b[16];
+  std::snprintf(b, sizeof b, "0x%08x", v);
+  return b;
+}
+
+constexpr uint32_t kArgsBytes = 40;  // fs_handler_args_t on RV32: ten 32-bit fields
+constexpr uint64_t kChunk = 4096;    // instructions between watchdog checks
+
+}  // namespace
+
+// One HPU's core for one handler set, and its runtime registers (the MMIO device).
+struct IssEngine::Context : iss::MmioDevice {
+  iss::AddressSpace mem;
+  std::unique_ptr<iss::Cpu> cpu;
+  std::vector<uint8_t> program;
+  std::unique_ptr<ZeroedMemory> stack;
+  uint32_t entry = 0, handler = 0, program_base = 0;
+  uint32_t cluster_id = 0, hpu_id = 0, num_clusters = 0, num_ports = 0, l1_state = 0;
+  uint32_t reg[0x40] = {};  // command registers by word offset
+  HandlerRun* run = nullptr;
+  bool exited = false;
+
+  bool guest_bytes(uint32_t addr, uint32_t len, Bytes& out) const {
+    if (len == 0) {
+      out.clear();
+      return true;
+    }
+    const iss::MemRegion* r = mem.find(addr, len);
+    if (!r || r->mmio) return false;
+    out.assign(r->host + (addr - r->base), r->host + (addr - r->base) + len);
+    return true;
+  }
+
+  // Carries out the command set up in the registers; returns the status the handler reads.
+  uint32_t issue(uint32_t kind) {
+    const uint32_t addr = reg[FS_REG_CMD_ADDR / 4], len = reg[FS_REG_CMD_LEN / 4], port = reg[FS_REG_CMD_PORT / 4];
+    HandlerCommand cmd;
+    if (len > 65535 || !guest_bytes(addr, len, cmd.data)) return uint32_t(-1);
+    if (kind == FS_CMD_SEND || kind == FS_CMD_HOST_WRITE) {
+      if (port >= num_ports) return uint32_t(-1);
+      cmd.kind = kind == FS_CMD_SEND ? HandlerCommand::kSend : HandlerCommand::kHostWrite;
+      cmd.ports = {port};
+      cmd.host_addr = (uint64_t(reg[FS_REG_CMD_HOST_HI / 4]) << 32) | reg[FS_REG_CMD_HOST_LO / 4];
+    } else if (kind == FS_CMD_MULTICAST) {
+      const uint32_t n = reg[FS_REG_CMD_NPORTS / 4];
+      Bytes list;
+      if (n > 4096 || !guest_bytes(reg[FS_REG_CMD_PORTS / 4], 4 * n, list)) return uint32_t(-1);
+      cmd.kind = HandlerCommand::kMulticast;
+      for (uint32_t k = 0; k < n; ++k) {
+        uint32_t p;
+        std::memcpy(&p, &list[4 * k], 4);
+        if (p >= num_ports) return uint32_t(-1);
+        cmd.ports.push_back(p);
+      }
+    } else {
+      return uint32_t(-1);
+    }
+    run->commands.push_back(std::move(cmd));
+    return 0;
+  }
+
+  Result read(uint32_t off, unsigned size, uint32_t& v) override {
+    if (size != 4 || (off & 3)) return Result::kFault;
+    switch (off) {
+      case FS_REG_NUM_CLUSTERS: v = num_clusters; return Result::kOk;
+      case FS_REG_L1_STATE_SIZE: v = l1_state; return Result::kOk;
+      case FS_REG_CLUSTER_ID: v = cluster_id; return Result::kOk;
+      case FS_REG_HPU_ID: v = hpu_id; return Result::kOk;
+      default:
+        if (off < sizeof(reg)) {
+          v = reg[off / 4];
+          return Result::kOk;
+        }
+        return Result::kFault;
+    }
+  }
+
+  Result write(uint32_t off, unsigned size, uint32_t v) override {
+    if (size != 4 || (off & 3) || off > FS_REG_EXIT) return Result::kFault;
+    if (off == FS_REG_EXIT) {
+      run->outcome = int(int32_t(v));
+      exited = true;
+      return Result::kHalt;
+    }
+    if (off == FS_REG_CMD_ISSUE) {
+      reg[FS_REG_CMD_STATUS / 4] = issue(v);
+      return Result::kOk;
+    }
+    if (off == FS_REG_CMD_STATUS) return Result::kFault;
+    reg[off / 4] = v;
+    return Result::kOk;
+  }
+};
+
+IssEngine::IssEngine(const Config& cfg, uint32_t l1_state_bytes) : cfg_(cfg), l1_state_bytes_(l1_state_bytes) {
+  if (l1_state_bytes > FS_L1_GLOBAL_STRIDE)
+    throw InputError("hpu.model = iss maps each cluster's L1 state area into 16 MiB; 'pspin.l1_bytes' is too large");
+  if (cfg.pspin.clusters > FS_MAX_CLUSTERS)
+    throw InputError("hpu.model = iss supports at most " + std::to_string(FS_MAX_CLUSTERS) + " clusters ('pspin.clusters')");
+  if (cfg.pspin.l2_handler_bytes > FS_PROGRAM_BASE - FS_L2_HANDLER_BASE)
+    throw InputError("hpu.model = iss maps L2 handler memory into 16 MiB; 'pspin.l2_handler_bytes' is too large");
+}
+
+IssEngine::~IssEngine() = default;
+
+std::string IssEngine::elf_path(const HandlerSet& set) const {
+  const std::string dir = cfg_.hpu.handler_dir.empty() ? FLARESIM_HANDLER_ELF_DIR : cfg_.hpu.handler_dir;
+  return dir + "/" + set.name + ".elf";
+}
+
+// A handler set's program: its code image and entry points, read once.
+struct IssEngine::Program {
+  uint32_t base = 0, entry = 0, handler = 0;
+  std::vector<uint8_t> image;
+};
+
+void IssEngine::preload(const HandlerSet& set) {
+  if (programs_.count(set.name)) return;
+  const std::string path = elf_path(set);
+  const iss::ElfImage img = iss::read_elf(path);
+  if (img.has_writable_segment())
+    throw InputError(path + ": handler programs may not have writable data (keep state in L1 or L2 handler memory)");
+  const auto sym = img.symbols.find(set.name + "_handler");
+  if (sym == img.symbols.end()) throw InputError(path + ": no function '" + set.name + "_handler'");
+  uint32_t lo = ~0u, hi = 0;
+  for (const iss::ElfSegment& s : img.segments) {
+    lo = std::min(lo, s.vaddr);
+    hi = std::max(hi, s.vaddr + s.memsz);
+  }
+  if (lo < FS_PROGRAM_BASE || hi > FS_L1_GLOBAL_BASE)
+    throw InputError(path + ": segments outside program memory (" + hex32(FS_PROGRAM_BASE) + " onwards)");
+  auto p = std::make_unique<Program>();
+  p->base = lo;
+  p->entry = img.entry;
+  p->handler = sym->second;
+  p->image.assign(hi - lo, 0);
+  for (const iss::ElfSegment& s : img.segments) std::copy(s.bytes.begin(), s.bytes.end(), p->image.begin() + (s.vaddr - lo));
+  programs_.emplace(set.name, std::move(p));
+}
+
+IssEngine::Context& IssEngine::context(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env) {
+  auto key = std::make_tuple(args.cluster_id, args.hpu_id, set.name);
+  auto it = contexts_.find(key);
+  if (it != contexts_.end()) return *it->second;
+
+  const Program& prog = *programs_.at(set.name);
+  auto c = std::make_unique<Context>();
+  c->entry = prog.entry;
+  c->handler = prog.handler;
+  c->cluster_id = args.cluster_id;
+  c->hpu_id = args.hpu_id;
+  c->num_clusters = env.num_clusters;
+  c->num_ports = env.num_ports;
+  c->l1_state = l1_state_bytes_;
+  c->program = prog.image;  // each core has its own copy: program memory is read-only anyway
+  c->program_base = prog.base;
+  c->stack = std::make_unique<ZeroedMemory>(cfg_.hpu.stack_bytes);
+
+  using iss::MemRegion;
+  c->mem.add(MemRegion{c->program_base, uint32_t(c->program.size()), c->program.data(), false, true, 0, "program memory"});
+  c->mem.add(MemRegion{FS_MMIO_BASE, 0x100, nullptr, true, false, 0, "runtime registers", c.get()});
+  c->mem.add(MemRegion{FS_PKT_SLOT_BASE, kL1PacketSlotBytes, args.pkt, true, false, 0, "L1 packet slot"});
+  c->mem.add(MemRegion{FS_STACK_BASE, uint32_t(c->stack->size()), c->stack->data(), true, false, 0, "stack"});
+  c->mem.add(MemRegion{FS_L2_HANDLER_BASE, args.handler_mem_size, args.handler_mem, true, false, cfg_.hpu.l2_cycles,
+                       "L2 handler memory"});
+  c->mem.add(MemRegion{FS_L1_LOCAL_BASE, l1_state_bytes_, args.l1, true, false, 0, "L1 (local)"});
+  for (uint32_t k = 0; k < env.num_clusters; ++k) {
+    uint32_t size = 0;
+    uint8_t* l1 = env.cluster_l1(k, &size);
+    c->mem.add(MemRegion{FS_L1_GLOBAL_BASE + k * FS_L1_GLOBAL_STRIDE, size, l1, true, false,
+                         k == args.cluster_id ? 0 : cfg_.hpu.remote_l1_cycles, "L1 of cluster " + std::to_string(k)});
+  }
+  c->cpu = std::make_unique<iss::Cpu>(c->mem, cfg_.hpu.timing, args.cluster_id * 1024 + args.hpu_id);
+  Context& ref = *c;
+  contexts_.emplace(key, std::move(c));
+  return ref;
+}
+
+HandlerRun IssEngine::execute(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env) {
+  Context& c = context(set, args, env);
+  HandlerRun run;
+  c.run = &run;
+  c.exited = false;
+  std::fill(std::begin(c.reg), std::end(c.reg), 0u);
+
+  // The arguments, as the RV32 fs_handler_args_t, at the top of the stack.
+  const uint32_t args_addr = FS_STACK_BASE + uint32_t(c.stack->size()) - 64;
+  const uint32_t fields[10] = {FS_PKT_SLOT_BASE, args.pkt_len, args.ingress_port, args.cluster_id, args.hpu_id,
+                               args.num_clusters, FS_L1_LOCAL_BASE, args.l1_size, FS_L2_HANDLER_BASE,
+                               args.handler_mem_size};
+  std::memcpy(c.stack->data() + (args_addr - FS_STACK_BASE), fields, kArgsBytes);
+
+  iss::Cpu& cpu = *c.cpu;
+  std::fill(std::begin(cpu.x), std::end(cpu.x), 0u);
+  std::fill(std::begin(cpu.f), std::end(cpu.f), 0u);
+  cpu.fflags = cpu.frm = 0;
+  cpu.cycles = cpu.instret = 0;
+  cpu.counters = iss::CpuCounters{};
+  cpu.pc = c.entry;
+  cpu.x[2] = args_addr & ~15u;
+  cpu.x[10] = args_addr;
+  cpu.x[11] = c.handler;
+
+  const std::string who = "handler " + set.name + " (cluster " + std::to_string(args.cluster_id) + ", HPU " +
+                          std::to_string(args.hpu_id) + ")";
+  const uint64_t max_cycles = cfg_.hpu.max_cycles;
+  for (;;) {
+    // Every instruction costs at least a cycle with the default timing, so a chunk no longer
+    // than the cycles left stops the core right after it passes the budget.
+    const uint64_t left = cpu.cycles < max_cycles ? max_cycles - cpu.cycles : 0;
+    const iss::Stop stop = cpu.run(std::min<uint64_t>(kChunk, left + 1));
+    if (cpu.cycles > max_cycles) {
+      const iss::Insn* in = cpu.insn_at(cpu.pc);
+      run.fault = who + ": ran longer than hpu.max_cycles = " + std::to_string(max_cycles) + " cycles (pc " +
+                  hex32(cpu.pc) + ", instruction " + hex32(in ? in->raw : 0) + ")";
+      break;
+    }
+    if (stop == iss::Stop::kHalt && c.exited) break;
+    if (stop == iss::Stop::kBudget || stop == iss::Stop::kHalt) continue;
+    if (stop == iss::Stop::kFault) {
+      run.fault = who + ": " + cpu.fault().describe();
+    } else {
+      const iss::Insn* in = cpu.insn_at(cpu.pc);
+      run.fault = who + ": " + (stop == iss::Stop::kEcall ? "ecall outside the handler API" : "ebreak") + " at pc " +
+                  hex32(cpu.pc) + " (instruction " + hex32(in ? in->raw : 0) + ")";
+    }
+    break;
+  }
+  c.run = nullptr;
+  run.cycles = cpu.cycles;
+  HandlerCounters& k = run.counters;
+  k.instructions = cpu.instret;
+  k.loads = cpu.counters.loads;
+  k.stores = cpu.counters.stores;
+  k.branches = cpu.counters.branches;
+  k.taken_branches = cpu.counters.taken;
+  k.atomics = cpu.counters.atomics;
+  k.fp = cpu.counters.fp;
+  k.load_use_stall_cycles = cpu.counters.load_use_stalls * cfg_.hpu.timing.load_use_stall;
+  k.memory_stall_cycles = cpu.counters.region_stall_cycles;
+  k.div_cycles = cpu.counters.div_cycles;
+  if (!run.fault.empty()) run.commands.clear();
+  return run;
+}
+
+}  // namespace fs

@@ -1,0 +1,41 @@
+// The ISS HPU engine: runs a handler set's RISC-V ELF (built from the same C source as the native
+// handler, with firmware/) on the RV32IMAFC instruction-set simulator, in the memory map of
+// firmware/fs_memory_map.h. Each (cluster, HPU, handler set) gets its own core, stack and
+// runtime registers; the L1 areas, L2 handler memory and the packet slot are the simulator's
+// own memories, so native and ISS handlers share state layouts. Cycles come from the core's
+// timing table plus region costs (remote L1, L2). Handler runs execute to completion (no
+// interleaving of HPUs inside a cluster yet).
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+
+#include "common/config.h"
+#include "pspin/hpu_engine.h"
+
+namespace fs {
+
+class IssEngine : public HpuEngine {
+ public:
+  IssEngine(const Config& cfg, uint32_t l1_state_bytes);
+  ~IssEngine() override;
+  HandlerRun execute(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env) override;
+
+  // Reads and checks a handler set's ELF before the simulation starts; throws InputError if it is
+  // missing or unusable. execute() runs only preloaded handler sets.
+  void preload(const HandlerSet& set);
+  std::string elf_path(const HandlerSet& set) const;
+
+ private:
+  struct Context;
+  Context& context(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env);
+
+  Config cfg_;
+  uint32_t l1_state_bytes_;
+  struct Program;
+  std::map<std::string, std::unique_ptr<Program>> programs_;
+  std::map<std::tuple<uint32_t, uint32_t, std::string>, std::unique_ptr<Context>> contexts_;
+};
+
+}  // namespace fs

@@ -1,0 +1,73 @@
+// HPUs running the handlers' RISC-V builds on the ISS (--hpu.model iss): the same results as
+// native HPUs, per-handler instruction counts, and handler faults reported with handler name,
+// cluster, HPU, PC and instruction, either aborting the run or dropping the packet.
+#include <nlohmann/json.hpp>
+
+#include "e2e/cli_runner.h"
+
+namespace fs::test {
+namespace {
+
+TEST(E2EIssHpu, DenseAllreduceSameResultsAsNative) {
+  ScratchDir dir;
+  ASSERT_EQ(flaresim("gen allreduce --hosts 4 --bytes 10000 --seed 3 -o t.txt", dir).code, 0);
+  for (const char* model : {"native", "iss"}) {
+    const CliResult r = flaresim(std::string("run --trace t.txt --flare.ports 0-3 --verify t.txt.expected -q "
+                                             "--egress e-") + model + ".pcapng --stats s-" + model +
+                                     ".json --hpu.model " + model,
+                                 dir);
+    ASSERT_EQ(r.code, 0) << model << ": " << r.err;
+    EXPECT_NE(r.out.find("verify           OK"), std::string::npos) << r.out;
+  }
+  const auto native = nlohmann::json::parse(slurp(dir / "s-native.json"));
+  const auto iss = nlohmann::json::parse(slurp(dir / "s-iss.json"));
+  EXPECT_EQ(native["handlers"]["flare_dense"]["outcomes"], iss["handlers"]["flare_dense"]["outcomes"]);
+  EXPECT_EQ(native["handlers"]["flare_dense"]["iss"]["instructions"], 0);
+  // Every ISS run executed real code: each of the 4 x 2500 contributed elements is read by a load
+  // at least once, and the 10 x 2500 result elements are written by stores at least once.
+  const auto& k = iss["handlers"]["flare_dense"]["iss"];
+  EXPECT_GE(k["loads"].get<uint64_t>(), 4u * 2500);
+  EXPECT_GE(k["stores"].get<uint64_t>(), 2500u);
+  EXPECT_GT(k["instructions"].get<uint64_t>(), k["loads"].get<uint64_t>() + k["stores"].get<uint64_t>());
+  EXPECT_EQ(iss["handlers"]["flare_dense"]["cycles"]["count"], 40);
+}
+
+TEST(E2EIssHpu, WatchdogFaultAbortsWithHandlerAndPc) {
+  ScratchDir dir;
+  ASSERT_EQ(flaresim("gen allreduce --hosts 2 --bytes 2KiB -o t.txt", dir).code, 0);
+  const CliResult r =
+      flaresim("run --trace t.txt --flare.ports 0-1 --stats s.json --hpu.model iss --hpu.max_cycles 100", dir);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("handler flare_dense (cluster "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ran longer than hpu.max_cycles = 100 cycles (pc 0x1d"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(", instruction 0x"), std::string::npos) << r.err;
+  EXPECT_FALSE(exists(dir / "s.json"));
+}
+
+TEST(E2EIssHpu, FaultsCanDropThePacketAndGoOn) {
+  ScratchDir dir;
+  ASSERT_EQ(flaresim("gen allreduce --hosts 2 --bytes 2KiB -o t.txt", dir).code, 0);
+  const CliResult r = flaresim("run --trace t.txt --flare.ports 0-1 --stats s.json --hpu.model iss "
+                               "--hpu.max_cycles 100 --hpu.on_fault drop",
+                               dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto s = nlohmann::json::parse(slurp(dir / "s.json"));
+  // 2 hosts x 2 blocks: every run faults, every packet is dropped, nothing is sent.
+  EXPECT_EQ(s["drops"]["by_cause"]["flare_dense.fault"], 4);
+  EXPECT_EQ(s["handlers"]["flare_dense"]["outcomes"]["fault"], 4);
+  EXPECT_EQ(s["handlers"]["flare_dense"]["faults"].size(), 4u);
+  EXPECT_EQ(s["totals"]["packets_out"], 0);
+}
+
+TEST(E2EIssHpu, MissingHandlerElfIsBadInput) {
+  ScratchDir dir;
+  ASSERT_EQ(flaresim("gen allreduce --hosts 2 --bytes 1KiB -o t.txt", dir).code, 0);
+  const CliResult r = flaresim("run --trace t.txt --flare.ports 0-1 --stats s.json --hpu.model iss "
+                               "--hpu.handler_dir /nonexistent",
+                               dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("/nonexistent/flare_dense.elf: cannot open ELF file"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace fs::test
