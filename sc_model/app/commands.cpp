@@ -63,6 +63,8 @@ int cmd_run(const std::vector<std::string>& args) {
        "ingress port of classic pcap packets: src-mac (low 16 bits of the source MAC) or a port number")
       ("capture-times", po::value<std::string>()->default_value("relative"),
        "pcap/pcapng timestamps: relative (time 0 = the capture's first packet) or absolute")
+      ("trace-insn", po::value<std::string>(), "instruction trace of every handler run (needs --hpu.model iss)")
+      ("chrome-trace", po::value<std::string>(), "Chrome/Perfetto trace-event JSON: one track per HPU, one slice per handler run")
       ("quiet,q", "print no summary");
   po::options_description all;
   all.add(run_opts).add(config_options_description());
@@ -92,6 +94,8 @@ int cmd_run(const std::vector<std::string>& args) {
   req.relative_capture_times = capture_times == "relative";
   req.keep_egress = vm.count("verify") > 0;
   req.progress = isatty(2);
+  if (vm.count("chrome-trace")) req.chrome_trace_path = vm["chrome-trace"].as<std::string>();
+  if (vm.count("trace-insn")) req.insn_trace_path = vm["trace-insn"].as<std::string>();
 
   Expected expected;
   if (vm.count("verify")) expected = read_expected(vm["verify"].as<std::string>());  // fail before running

@@ -98,6 +98,32 @@ RunResult run_simulation(const RunRequest& req) {
     if (req.keep_egress) result.egress.push_back(EgressRecord{uint16_t(port), time, p.data});
   });
 
+  std::unique_ptr<AtomicFile> insn_file;
+  if (!req.insn_trace_path.empty()) {
+    insn_file = std::make_unique<AtomicFile>(req.insn_trace_path);
+    insn_file->stream() << "# cycle cluster hpu handler pc instruction disassembly [register=value]\n";
+    sw.pspin().set_insn_trace(&insn_file->stream());
+  }
+
+  // Chrome trace: one process per cluster, one thread per HPU, one complete event per handler run.
+  std::unique_ptr<AtomicFile> chrome_file;
+  nlohmann::json chrome_events = nlohmann::json::array();
+  if (!req.chrome_trace_path.empty()) {
+    chrome_file = std::make_unique<AtomicFile>(req.chrome_trace_path);
+    for (unsigned c = 0; c < req.cfg.pspin.clusters; ++c) {
+      chrome_events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", c}, {"args", {{"name", "cluster " + std::to_string(c)}}}});
+      for (unsigned h = 0; h < req.cfg.pspin.hpus_per_cluster; ++h)
+        chrome_events.push_back(
+            {{"name", "thread_name"}, {"ph", "M"}, {"pid", c}, {"tid", h}, {"args", {{"name", "HPU " + std::to_string(h)}}}});
+    }
+    sw.pspin().on_handler_run([&](const HandlerEvent& e) {
+      chrome_events.push_back({{"name", *e.handler_set}, {"cat", "handler"}, {"ph", "X"}, {"pid", e.cluster},
+                               {"tid", e.hpu}, {"ts", double(e.started) / double(kPicosPerUs)},
+                               {"dur", double(e.ended - e.started) / double(kPicosPerUs)},
+                               {"args", {{"packet", e.packet_id}, {"cycles", e.cycles}, {"outcome", e.outcome}}}});
+    });
+  }
+
   sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborate and run time-zero activity
   if (!sw.pspin().fatal_error().empty()) throw SimError(sw.pspin().fatal_error());
   run_to_end(sw, req.progress, last_arrival, wall0);
@@ -112,6 +138,11 @@ RunResult run_simulation(const RunRequest& req) {
   stats["wall_seconds"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (egress_file) egress_file->commit();
+  if (insn_file) insn_file->commit();
+  if (chrome_file) {
+    chrome_file->stream() << nlohmann::json{{"traceEvents", chrome_events}, {"displayTimeUnit", "ns"}}.dump() << "\n";
+    chrome_file->commit();
+  }
   result.stats = std::move(stats);
   return result;
 }

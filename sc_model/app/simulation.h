@@ -22,6 +22,8 @@ struct RunRequest {
   bool relative_capture_times = true;  // pcap/pcapng: time 0 = the capture's first packet
   bool keep_egress = false;  // keep every departing frame in RunResult::egress
   bool progress = false;     // print progress to stderr while running
+  std::string chrome_trace_path;  // Chrome/Perfetto trace-event JSON of handler runs; "" = none
+  std::string insn_trace_path;    // instruction trace of ISS handler runs; "" = none
 };
 
 struct RunResult {

@@ -395,6 +395,10 @@ Stop Cpu::run(uint64_t budget) {
       }
     }
     if (write_x && in.rd) X[in.rd] = rd_value;
+    if (observer_) {
+      const uint32_t v = in.dst == kNoReg ? 0 : in.dst >= kF ? f[in.dst - kF] : X[in.dst];
+      observer_->retired(cycles, pc, in, in.dst, v);
+    }
     cycles += cost + stall;
     ++instret;
     pc = next;

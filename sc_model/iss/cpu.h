@@ -32,6 +32,15 @@ struct CpuCounters {
   uint64_t load_use_stalls = 0, region_stall_cycles = 0, div_cycles = 0;
 };
 
+// Receives every retired instruction (for instruction traces). `dst` is the register written in
+// the unified numbering (kNoReg if none) and `value` its new value; `cycle` is the core's cycle
+// count before the instruction.
+class RetireObserver {
+ public:
+  virtual ~RetireObserver() = default;
+  virtual void retired(uint64_t cycle, uint32_t pc, const Insn& in, uint8_t dst, uint32_t value) = 0;
+};
+
 class Cpu {
  public:
   Cpu(AddressSpace& mem, const Timing& timing, uint32_t hart_id = 0);
@@ -48,6 +57,7 @@ class Cpu {
   Stop run(uint64_t budget);
   void skip() { pc += last_len_; }
   const Fault& fault() const { return fault_; }
+  void set_observer(RetireObserver* o) { observer_ = o; }
   // Forgets every pre-decoded instruction (after code is written; fence.i does it too).
   void flush_decode_cache();
   // The instruction at pc, decoded (for traces); nullptr if it cannot be fetched.
@@ -73,6 +83,7 @@ class Cpu {
   bool reservation_valid_ = false;
   uint32_t reservation_ = 0;
   Fault fault_;
+  RetireObserver* observer_ = nullptr;
 };
 
 }  // namespace fs::iss

@@ -3,6 +3,7 @@
 // Zicsr, Zifencei and C (compressed instructions decode to their 32-bit equivalents).
 #pragma once
 #include <cstdint>
+#include <string>
 
 namespace fs::iss {
 
@@ -47,7 +48,11 @@ struct Insn {
 Insn decode32(uint32_t word);
 // Decodes a 16-bit compressed instruction (RV32C with F loads/stores). Illegal ones give kIllegal.
 Insn decode16(uint16_t half);
-// The disassembly of a decoded instruction, e.g. "addi a0, sp, 16".
+// The mnemonic of an operation ("addi").
 const char* op_name(Op op);
+// The disassembly of a decoded instruction at `pc`, e.g. "addi a0, sp, 16" (disasm.cpp).
+std::string disassemble(const Insn& in, uint32_t pc);
+// ABI name of a register in the unified numbering ("a0", "fa0").
+const char* reg_name(uint8_t unified);
 
 }  // namespace fs::iss

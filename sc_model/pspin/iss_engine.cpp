@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "common/errors.h"
+#include "common/sc_time_util.h"
 #include "common/zeroed_memory.h"
 #include "fs_memory_map.h"
 #include "iss/cpu.h"
@@ -22,6 +23,28 @@ std::string hex32(uint32_t v) {
 
 constexpr uint32_t kArgsBytes = 40;  // fs_handler_args_t on RV32: ten 32-bit fields
 constexpr uint64_t kChunk = 4096;    // instructions between watchdog checks
+
+// Instruction trace lines for one handler run.
+class TraceWriter : public iss::RetireObserver {
+ public:
+  TraceWriter(std::ostream& out, uint64_t start_cycle, const fs_handler_args_t& args, const std::string& set)
+      : out_(out), start_(start_cycle), cluster_(args.cluster_id), hpu_(args.hpu_id), set_(set) {}
+  void retired(uint64_t cycle, uint32_t pc, const iss::Insn& in, uint8_t dst, uint32_t value) override {
+    char line[200];
+    const std::string text = iss::disassemble(in, pc);
+    int n = std::snprintf(line, sizeof line, "%llu %u %u %s 0x%08x %0*x %-32s", (unsigned long long)(start_ + cycle),
+                          cluster_, hpu_, set_.c_str(), pc, in.len == 2 ? 4 : 8, in.raw, text.c_str());
+    if (dst != iss::kNoReg && n > 0 && size_t(n) < sizeof line)
+      std::snprintf(line + n, sizeof line - size_t(n), " %s=0x%08x", iss::reg_name(dst), value);
+    out_ << line << '\n';
+  }
+
+ private:
+  std::ostream& out_;
+  uint64_t start_;
+  unsigned cluster_, hpu_;
+  const std::string& set_;
+};
 
 }  // namespace
 
@@ -220,6 +243,12 @@ HandlerRun IssEngine::execute(const HandlerSet& set, const fs_handler_args_t& ar
 
   const std::string who = "handler " + set.name + " (cluster " + std::to_string(args.cluster_id) + ", HPU " +
                           std::to_string(args.hpu_id) + ")";
+  std::unique_ptr<TraceWriter> tracer;
+  if (trace_) {
+    const Clock clock = Clock::from_ghz(cfg_.pspin.clock_ghz);
+    tracer = std::make_unique<TraceWriter>(*trace_, now_ps() / clock.period_ps, args, set.name);
+  }
+  cpu.set_observer(tracer.get());
   const uint64_t max_cycles = cfg_.hpu.max_cycles;
   for (;;) {
     // Every instruction costs at least a cycle with the default timing, so a chunk no longer
@@ -244,6 +273,7 @@ HandlerRun IssEngine::execute(const HandlerSet& set, const fs_handler_args_t& ar
     break;
   }
   c.run = nullptr;
+  cpu.set_observer(nullptr);
   run.cycles = cpu.cycles;
   HandlerCounters& k = run.counters;
   k.instructions = cpu.instret;

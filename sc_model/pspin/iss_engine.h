@@ -7,6 +7,7 @@
 // interleaving of HPUs inside a cluster yet).
 #pragma once
 #include <map>
+#include <ostream>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -26,6 +27,9 @@ class IssEngine : public HpuEngine {
   // missing or unusable. execute() runs only preloaded handler sets.
   void preload(const HandlerSet& set);
   std::string elf_path(const HandlerSet& set) const;
+  // Writes every retired instruction to `out` (nullptr: no trace): PsPIN cycle, cluster, HPU,
+  // handler set, PC, instruction word, disassembly and the register written.
+  void set_insn_trace(std::ostream* out) { trace_ = out; }
 
  private:
   struct Context;
@@ -33,6 +37,7 @@ class IssEngine : public HpuEngine {
 
   Config cfg_;
   uint32_t l1_state_bytes_;
+  std::ostream* trace_ = nullptr;
   struct Program;
   std::map<std::string, std::unique_ptr<Program>> programs_;
   std::map<std::tuple<uint32_t, uint32_t, std::string>, std::unique_ptr<Context>> contexts_;

@@ -51,9 +51,16 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
   for (int set : installed) handler_sets()[size_t(set)].install(cfg, target);
 }
 
-void PspinUnit::finished(Hpu&, Task& task, HandlerRun& run, Picos) {
+void PspinUnit::set_insn_trace(std::ostream* out) {
+  auto* iss = dynamic_cast<IssEngine*>(engine_.get());
+  if (!iss) throw InputError("--trace-insn needs --hpu.model iss (native handlers run no instructions)");
+  iss->set_insn_trace(out);
+}
+
+void PspinUnit::finished(Hpu& hpu, Task& task, HandlerRun& run, Picos started) {
   const HandlerSet& set = handler_sets()[size_t(task.pkt->handler_set)];
   HandlerSetStats& st = handler_stats_[set.name];
+  std::string outcome_name;
   ++st.runs;
   st.cycles.add(run.cycles);
   st.latency_ps.add(now_ps() - task.pkt->arrival);
@@ -76,6 +83,7 @@ void PspinUnit::finished(Hpu&, Task& task, HandlerRun& run, Picos) {
       sc_core::sc_stop();
     }
     if (st.faults.size() < 10) st.faults.push_back(where);
+    outcome_name = "fault";
     ++st.outcomes["fault"];
     drops_.count(set.name + ".fault");
   } else {
@@ -83,7 +91,11 @@ void PspinUnit::finished(Hpu&, Task& task, HandlerRun& run, Picos) {
     const std::string outcome = known ? set.outcomes[size_t(run.outcome)].name : "code_" + std::to_string(run.outcome);
     ++st.outcomes[outcome];
     if (known && set.outcomes[size_t(run.outcome)].drop) drops_.count(set.name + "." + outcome);
+    outcome_name = outcome;
   }
+  if (handler_hook_)
+    handler_hook_(HandlerEvent{task.cluster, hpu.index(), &set.name, started, now_ps(), task.pkt->id, run.cycles,
+                               outcome_name});
   for (HandlerCommand& cmd : run.commands) commands_.issue(std::move(cmd), task.pkt);
   buffer_.release(*task.pkt);
   scheduler_.done(task.cluster);

@@ -3,6 +3,7 @@
 // enter through `in`; handler output leaves through the command unit's egress ports. Keeps the
 // per-handler-set statistics.
 #pragma once
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -27,6 +28,15 @@ struct HandlerSetStats {
   std::vector<std::string> faults;   // the first 10 fault messages (hpu.on_fault = drop)
 };
 
+// One handler execution, for timelines (Chrome trace): which HPU ran what, when.
+struct HandlerEvent {
+  unsigned cluster, hpu;
+  const std::string* handler_set;
+  Picos started, ended;  // execution (after the DMA copy) to the end of the handler's cycles
+  uint64_t packet_id, cycles;
+  std::string outcome;
+};
+
 class PspinUnit : public sc_core::sc_module {
  public:
   sc_core::sc_export<PacketSinkIf> in;
@@ -41,6 +51,10 @@ class PspinUnit : public sc_core::sc_module {
   ZeroedMemory& handler_memory() { return handler_mem_; }
   const std::map<std::string, HandlerSetStats>& handler_stats() const { return handler_stats_; }
   const Clock& clock() const { return clock_; }
+  // Instruction trace of ISS handler runs (hpu.model = iss); throws InputError otherwise.
+  void set_insn_trace(std::ostream* out);
+  // Called after every handler run (optional).
+  void on_handler_run(std::function<void(const HandlerEvent&)> hook) { handler_hook_ = std::move(hook); }
   // A handler fault that stopped the simulation (hpu.on_fault = abort); empty if none.
   const std::string& fatal_error() const { return fatal_; }
 
@@ -57,6 +71,7 @@ class PspinUnit : public sc_core::sc_module {
   std::vector<std::unique_ptr<Cluster>> clusters_;
   std::map<std::string, HandlerSetStats> handler_stats_;
   bool abort_on_fault_ = true;
+  std::function<void(const HandlerEvent&)> handler_hook_;
   std::string fatal_;
 };
 

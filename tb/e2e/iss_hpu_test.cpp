@@ -1,6 +1,8 @@
 // HPUs running the handlers' RISC-V builds on the ISS (--hpu.model iss): the same results as
 // native HPUs, per-handler instruction counts, and handler faults reported with handler name,
 // cluster, HPU, PC and instruction, either aborting the run or dropping the packet.
+#include <sstream>
+
 #include <nlohmann/json.hpp>
 
 #include "e2e/cli_runner.h"
@@ -57,6 +59,52 @@ TEST(E2EIssHpu, FaultsCanDropThePacketAndGoOn) {
   EXPECT_EQ(s["handlers"]["flare_dense"]["outcomes"]["fault"], 4);
   EXPECT_EQ(s["handlers"]["flare_dense"]["faults"].size(), 4u);
   EXPECT_EQ(s["totals"]["packets_out"], 0);
+}
+
+TEST(E2EIssHpu, InstructionAndChromeTraces) {
+  ScratchDir dir;
+  ASSERT_EQ(flaresim("gen allreduce --hosts 2 --bytes 2KiB -o t.txt", dir).code, 0);
+  const CliResult r = flaresim("run --trace t.txt --flare.ports 0-1 --stats s.json --hpu.model iss -q "
+                               "--trace-insn insn.txt --chrome-trace chrome.json",
+                               dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto s = nlohmann::json::parse(slurp(dir / "s.json"));
+  const uint64_t instructions = s["handlers"]["flare_dense"]["iss"]["instructions"];
+
+  // One line per retired instruction; every run starts at the firmware entry (0x1d000000).
+  std::istringstream in(slurp(dir / "insn.txt"));
+  std::string line;
+  uint64_t lines = 0, entries = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    ++lines;
+    std::istringstream ls(line);
+    std::string cycle, cluster, hpu, set, pc;
+    ls >> cycle >> cluster >> hpu >> set >> pc;
+    EXPECT_EQ(set, "flare_dense");
+    if (pc == "0x1d000000") ++entries;
+  }
+  EXPECT_EQ(lines, instructions);
+  EXPECT_EQ(entries, 4u);  // 2 hosts x 2 blocks = 4 handler runs
+
+  // One complete event per handler run, on the track of its HPU, as long as its cycles at 1 GHz.
+  const auto trace = nlohmann::json::parse(slurp(dir / "chrome.json"));
+  size_t runs = 0, threads = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name") ++threads;
+    if (e["ph"] != "X") continue;
+    ++runs;
+    EXPECT_EQ(e["name"], "flare_dense");
+    EXPECT_LT(e["pid"].get<unsigned>(), 4u);
+    EXPECT_LT(e["tid"].get<unsigned>(), 8u);
+    EXPECT_DOUBLE_EQ(e["dur"].get<double>(), e["args"]["cycles"].get<double>() / 1000.0);
+  }
+  EXPECT_EQ(runs, 4u);
+  EXPECT_EQ(threads, 32u);  // 4 clusters x 8 HPUs
+
+  const CliResult native = flaresim("run --trace t.txt --flare.ports 0-1 --stats n.json --trace-insn x.txt", dir);
+  EXPECT_EQ(native.code, 2);
+  EXPECT_NE(native.err.find("--trace-insn needs --hpu.model iss"), std::string::npos) << native.err;
 }
 
 TEST(E2EIssHpu, MissingHandlerElfIsBadInput) {
