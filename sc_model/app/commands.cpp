@@ -59,6 +59,7 @@ int cmd_run(const std::vector<std::string>& args) {
       ("egress", po::value<std::string>(), "pcapng capture of every frame leaving the switch")
       ("verify", po::value<std::string>(), "expected results file (from 'flaresim gen'); exit 1 on mismatch")
       ("seed", po::value<std::string>(), "seed of the run (same as --sim.seed)")
+      ("hpu-model", po::value<std::string>(), "native or iss (same as --hpu.model)")
       ("pcap-port", po::value<std::string>()->default_value("src-mac"),
        "ingress port of classic pcap packets: src-mac (low 16 bits of the source MAC) or a port number")
       ("capture-times", po::value<std::string>()->default_value("relative"),
@@ -85,6 +86,7 @@ int cmd_run(const std::vector<std::string>& args) {
   }
   apply_overrides(req.cfg, vm);
   if (vm.count("seed")) find_config_key("sim.seed")->set(req.cfg, vm["seed"].as<std::string>());
+  if (vm.count("hpu-model")) find_config_key("hpu.model")->set(req.cfg, vm["hpu-model"].as<std::string>());
   req.trace_path = vm["trace"].as<std::string>();
   if (vm.count("egress")) req.egress_path = vm["egress"].as<std::string>();
   req.pcap_port = vm["pcap-port"].as<std::string>();

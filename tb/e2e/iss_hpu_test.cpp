@@ -16,13 +16,15 @@ TEST(E2EIssHpu, DenseAllreduceSameResultsAsNative) {
   for (const char* model : {"native", "iss"}) {
     const CliResult r = flaresim(std::string("run --trace t.txt --flare.ports 0-3 --verify t.txt.expected -q "
                                              "--egress e-") + model + ".pcapng --stats s-" + model +
-                                     ".json --hpu.model " + model,
+                                     ".json --hpu-model " + model,
                                  dir);
     ASSERT_EQ(r.code, 0) << model << ": " << r.err;
     EXPECT_NE(r.out.find("verify           OK"), std::string::npos) << r.out;
   }
   const auto native = nlohmann::json::parse(slurp(dir / "s-native.json"));
   const auto iss = nlohmann::json::parse(slurp(dir / "s-iss.json"));
+  EXPECT_EQ(native["config"]["hpu"]["model"], "native");
+  EXPECT_EQ(iss["config"]["hpu"]["model"], "iss");
   EXPECT_EQ(native["handlers"]["flare_dense"]["outcomes"], iss["handlers"]["flare_dense"]["outcomes"]);
   EXPECT_EQ(native["handlers"]["flare_dense"]["iss"]["instructions"], 0);
   // Every ISS run executed real code: each of the 4 x 2500 contributed elements is read by a load
