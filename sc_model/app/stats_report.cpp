@@ -48,6 +48,8 @@ nlohmann::json collect_stats(Switch& sw, Picos end) {
                           {"iss", {{"instructions", k.instructions}, {"loads", k.loads}, {"stores", k.stores},
                                    {"branches", k.branches}, {"taken_branches", k.taken_branches},
                                    {"atomics", k.atomics}, {"fp", k.fp},
+                                   {"accesses", {{"local_l1", k.local_l1_accesses},
+                                                 {"remote_l1", k.remote_l1_accesses}, {"l2", k.l2_accesses}}},
                                    {"stall_cycles", {{"load_use", k.load_use_stall_cycles},
                                                      {"memory", k.memory_stall_cycles}, {"div", k.div_cycles}}}}},
                           {"faults", kv.second.faults}};

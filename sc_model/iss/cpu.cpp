@@ -140,6 +140,7 @@ Stop Cpu::run(uint64_t budget) {
       host = r->host + (addr - r->base);
       cost += r->extra_cycles;
       counters.region_stall_cycles += r->extra_cycles;
+      ++counters.accesses[r->access_class];
       if (addr & (size - 1)) cost += t_.misaligned;
       return true;
     };

@@ -30,6 +30,7 @@ struct Fault {
 struct CpuCounters {
   uint64_t loads = 0, stores = 0, branches = 0, taken = 0, atomics = 0, fp = 0;
   uint64_t load_use_stalls = 0, region_stall_cycles = 0, div_cycles = 0;
+  uint64_t accesses[kAccessClasses] = {};  // data accesses (loads, stores, atomics) by region class
 };
 
 // Receives every retired instruction (for instruction traces). `dst` is the register written in

@@ -18,6 +18,9 @@ class MmioDevice {
   virtual Result write(uint32_t offset, unsigned size, uint32_t value) = 0;
 };
 
+// What statistics count an access to a region as.
+enum AccessClass : uint8_t { kOtherAccess = 0, kLocalL1Access, kRemoteL1Access, kL2Access, kAccessClasses };
+
 struct MemRegion {
   uint32_t base = 0;
   uint32_t size = 0;
@@ -27,6 +30,7 @@ struct MemRegion {
   uint32_t extra_cycles = 0;  // added to every access's cost
   std::string name;           // for messages ("L1", "stack", "ELF segment 0")
   MmioDevice* mmio = nullptr; // set: a device region (host unused); only plain loads/stores reach it
+  AccessClass access_class = kOtherAccess;
 };
 
 class AddressSpace {

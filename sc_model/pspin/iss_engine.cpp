@@ -199,16 +199,21 @@ IssEngine::Context& IssEngine::context(const HandlerSet& set, const fs_handler_a
   using iss::MemRegion;
   c->mem.add(MemRegion{c->program_base, uint32_t(c->program.size()), c->program.data(), false, true, 0, "program memory"});
   c->mem.add(MemRegion{FS_MMIO_BASE, 0x100, nullptr, true, false, 0, "runtime registers", c.get()});
-  c->mem.add(MemRegion{FS_PKT_SLOT_BASE, kL1PacketSlotBytes, args.pkt, true, false, 0, "L1 packet slot"});
-  c->mem.add(MemRegion{FS_STACK_BASE, uint32_t(c->stack->size()), c->stack->data(), true, false, 0, "stack"});
+  c->mem.add(MemRegion{FS_PKT_SLOT_BASE, kL1PacketSlotBytes, args.pkt, true, false, 0, "L1 packet slot", nullptr,
+                       iss::kLocalL1Access});
+  c->mem.add(MemRegion{FS_STACK_BASE, uint32_t(c->stack->size()), c->stack->data(), true, false, 0, "stack", nullptr,
+                       iss::kLocalL1Access});
   c->mem.add(MemRegion{FS_L2_HANDLER_BASE, args.handler_mem_size, args.handler_mem, true, false, cfg_.hpu.l2_cycles,
-                       "L2 handler memory"});
-  c->mem.add(MemRegion{FS_L1_LOCAL_BASE, l1_state_bytes_, args.l1, true, false, 0, "L1 (local)"});
+                       "L2 handler memory", nullptr, iss::kL2Access});
+  c->mem.add(MemRegion{FS_L1_LOCAL_BASE, l1_state_bytes_, args.l1, true, false, 0, "L1 (local)", nullptr,
+                       iss::kLocalL1Access});
   for (uint32_t k = 0; k < env.num_clusters; ++k) {
     uint32_t size = 0;
     uint8_t* l1 = env.cluster_l1(k, &size);
+    const bool local = k == args.cluster_id;
     c->mem.add(MemRegion{FS_L1_GLOBAL_BASE + k * FS_L1_GLOBAL_STRIDE, size, l1, true, false,
-                         k == args.cluster_id ? 0 : cfg_.hpu.remote_l1_cycles, "L1 of cluster " + std::to_string(k)});
+                         local ? 0 : cfg_.hpu.remote_l1_cycles, "L1 of cluster " + std::to_string(k), nullptr,
+                         local ? iss::kLocalL1Access : iss::kRemoteL1Access});
   }
   c->cpu = std::make_unique<iss::Cpu>(c->mem, cfg_.hpu.timing, args.cluster_id * 1024 + args.hpu_id);
   Context& ref = *c;
@@ -286,6 +291,9 @@ HandlerRun IssEngine::execute(const HandlerSet& set, const fs_handler_args_t& ar
   k.load_use_stall_cycles = cpu.counters.load_use_stalls * cfg_.hpu.timing.load_use_stall;
   k.memory_stall_cycles = cpu.counters.region_stall_cycles;
   k.div_cycles = cpu.counters.div_cycles;
+  k.local_l1_accesses = cpu.counters.accesses[iss::kLocalL1Access];
+  k.remote_l1_accesses = cpu.counters.accesses[iss::kRemoteL1Access];
+  k.l2_accesses = cpu.counters.accesses[iss::kL2Access];
   if (!run.fault.empty()) run.commands.clear();
   return run;
 }

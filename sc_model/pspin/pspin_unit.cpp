@@ -75,6 +75,9 @@ void PspinUnit::finished(Hpu& hpu, Task& task, HandlerRun& run, Picos started) {
   k.load_use_stall_cycles += run.counters.load_use_stall_cycles;
   k.memory_stall_cycles += run.counters.memory_stall_cycles;
   k.div_cycles += run.counters.div_cycles;
+  k.local_l1_accesses += run.counters.local_l1_accesses;
+  k.remote_l1_accesses += run.counters.remote_l1_accesses;
+  k.l2_accesses += run.counters.l2_accesses;
   if (!run.fault.empty()) {
     const std::string where = run.fault + " on packet " + std::to_string(task.pkt->id) + " from port " +
                               std::to_string(task.pkt->ingress_port);

@@ -36,6 +36,30 @@ TEST(E2EIssHpu, DenseAllreduceSameResultsAsNative) {
   EXPECT_EQ(iss["handlers"]["flare_dense"]["cycles"]["count"], 40);
 }
 
+TEST(E2EIssHpu, RemoteL1AccessesFollowTheSchedulingPolicy) {
+  // Block b's buffer lives in cluster b mod 4. hier-fcfs runs every packet of b there (all L1
+  // accesses local); fcfs spreads packets over clusters, so some runs reach a remote L1 and pay
+  // hpu.remote_l1_cycles per access.
+  ScratchDir dir;
+  ASSERT_EQ(flaresim("gen allreduce --hosts 4 --bytes 8KiB -o t.txt", dir).code, 0);
+  nlohmann::json s[2];
+  const char* policies[2] = {"hier-fcfs", "fcfs"};
+  for (int k = 0; k < 2; ++k) {
+    const CliResult r = flaresim(std::string("run --trace t.txt --flare.ports 0-3 --stats s.json -q --hpu.model iss "
+                                             "--scheduler.policy ") + policies[k],
+                                 dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    s[k] = nlohmann::json::parse(slurp(dir / "s.json"))["handlers"]["flare_dense"];
+  }
+  EXPECT_EQ(s[0]["iss"]["accesses"]["remote_l1"], 0);
+  EXPECT_GT(s[0]["iss"]["accesses"]["local_l1"].get<uint64_t>(), 0u);
+  EXPECT_GT(s[1]["iss"]["accesses"]["remote_l1"].get<uint64_t>(), 0u);
+  // Same instructions either way; only where the data lives differs, and remote costs more.
+  EXPECT_EQ(s[0]["iss"]["instructions"], s[1]["iss"]["instructions"]);
+  EXPECT_EQ(s[1]["iss"]["stall_cycles"]["memory"].get<uint64_t>() - s[0]["iss"]["stall_cycles"]["memory"].get<uint64_t>(),
+            24u * s[1]["iss"]["accesses"]["remote_l1"].get<uint64_t>());
+}
+
 TEST(E2EIssHpu, WatchdogFaultAbortsWithHandlerAndPc) {
   ScratchDir dir;
   ASSERT_EQ(flaresim("gen allreduce --hosts 2 --bytes 2KiB -o t.txt", dir).code, 0);
