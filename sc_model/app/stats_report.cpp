@@ -50,8 +50,10 @@ nlohmann::json collect_stats(Switch& sw, Picos end) {
                                    {"atomics", k.atomics}, {"fp", k.fp},
                                    {"accesses", {{"local_l1", k.local_l1_accesses},
                                                  {"remote_l1", k.remote_l1_accesses}, {"l2", k.l2_accesses}}},
+                                   {"icache_misses", k.icache_misses},
                                    {"stall_cycles", {{"load_use", k.load_use_stall_cycles},
-                                                     {"memory", k.memory_stall_cycles}, {"div", k.div_cycles}}}}},
+                                                     {"memory", k.memory_stall_cycles}, {"div", k.div_cycles},
+                                                     {"icache", k.icache_stall_cycles}}}}},
                           {"faults", kv.second.faults}};
   }
   j["handlers"] = handlers;

@@ -144,6 +144,10 @@ std::vector<ConfigKey> make_schema() {
   s.push_back(size_key("pspin.l2_handler_bytes", "L2 handler memory shared by all clusters", 4096, 1ull << 30, FIELD(pspin.l2_handler_bytes)));
   s.push_back(uint_key("pspin.dispatch_cycles", "cluster scheduler: cycles from a queued task to its DMA start", 0, kMaxU32, FIELD(pspin.dispatch_cycles)));
 
+  s.push_back(size_key("pspin.icache_bytes", "iss: instruction cache per cluster, shared by its HPUs (a power of two)", 64, 1 << 20, FIELD(pspin.icache_bytes)));
+  s.push_back(uint_key("pspin.icache_line_bytes", "iss: instruction cache line (a power of two)", 4, 1024, FIELD(pspin.icache_line_bytes)));
+  s.push_back(uint_key("pspin.icache_ways", "iss: instruction cache associativity (LRU)", 1, 64, FIELD(pspin.icache_ways)));
+  s.push_back(uint_key("pspin.icache_miss_cycles", "iss: cycles to refill an instruction cache line from program memory", 0, 100000, FIELD(pspin.icache_miss_cycles)));
   s.push_back(uint_key("dma.latency_cycles", "fixed cycles of a cluster DMA L2->L1 copy", 0, kMaxU32, FIELD(dma.latency_cycles)));
   s.push_back(uint_key("dma.bytes_per_cycle", "cluster DMA bandwidth in bytes per cycle", 1, 1 << 20, FIELD(dma.bytes_per_cycle)));
 
@@ -255,6 +259,15 @@ void validate_config(const Config& c) {
     throw InputError("bad value '" + std::to_string(c.scheduler.subset) +
                      "' for 'scheduler.subset': must divide pspin.hpus_per_cluster (" +
                      std::to_string(c.pspin.hpus_per_cluster) + ")");
+  {
+    const uint64_t bytes = c.pspin.icache_bytes, line = c.pspin.icache_line_bytes, ways = c.pspin.icache_ways;
+    auto pow2 = [](uint64_t v) { return v && !(v & (v - 1)); };
+    if (!pow2(bytes) || !pow2(line) || line > bytes || (bytes / line) % ways != 0)
+      throw InputError("bad instruction cache geometry: 'pspin.icache_bytes' = " + std::to_string(bytes) +
+                       " and 'pspin.icache_line_bytes' = " + std::to_string(line) +
+                       " must be powers of two, the line no larger than the cache, and 'pspin.icache_ways' = " +
+                       std::to_string(ways) + " must divide the number of lines");
+  }
   if (c.routing.default_route != "drop") {
     const std::string& d = c.routing.default_route;
     if (d.empty() || d.find_first_not_of("0123456789") != std::string::npos || d.size() > 5 ||

@@ -49,6 +49,10 @@ struct PspinConfig {
   uint64_t l1_bytes = 1 << 20;          // per-cluster L1 TCDM
   uint64_t l2_handler_bytes = 4 << 20;  // L2 handler memory shared by all clusters
   unsigned dispatch_cycles = 2;         // cluster scheduler: from task to HPU start of DMA
+  uint64_t icache_bytes = 4096;         // iss: per-cluster instruction cache
+  unsigned icache_line_bytes = 16;
+  unsigned icache_ways = 4;
+  unsigned icache_miss_cycles = 15;     // iss: refill from program memory
 };
 
 struct DmaConfig {

@@ -123,6 +123,15 @@ Stop Cpu::run(uint64_t budget) {
       ++counters.load_use_stalls;
     }
     pending_load_ = kNoReg;
+    if (icache_ && (pc >> icache_->line_shift()) != icache_line_) {
+      icache_line_ = pc >> icache_->line_shift();
+      const uint32_t refill = icache_->access(icache_program_, pc);
+      if (refill) {
+        stall += refill;
+        ++counters.icache_misses;
+        counters.icache_stall_cycles += refill;
+      }
+    }
     uint32_t next = pc + in.len;
     const uint32_t a = X[in.rs1], b = X[in.rs2];
     uint32_t rd_value = 0;

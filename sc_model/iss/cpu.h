@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "iss/icache.h"
 #include "iss/insn.h"
 #include "iss/memory.h"
 #include "iss/timing.h"
@@ -31,6 +32,7 @@ struct CpuCounters {
   uint64_t loads = 0, stores = 0, branches = 0, taken = 0, atomics = 0, fp = 0;
   uint64_t load_use_stalls = 0, region_stall_cycles = 0, div_cycles = 0;
   uint64_t accesses[kAccessClasses] = {};  // data accesses (loads, stores, atomics) by region class
+  uint64_t icache_misses = 0, icache_stall_cycles = 0;
 };
 
 // Receives every retired instruction (for instruction traces). `dst` is the register written in
@@ -59,6 +61,12 @@ class Cpu {
   void skip() { pc += last_len_; }
   const Fault& fault() const { return fault_; }
   void set_observer(RetireObserver* o) { observer_ = o; }
+  // Fetches go through `cache` (nullptr: fetch is free); `program` tells programs apart in it.
+  void set_icache(InstructionCache* cache, uint32_t program) {
+    icache_ = cache;
+    icache_program_ = program;
+    icache_line_ = ~0u;
+  }
   // Forgets every pre-decoded instruction (after code is written; fence.i does it too).
   void flush_decode_cache();
   // The instruction at pc, decoded (for traces); nullptr if it cannot be fetched.
@@ -85,6 +93,9 @@ class Cpu {
   uint32_t reservation_ = 0;
   Fault fault_;
   RetireObserver* observer_ = nullptr;
+  InstructionCache* icache_ = nullptr;
+  uint32_t icache_program_ = 0;
+  uint32_t icache_line_ = ~0u;  // the line the core is executing from: no lookup within it
 };
 
 }  // namespace fs::iss

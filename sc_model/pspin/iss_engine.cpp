@@ -254,6 +254,11 @@ HandlerRun IssEngine::execute(const HandlerSet& set, const fs_handler_args_t& ar
     tracer = std::make_unique<TraceWriter>(*trace_, now_ps() / clock.period_ps, args, set.name);
   }
   cpu.set_observer(tracer.get());
+  std::unique_ptr<iss::InstructionCache>& icache = icaches_[args.cluster_id];
+  if (!icache)
+    icache = std::make_unique<iss::InstructionCache>(uint32_t(cfg_.pspin.icache_bytes), cfg_.pspin.icache_line_bytes,
+                                                     cfg_.pspin.icache_ways, cfg_.pspin.icache_miss_cycles);
+  cpu.set_icache(icache.get(), uint32_t(find_handler_set(set.name)));
   const uint64_t max_cycles = cfg_.hpu.max_cycles;
   for (;;) {
     // Every instruction costs at least a cycle with the default timing, so a chunk no longer
@@ -294,6 +299,8 @@ HandlerRun IssEngine::execute(const HandlerSet& set, const fs_handler_args_t& ar
   k.local_l1_accesses = cpu.counters.accesses[iss::kLocalL1Access];
   k.remote_l1_accesses = cpu.counters.accesses[iss::kRemoteL1Access];
   k.l2_accesses = cpu.counters.accesses[iss::kL2Access];
+  k.icache_misses = cpu.counters.icache_misses;
+  k.icache_stall_cycles = cpu.counters.icache_stall_cycles;
   if (!run.fault.empty()) run.commands.clear();
   return run;
 }

@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "common/config.h"
+#include "iss/icache.h"
 #include "pspin/hpu_engine.h"
 
 namespace fs {
@@ -41,6 +42,7 @@ class IssEngine : public HpuEngine {
   struct Program;
   std::map<std::string, std::unique_ptr<Program>> programs_;
   std::map<std::tuple<uint32_t, uint32_t, std::string>, std::unique_ptr<Context>> contexts_;
+  std::map<uint32_t, std::unique_ptr<iss::InstructionCache>> icaches_;  // by cluster
 };
 
 }  // namespace fs

@@ -78,6 +78,8 @@ void PspinUnit::finished(Hpu& hpu, Task& task, HandlerRun& run, Picos started) {
   k.local_l1_accesses += run.counters.local_l1_accesses;
   k.remote_l1_accesses += run.counters.remote_l1_accesses;
   k.l2_accesses += run.counters.l2_accesses;
+  k.icache_misses += run.counters.icache_misses;
+  k.icache_stall_cycles += run.counters.icache_stall_cycles;
   if (!run.fault.empty()) {
     const std::string where = run.fault + " on packet " + std::to_string(task.pkt->id) + " from port " +
                               std::to_string(task.pkt->ingress_port);

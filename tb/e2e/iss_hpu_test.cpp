@@ -1,6 +1,7 @@
 // HPUs running the handlers' RISC-V builds on the ISS (--hpu.model iss): the same results as
 // native HPUs, per-handler instruction counts, and handler faults reported with handler name,
 // cluster, HPU, PC and instruction, either aborting the run or dropping the packet.
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -58,6 +59,43 @@ TEST(E2EIssHpu, RemoteL1AccessesFollowTheSchedulingPolicy) {
   EXPECT_EQ(s[0]["iss"]["instructions"], s[1]["iss"]["instructions"]);
   EXPECT_EQ(s[1]["iss"]["stall_cycles"]["memory"].get<uint64_t>() - s[0]["iss"]["stall_cycles"]["memory"].get<uint64_t>(),
             24u * s[1]["iss"]["accesses"]["remote_l1"].get<uint64_t>());
+}
+
+TEST(E2EIssHpu, InstructionCacheMissesOncePerLineWhenTheHandlerFits) {
+  // The handler's code (about 2.4 KiB) fits in each cluster's 4 KiB cache: every 16-byte line a
+  // cluster executes from misses exactly once, on its first use. The instruction trace tells which
+  // lines each cluster used.
+  ScratchDir dir;
+  ASSERT_EQ(flaresim("gen allreduce --hosts 4 --bytes 8KiB -o t.txt", dir).code, 0);
+  ASSERT_EQ(flaresim("run --trace t.txt --flare.ports 0-3 --stats s.json -q --hpu.model iss --trace-insn i.txt", dir).code,
+            0);
+  std::set<std::pair<unsigned, uint32_t>> lines;
+  std::istringstream in(slurp(dir / "i.txt"));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ls(line);
+    std::string cycle, set, pc;
+    unsigned cluster, hpu;
+    ls >> cycle >> cluster >> hpu >> set >> pc;
+    lines.insert({cluster, uint32_t(std::stoul(pc, nullptr, 16)) >> 4});
+  }
+  const auto s = nlohmann::json::parse(slurp(dir / "s.json"));
+  const auto& k = s["handlers"]["flare_dense"]["iss"];
+  EXPECT_EQ(k["icache_misses"], lines.size());
+  EXPECT_EQ(k["stall_cycles"]["icache"], 15 * lines.size());
+
+  // A 64-byte cache cannot hold the fold loop and the code around it: many more misses.
+  ASSERT_EQ(flaresim("run --trace t.txt --flare.ports 0-3 --stats small.json -q --hpu.model iss "
+                     "--pspin.icache_bytes 64 --pspin.icache_ways 1",
+                     dir)
+                .code,
+            0);
+  const auto small = nlohmann::json::parse(slurp(dir / "small.json"));
+  EXPECT_GT(small["handlers"]["flare_dense"]["iss"]["icache_misses"].get<uint64_t>(), 4 * lines.size());
+  const CliResult bad = flaresim("run --trace t.txt --flare.ports 0-3 --stats b.json --pspin.icache_bytes 3000", dir);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("bad instruction cache geometry"), std::string::npos) << bad.err;
 }
 
 TEST(E2EIssHpu, WatchdogFaultAbortsWithHandlerAndPc) {
