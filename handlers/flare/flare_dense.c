@@ -5,6 +5,7 @@
  * sum, min and max. */
 #include "flare_dense.h"
 
+#include <stddef.h>
 #include <string.h>
 
 /* Element data in a packet starts 58 bytes into the frame, so it is only 2-byte aligned; the
@@ -87,6 +88,50 @@ static uint32_t make_result(uint8_t* pkt, const flare_block_slot_t* slot, const 
   return FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES + bytes;
 }
 
+static void lock_slot(uint32_t* lock) {
+  for (;;) {
+    while (__atomic_load_n(lock, __ATOMIC_RELAXED)) {
+    }
+    if (!__atomic_exchange_n(lock, 1u, __ATOMIC_ACQUIRE)) return;
+  }
+}
+
+static void unlock_slot(uint32_t* lock) { __atomic_store_n(lock, 0u, __ATOMIC_RELEASE); }
+
+/* Folds one contribution into its block's buffer; called with the buffer's lock held. When the
+ * block is complete, rewrites the packet into the result (still under the lock: the buffer may
+ * be reused as soon as it is released). */
+static int aggregate(flare_block_slot_t* slot, uint8_t* data, const flare_header_t* h, uint8_t* pkt, uint32_t bytes,
+                     uint32_t n_children) {
+  const uint8_t* elems = pkt + FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES;
+  if (!slot->busy) {
+    /* A retransmission that arrives after its block's result went out must not start the
+     * block again (it would hold the buffer for good). */
+    if (slot->completed && slot->allreduce_id == h->allreduce_id && slot->block_id == h->block_id)
+      return FLARE_DENSE_DUPLICATE;
+    memset(&slot->busy, 0, sizeof(*slot) - offsetof(flare_block_slot_t, busy));
+    slot->busy = 1;
+    slot->allreduce_id = h->allreduce_id;
+    slot->block_id = h->block_id;
+    slot->elem_count = h->elem_count;
+    slot->dtype = h->dtype;
+    slot->op = h->op;
+    copy_bytes(data, elems, bytes);
+  } else {
+    if (slot->allreduce_id != h->allreduce_id || slot->block_id != h->block_id) return FLARE_DENSE_BUFFER_BUSY;
+    if (slot->children[h->sender_rank / 32] & (1u << (h->sender_rank % 32))) return FLARE_DENSE_DUPLICATE;
+    if (slot->elem_count != h->elem_count || slot->dtype != h->dtype || slot->op != h->op) return FLARE_DENSE_MISMATCH;
+    folds[h->op][h->dtype](data, elems, h->elem_count);
+  }
+  slot->children[h->sender_rank / 32] |= 1u << (h->sender_rank % 32);
+  slot->received++;
+  if (slot->received < n_children) return FS_OK;
+  make_result(pkt, slot, data);
+  slot->busy = 0;
+  slot->completed = 1;
+  return FLARE_DENSE_RESULT_SENT;
+}
+
 int flare_dense_handler(const fs_handler_args_t* args) {
   const flare_dense_config_t* cfg = (const flare_dense_config_t*)args->handler_mem;
   flare_header_t h;
@@ -94,6 +139,7 @@ int flare_dense_handler(const fs_handler_args_t* args) {
   uint8_t* l1;
   flare_block_slot_t* slot;
   uint8_t* data;
+  int outcome;
 
   if (args->handler_mem_size < sizeof(*cfg) || cfg->magic != FLARE_DENSE_MAGIC) return FLARE_DENSE_NOT_INSTALLED;
   if (args->pkt_len < FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES) return FLARE_DENSE_MALFORMED;
@@ -119,34 +165,10 @@ int flare_dense_handler(const fs_handler_args_t* args) {
   slot = (flare_block_slot_t*)(l1 + (size_t)((h.block_id / args->num_clusters) % cfg->slots_per_cluster) * slot_bytes);
   data = (uint8_t*)(slot + 1);
 
-  if (!slot->busy) {
-    /* A retransmission that arrives after its block's result went out must not start the
-     * block again (it would hold the buffer for good). */
-    if (slot->completed && slot->allreduce_id == h.allreduce_id && slot->block_id == h.block_id)
-      return FLARE_DENSE_DUPLICATE;
-    memset(slot, 0, sizeof(*slot));
-    slot->busy = 1;
-    slot->allreduce_id = h.allreduce_id;
-    slot->block_id = h.block_id;
-    slot->elem_count = h.elem_count;
-    slot->dtype = h.dtype;
-    slot->op = h.op;
-    copy_bytes(data, args->pkt + FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES, bytes);
-  } else {
-    if (slot->allreduce_id != h.allreduce_id || slot->block_id != h.block_id) return FLARE_DENSE_BUFFER_BUSY;
-    if (slot->children[h.sender_rank / 32] & (1u << (h.sender_rank % 32))) return FLARE_DENSE_DUPLICATE;
-    if (slot->elem_count != h.elem_count || slot->dtype != h.dtype || slot->op != h.op) return FLARE_DENSE_MISMATCH;
-    folds[h.op][h.dtype](data, args->pkt + FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES, h.elem_count);
-  }
-  slot->children[h.sender_rank / 32] |= 1u << (h.sender_rank % 32);
-  slot->received++;
-  if (slot->received < cfg->n_children) return FS_OK;
-
-  {
-    const uint32_t len = make_result(args->pkt, slot, data);
-    slot->busy = 0;
-    slot->completed = 1;
-    fs_multicast(args->pkt, len, cfg->ports, cfg->n_children);
-  }
-  return FLARE_DENSE_RESULT_SENT;
+  lock_slot(&slot->lock);
+  outcome = aggregate(slot, data, &h, args->pkt, bytes, cfg->n_children);
+  unlock_slot(&slot->lock);
+  if (outcome == FLARE_DENSE_RESULT_SENT)
+    fs_multicast(args->pkt, FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES + bytes, cfg->ports, cfg->n_children);
+  return outcome;
 }

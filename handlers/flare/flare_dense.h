@@ -26,8 +26,11 @@ typedef struct flare_dense_config {
 } flare_dense_config_t;
 
 /* One block buffer in L1: this header, then slot_payload bytes of partial aggregate. Block b
- * lives in cluster (b % num_clusters), buffer ((b / num_clusters) % slots_per_cluster). */
+ * lives in cluster (b % num_clusters), buffer ((b / num_clusters) % slots_per_cluster). HPUs
+ * running at the same time may aggregate into the same buffer: every update happens with the
+ * buffer's lock held (Flare's single-buffer critical section). */
 typedef struct flare_block_slot {
+  uint32_t lock;               /* spin lock over everything below (taken with an atomic swap) */
   uint32_t busy;               /* aggregating (allreduce_id, block_id) */
   uint32_t completed;          /* not busy: the result of (allreduce_id, block_id) went out */
   uint32_t allreduce_id;

@@ -105,9 +105,9 @@ bool Cpu::csr_write(uint32_t csr, uint32_t v) {
   }
 }
 
-Stop Cpu::run(uint64_t budget) {
+Stop Cpu::run(uint64_t budget, uint64_t cycle_limit) {
   uint32_t* const X = x;
-  for (uint64_t n = 0; n < budget; ++n) {
+  for (uint64_t n = 0; n < budget && cycles < cycle_limit; ++n) {
     const Insn* ip = fetch(pc);
     if (!ip) {
       const MemRegion* r = mem_.find(pc, 2);

@@ -55,9 +55,10 @@ class Cpu {
   uint64_t cycles = 0, instret = 0;
   CpuCounters counters;
 
-  // Executes at most `budget` instructions. On kEcall and kEbreak pc still points at the
-  // instruction; call skip() to continue after it. On kFault see fault().
-  Stop run(uint64_t budget);
+  // Executes at most `budget` instructions, stopping early (kBudget) once `cycles` reaches
+  // `cycle_limit`. On kEcall and kEbreak pc still points at the instruction; call skip() to
+  // continue after it. On kFault see fault().
+  Stop run(uint64_t budget, uint64_t cycle_limit = ~0ull);
   void skip() { pc += last_len_; }
   const Fault& fault() const { return fault_; }
   void set_observer(RetireObserver* o) { observer_ = o; }

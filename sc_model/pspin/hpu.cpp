@@ -37,8 +37,19 @@ void Hpu::run() {
     args.handler_mem = svc_.handler_mem;
     args.handler_mem_size = svc_.handler_mem_size;
     const Picos started = now_ps();
-    HandlerRun result = svc_.engine->execute(handler_sets()[size_t(task.pkt->handler_set)], args, svc_.env);
-    wait(svc_.clock.cycles(result.cycles));
+    const HandlerSet& set = handler_sets()[size_t(task.pkt->handler_set)];
+    std::unique_ptr<SteppedRun> stepped = svc_.interleaver ? svc_.engine->start(set, args, svc_.env) : nullptr;
+    HandlerRun result;
+    if (stepped) {
+      // The cluster advances this run with the other HPUs' in simulated-time order and notifies
+      // run_done_ at the time it ends.
+      svc_.interleaver->add(stepped.get(), started, &run_done_);
+      wait(run_done_);
+      result = stepped->finish();
+    } else {
+      result = svc_.engine->execute(set, args, svc_.env);
+      wait(svc_.clock.cycles(result.cycles));
+    }
 
     ++tasks;
     handler_cycles += result.cycles;

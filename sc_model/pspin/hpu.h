@@ -14,12 +14,21 @@ namespace fs {
 
 class Hpu;
 
+// Interleaves stepped handler runs (the ISS) of a cluster's HPUs in simulated-time order; the
+// cluster implements it. `done` is notified at the simulated time the run ends.
+class RunInterleaver {
+ public:
+  virtual ~RunInterleaver() = default;
+  virtual void add(SteppedRun* run, Picos start, sc_core::sc_event* done) = 0;
+};
+
 // What an HPU uses of its cluster and the PsPIN unit.
 struct HpuServices {
   Clock clock;
   unsigned cluster_id = 0, num_clusters = 1;
   Dma* dma = nullptr;
   HpuEngine* engine = nullptr;
+  RunInterleaver* interleaver = nullptr;  // set: stepped engines run interleaved through it
   HpuEnvironment env;
   uint8_t* l1 = nullptr;  // the cluster's L1 state area
   uint32_t l1_size = 0;
@@ -52,6 +61,7 @@ class Hpu : public sc_core::sc_module {
   Picos copy_done_ = 0;
   ZeroedMemory slot_;  // the HPU's L1 packet slot
   sc_core::sc_event start_;
+  sc_core::sc_event run_done_;  // an interleaved run ended
 };
 
 }  // namespace fs

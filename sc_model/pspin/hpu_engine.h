@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -37,10 +38,27 @@ struct HpuEnvironment {
   unsigned num_clusters = 0;
 };
 
+// A handler run that advances a few cycles at a time (the ISS), so that a cluster can interleave
+// its HPUs in simulated-time order and shared L1 state is touched in that order.
+class SteppedRun {
+ public:
+  virtual ~SteppedRun() = default;
+  // Runs until the handler has used at least `cycles` cycles in all, or ends; true when ended.
+  virtual bool advance(uint64_t cycles) = 0;
+  virtual uint64_t cycles() const = 0;
+  // The result, once advance() returned true.
+  virtual HandlerRun finish() = 0;
+};
+
 class HpuEngine {
  public:
   virtual ~HpuEngine() = default;
+  // Runs the handler to completion.
   virtual HandlerRun execute(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env) = 0;
+  // Starts a run that the caller advances; nullptr if the engine cannot step (native code).
+  virtual std::unique_ptr<SteppedRun> start(const HandlerSet&, const fs_handler_args_t&, const HpuEnvironment&) {
+    return nullptr;
+  }
 };
 
 class NativeEngine : public HpuEngine {

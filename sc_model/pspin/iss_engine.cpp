@@ -221,88 +221,117 @@ IssEngine::Context& IssEngine::context(const HandlerSet& set, const fs_handler_a
   return ref;
 }
 
-HandlerRun IssEngine::execute(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env) {
-  Context& c = context(set, args, env);
-  HandlerRun run;
-  c.run = &run;
-  c.exited = false;
-  std::fill(std::begin(c.reg), std::end(c.reg), 0u);
-
-  // The arguments, as the RV32 fs_handler_args_t, at the top of the stack.
-  const uint32_t args_addr = FS_STACK_BASE + uint32_t(c.stack->size()) - 64;
-  const uint32_t fields[10] = {FS_PKT_SLOT_BASE, args.pkt_len, args.ingress_port, args.cluster_id, args.hpu_id,
-                               args.num_clusters, FS_L1_LOCAL_BASE, args.l1_size, FS_L2_HANDLER_BASE,
-                               args.handler_mem_size};
-  std::memcpy(c.stack->data() + (args_addr - FS_STACK_BASE), fields, kArgsBytes);
-
-  iss::Cpu& cpu = *c.cpu;
-  std::fill(std::begin(cpu.x), std::end(cpu.x), 0u);
-  std::fill(std::begin(cpu.f), std::end(cpu.f), 0u);
-  cpu.fflags = cpu.frm = 0;
-  cpu.cycles = cpu.instret = 0;
-  cpu.counters = iss::CpuCounters{};
-  cpu.pc = c.entry;
-  cpu.x[2] = args_addr & ~15u;
-  cpu.x[10] = args_addr;
-  cpu.x[11] = c.handler;
-
-  const std::string who = "handler " + set.name + " (cluster " + std::to_string(args.cluster_id) + ", HPU " +
-                          std::to_string(args.hpu_id) + ")";
-  std::unique_ptr<TraceWriter> tracer;
-  if (trace_) {
-    const Clock clock = Clock::from_ghz(cfg_.pspin.clock_ghz);
-    tracer = std::make_unique<TraceWriter>(*trace_, now_ps() / clock.period_ps, args, set.name);
+// One handler run on a context's core, advanced by the caller (see SteppedRun).
+class IssEngine::Run : public SteppedRun {
+ public:
+  Run(Context& c, const HandlerSet& set, const fs_handler_args_t& args, const Config& cfg, std::ostream* trace,
+      iss::InstructionCache* icache)
+      : c_(c), cpu_(*c.cpu), timing_(cfg.hpu.timing), max_cycles_(cfg.hpu.max_cycles) {
+    c.run = &run_;
+    c.exited = false;
+    std::fill(std::begin(c.reg), std::end(c.reg), 0u);
+    // The arguments, as the RV32 fs_handler_args_t, at the top of the stack.
+    const uint32_t args_addr = FS_STACK_BASE + uint32_t(c.stack->size()) - 64;
+    const uint32_t fields[10] = {FS_PKT_SLOT_BASE, args.pkt_len, args.ingress_port, args.cluster_id, args.hpu_id,
+                                 args.num_clusters, FS_L1_LOCAL_BASE, args.l1_size, FS_L2_HANDLER_BASE,
+                                 args.handler_mem_size};
+    std::memcpy(c.stack->data() + (args_addr - FS_STACK_BASE), fields, kArgsBytes);
+    std::fill(std::begin(cpu_.x), std::end(cpu_.x), 0u);
+    std::fill(std::begin(cpu_.f), std::end(cpu_.f), 0u);
+    cpu_.fflags = cpu_.frm = 0;
+    cpu_.cycles = cpu_.instret = 0;
+    cpu_.counters = iss::CpuCounters{};
+    cpu_.pc = c.entry;
+    cpu_.x[2] = args_addr & ~15u;
+    cpu_.x[10] = args_addr;
+    cpu_.x[11] = c.handler;
+    who_ = "handler " + set.name + " (cluster " + std::to_string(args.cluster_id) + ", HPU " +
+           std::to_string(args.hpu_id) + ")";
+    if (trace) {
+      const Clock clock = Clock::from_ghz(cfg.pspin.clock_ghz);
+      tracer_ = std::make_unique<TraceWriter>(*trace, now_ps() / clock.period_ps, args, set.name);
+    }
+    cpu_.set_observer(tracer_.get());
+    cpu_.set_icache(icache, uint32_t(find_handler_set(set.name)));
   }
-  cpu.set_observer(tracer.get());
+
+  bool advance(uint64_t target) override {
+    while (!ended_ && cpu_.cycles < target) {
+      // Every instruction costs at least a cycle with the default timing, so a chunk no longer
+      // than the cycles left stops the core right after it passes the watchdog's budget.
+      const uint64_t left = cpu_.cycles < max_cycles_ ? max_cycles_ - cpu_.cycles : 0;
+      const iss::Stop stop = cpu_.run(std::min<uint64_t>(kChunk, left + 1), target);
+      if (cpu_.cycles > max_cycles_) {
+        const iss::Insn* in = cpu_.insn_at(cpu_.pc);
+        end_with(who_ + ": ran longer than hpu.max_cycles = " + std::to_string(max_cycles_) + " cycles (pc " +
+                 hex32(cpu_.pc) + ", instruction " + hex32(in ? in->raw : 0) + ")");
+      } else if (stop == iss::Stop::kHalt && c_.exited) {
+        end_with("");
+      } else if (stop == iss::Stop::kFault) {
+        end_with(who_ + ": " + cpu_.fault().describe());
+      } else if (stop == iss::Stop::kEcall || stop == iss::Stop::kEbreak) {
+        const iss::Insn* in = cpu_.insn_at(cpu_.pc);
+        end_with(who_ + ": " + (stop == iss::Stop::kEcall ? "ecall outside the handler API" : "ebreak") +
+                 " at pc " + hex32(cpu_.pc) + " (instruction " + hex32(in ? in->raw : 0) + ")");
+      }
+    }
+    return ended_;
+  }
+
+  uint64_t cycles() const override { return ended_ ? run_.cycles : cpu_.cycles; }
+  HandlerRun finish() override { return std::move(run_); }
+
+ private:
+  void end_with(const std::string& fault) {
+    ended_ = true;
+    run_.fault = fault;
+    c_.run = nullptr;
+    cpu_.set_observer(nullptr);
+    run_.cycles = cpu_.cycles;
+    HandlerCounters& k = run_.counters;
+    const iss::CpuCounters& n = cpu_.counters;
+    k.instructions = cpu_.instret;
+    k.loads = n.loads;
+    k.stores = n.stores;
+    k.branches = n.branches;
+    k.taken_branches = n.taken;
+    k.atomics = n.atomics;
+    k.fp = n.fp;
+    k.load_use_stall_cycles = n.load_use_stalls * timing_.load_use_stall;
+    k.memory_stall_cycles = n.region_stall_cycles;
+    k.div_cycles = n.div_cycles;
+    k.local_l1_accesses = n.accesses[iss::kLocalL1Access];
+    k.remote_l1_accesses = n.accesses[iss::kRemoteL1Access];
+    k.l2_accesses = n.accesses[iss::kL2Access];
+    k.icache_misses = n.icache_misses;
+    k.icache_stall_cycles = n.icache_stall_cycles;
+    if (!fault.empty()) run_.commands.clear();
+  }
+
+  Context& c_;
+  iss::Cpu& cpu_;
+  iss::Timing timing_;
+  uint64_t max_cycles_;
+  std::string who_;
+  std::unique_ptr<TraceWriter> tracer_;
+  HandlerRun run_;
+  bool ended_ = false;
+};
+
+std::unique_ptr<SteppedRun> IssEngine::start(const HandlerSet& set, const fs_handler_args_t& args,
+                                             const HpuEnvironment& env) {
+  Context& c = context(set, args, env);
   std::unique_ptr<iss::InstructionCache>& icache = icaches_[args.cluster_id];
   if (!icache)
     icache = std::make_unique<iss::InstructionCache>(uint32_t(cfg_.pspin.icache_bytes), cfg_.pspin.icache_line_bytes,
                                                      cfg_.pspin.icache_ways, cfg_.pspin.icache_miss_cycles);
-  cpu.set_icache(icache.get(), uint32_t(find_handler_set(set.name)));
-  const uint64_t max_cycles = cfg_.hpu.max_cycles;
-  for (;;) {
-    // Every instruction costs at least a cycle with the default timing, so a chunk no longer
-    // than the cycles left stops the core right after it passes the budget.
-    const uint64_t left = cpu.cycles < max_cycles ? max_cycles - cpu.cycles : 0;
-    const iss::Stop stop = cpu.run(std::min<uint64_t>(kChunk, left + 1));
-    if (cpu.cycles > max_cycles) {
-      const iss::Insn* in = cpu.insn_at(cpu.pc);
-      run.fault = who + ": ran longer than hpu.max_cycles = " + std::to_string(max_cycles) + " cycles (pc " +
-                  hex32(cpu.pc) + ", instruction " + hex32(in ? in->raw : 0) + ")";
-      break;
-    }
-    if (stop == iss::Stop::kHalt && c.exited) break;
-    if (stop == iss::Stop::kBudget || stop == iss::Stop::kHalt) continue;
-    if (stop == iss::Stop::kFault) {
-      run.fault = who + ": " + cpu.fault().describe();
-    } else {
-      const iss::Insn* in = cpu.insn_at(cpu.pc);
-      run.fault = who + ": " + (stop == iss::Stop::kEcall ? "ecall outside the handler API" : "ebreak") + " at pc " +
-                  hex32(cpu.pc) + " (instruction " + hex32(in ? in->raw : 0) + ")";
-    }
-    break;
-  }
-  c.run = nullptr;
-  cpu.set_observer(nullptr);
-  run.cycles = cpu.cycles;
-  HandlerCounters& k = run.counters;
-  k.instructions = cpu.instret;
-  k.loads = cpu.counters.loads;
-  k.stores = cpu.counters.stores;
-  k.branches = cpu.counters.branches;
-  k.taken_branches = cpu.counters.taken;
-  k.atomics = cpu.counters.atomics;
-  k.fp = cpu.counters.fp;
-  k.load_use_stall_cycles = cpu.counters.load_use_stalls * cfg_.hpu.timing.load_use_stall;
-  k.memory_stall_cycles = cpu.counters.region_stall_cycles;
-  k.div_cycles = cpu.counters.div_cycles;
-  k.local_l1_accesses = cpu.counters.accesses[iss::kLocalL1Access];
-  k.remote_l1_accesses = cpu.counters.accesses[iss::kRemoteL1Access];
-  k.l2_accesses = cpu.counters.accesses[iss::kL2Access];
-  k.icache_misses = cpu.counters.icache_misses;
-  k.icache_stall_cycles = cpu.counters.icache_stall_cycles;
-  if (!run.fault.empty()) run.commands.clear();
-  return run;
+  return std::make_unique<Run>(c, set, args, cfg_, trace_, icache.get());
+}
+
+HandlerRun IssEngine::execute(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env) {
+  std::unique_ptr<SteppedRun> run = start(set, args, env);
+  run->advance(~0ull);
+  return run->finish();
 }
 
 }  // namespace fs

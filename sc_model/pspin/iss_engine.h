@@ -23,6 +23,8 @@ class IssEngine : public HpuEngine {
   IssEngine(const Config& cfg, uint32_t l1_state_bytes);
   ~IssEngine() override;
   HandlerRun execute(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env) override;
+  std::unique_ptr<SteppedRun> start(const HandlerSet& set, const fs_handler_args_t& args,
+                                    const HpuEnvironment& env) override;
 
   // Reads and checks a handler set's ELF before the simulation starts; throws InputError if it is
   // missing or unusable. execute() runs only preloaded handler sets.
@@ -34,6 +36,7 @@ class IssEngine : public HpuEngine {
 
  private:
   struct Context;
+  class Run;
   Context& context(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env);
 
   Config cfg_;

@@ -57,10 +57,11 @@ TEST(BlocksFlareHandler, OutcomeTableAndInstaller) {
     EXPECT_EQ(set.outcomes[size_t(c)].name, names[c]);
     EXPECT_EQ(set.outcomes[size_t(c)].drop, c >= FLARE_DENSE_MALFORMED) << names[c];
   }
-  // Slot header: busy, completed, allreduce_id, block_id (4 x 4) + received, elem_count (2 x 2) +
-  // dtype, op, pad[2] (4) = 24 bytes, + bitmap of 256 ranks (8 x 4) = 56; (56 + 1024 + 7) & ~7 = 1080.
-  EXPECT_EQ(sizeof(flare_block_slot_t), 56u);
-  EXPECT_EQ(flare_dense_slot_bytes(1024), 1080u);
+  // Slot header: lock, busy, completed, allreduce_id, block_id (5 x 4) + received, elem_count
+  // (2 x 2) + dtype, op, pad[2] (4) = 28 bytes, + bitmap of 256 ranks (8 x 4) = 60;
+  // (60 + 1024 + 7) & ~7 = 1088.
+  EXPECT_EQ(sizeof(flare_block_slot_t), 60u);
+  EXPECT_EQ(flare_dense_slot_bytes(1024), 1088u);
   fs::Config cfg = three_hosts();
   cfg.flare.ports = "3,1,0";
   HandlerHarness h(cfg, "flare_dense");
@@ -68,18 +69,18 @@ TEST(BlocksFlareHandler, OutcomeTableAndInstaller) {
   EXPECT_EQ(c->magic, FLARE_DENSE_MAGIC);
   EXPECT_EQ(c->n_children, 3u);
   EXPECT_EQ(c->slot_payload, 1024u);
-  EXPECT_EQ(c->slots_per_cluster, 953u);  // floor(1030144 / 1080)
+  EXPECT_EQ(c->slots_per_cluster, 946u);  // floor(1030144 / 1088)
   EXPECT_EQ(c->ports[0], 3u);
   EXPECT_EQ(c->ports[1], 1u);
   EXPECT_EQ(c->ports[2], 0u);
   // Too many buffers for the L1 state area.
-  cfg.flare.buffers = 954;
+  cfg.flare.buffers = 947;
   try {
     HandlerHarness bad(cfg, "flare_dense");
     FAIL() << "no error";
   } catch (const fs::InputError& e) {
-    EXPECT_STREQ(e.what(), "'flare.buffers' = 954 block buffers of 1080 bytes do not fit in the 1030144-byte L1 "
-                           "state area of a cluster (at most 953)");
+    EXPECT_STREQ(e.what(), "'flare.buffers' = 947 block buffers of 1088 bytes do not fit in the 1030144-byte L1 "
+                           "state area of a cluster (at most 946)");
   }
 }
 
