@@ -41,7 +41,7 @@ Cluster::Cluster(sc_core::sc_module_name name, unsigned index, const Config& cfg
 }
 
 void Cluster::add(SteppedRun* run, Picos start, sc_core::sc_event* done) {
-  active_.push_back(ActiveRun{run, start, done});
+  active_.push_back(ActiveRun{run, start, done, start + run->cycles() * svc_.clock.period_ps});
   run_added_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -56,29 +56,35 @@ void Cluster::interleave() {
       continue;
     }
     const Picos now = now_ps();
-    size_t m = 0;
-    Picos t_min = ~Picos(0), t_next = ~Picos(0);
-    for (size_t i = 0; i < active_.size(); ++i) {
-      const Picos t = active_[i].start + active_[i].run->cycles() * period;
-      if (t < t_min) {
-        t_next = t_min;
-        t_min = t;
-        m = i;
-      } else if (t < t_next) {
-        t_next = t;
+    // Step runs (each time the one furthest behind, until it passes the next) while they stay
+    // within the quantum; then let the kernel catch up.
+    for (;;) {
+      size_t m = 0;
+      Picos t_min = ~Picos(0), t_next = ~Picos(0);
+      for (size_t i = 0; i < active_.size(); ++i) {
+        const Picos t = active_[i].local;
+        if (t < t_min) {
+          t_next = t_min;
+          t_min = t;
+          m = i;
+        } else if (t < t_next) {
+          t_next = t;
+        }
+      }
+      if (active_.empty() || t_min >= now + quantum) break;
+      ActiveRun& a = active_[m];
+      const Picos limit = std::min(t_next, now + quantum);
+      const bool ended = a.run->advance((limit - a.start) / period + 1);
+      a.local = a.start + a.run->cycles() * period;
+      if (ended) {
+        a.done->notify(a.local > now ? ps_time(a.local - now) : sc_core::SC_ZERO_TIME);
+        active_.erase(active_.begin() + std::ptrdiff_t(m));
       }
     }
-    if (t_min >= now + quantum) {
+    if (!active_.empty()) {
+      Picos t_min = ~Picos(0);
+      for (const ActiveRun& a : active_) t_min = std::min(t_min, a.local);
       wait(ps_time(t_min - now), run_added_);
-      continue;
-    }
-    // Run the HPU that is furthest behind until it passes the next one (or the quantum).
-    ActiveRun a = active_[m];
-    const Picos limit = std::min(t_next, now + quantum);
-    if (a.run->advance((limit - a.start) / period + 1)) {
-      const Picos end = a.start + a.run->cycles() * period;
-      a.done->notify(end > now ? ps_time(end - now) : sc_core::SC_ZERO_TIME);
-      active_.erase(active_.begin() + std::ptrdiff_t(m));
     }
   }
 }

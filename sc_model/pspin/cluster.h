@@ -59,6 +59,7 @@ class Cluster : public sc_core::sc_module, public RunInterleaver {
     SteppedRun* run;
     Picos start;
     sc_core::sc_event* done;
+    Picos local;  // start + the cycles the run has used: where it is in simulated time
   };
   std::vector<ActiveRun> active_;  // in the order they started
   sc_core::sc_event run_added_;
