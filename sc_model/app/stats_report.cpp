@@ -53,7 +53,8 @@ nlohmann::json collect_stats(Switch& sw, Picos end) {
                                    {"icache_misses", k.icache_misses},
                                    {"stall_cycles", {{"load_use", k.load_use_stall_cycles},
                                                      {"memory", k.memory_stall_cycles}, {"div", k.div_cycles},
-                                                     {"icache", k.icache_stall_cycles}}}}},
+                                                     {"icache", k.icache_stall_cycles},
+                                                     {"bank_conflict", k.bank_conflict_cycles}}}}},
                           {"faults", kv.second.faults}};
   }
   j["handlers"] = handlers;

@@ -148,6 +148,7 @@ std::vector<ConfigKey> make_schema() {
   s.push_back(uint_key("pspin.icache_line_bytes", "iss: instruction cache line (a power of two)", 4, 1024, FIELD(pspin.icache_line_bytes)));
   s.push_back(uint_key("pspin.icache_ways", "iss: instruction cache associativity (LRU)", 1, 64, FIELD(pspin.icache_ways)));
   s.push_back(uint_key("pspin.icache_miss_cycles", "iss: cycles to refill an instruction cache line from program memory", 0, 100000, FIELD(pspin.icache_miss_cycles)));
+  s.push_back(uint_key("pspin.l1_banks", "iss: word-interleaved L1 TCDM banks per cluster; two HPUs on one bank in one cycle cost a stall (with hpu.interleave = on)", 1, 1024, FIELD(pspin.l1_banks)));
   s.push_back(uint_key("dma.latency_cycles", "fixed cycles of a cluster DMA L2->L1 copy", 0, kMaxU32, FIELD(dma.latency_cycles)));
   s.push_back(uint_key("dma.bytes_per_cycle", "cluster DMA bandwidth in bytes per cycle", 1, 1 << 20, FIELD(dma.bytes_per_cycle)));
 

@@ -53,6 +53,7 @@ struct PspinConfig {
   unsigned icache_line_bytes = 16;
   unsigned icache_ways = 4;
   unsigned icache_miss_cycles = 15;     // iss: refill from program memory
+  unsigned l1_banks = 32;               // iss: word-interleaved TCDM banks per cluster
 };
 
 struct DmaConfig {

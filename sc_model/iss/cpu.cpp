@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "iss/fpu.h"
+#include "iss/tcdm_banks.h"
 
 namespace fs::iss {
 namespace {
@@ -150,6 +151,11 @@ Stop Cpu::run(uint64_t budget, uint64_t cycle_limit) {
       cost += r->extra_cycles;
       counters.region_stall_cycles += r->extra_cycles;
       ++counters.accesses[r->access_class];
+      if (r->banks) {
+        const uint32_t wait = r->banks->access(hart_id_, cycle_base_ + cycles + stall, r->bank_offset + (addr - r->base));
+        cost += wait;
+        counters.bank_conflict_cycles += wait;
+      }
       if (addr & (size - 1)) cost += t_.misaligned;
       return true;
     };

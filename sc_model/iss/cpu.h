@@ -33,6 +33,7 @@ struct CpuCounters {
   uint64_t load_use_stalls = 0, region_stall_cycles = 0, div_cycles = 0;
   uint64_t accesses[kAccessClasses] = {};  // data accesses (loads, stores, atomics) by region class
   uint64_t icache_misses = 0, icache_stall_cycles = 0;
+  uint64_t bank_conflict_cycles = 0;
 };
 
 // Receives every retired instruction (for instruction traces). `dst` is the register written in
@@ -62,6 +63,8 @@ class Cpu {
   void skip() { pc += last_len_; }
   const Fault& fault() const { return fault_; }
   void set_observer(RetireObserver* o) { observer_ = o; }
+  // The absolute cycle at which `cycles` counts from (for TCDM bank arbitration).
+  void set_cycle_base(uint64_t base) { cycle_base_ = base; }
   // Fetches go through `cache` (nullptr: fetch is free); `program` tells programs apart in it.
   void set_icache(InstructionCache* cache, uint32_t program) {
     icache_ = cache;
@@ -94,6 +97,7 @@ class Cpu {
   uint32_t reservation_ = 0;
   Fault fault_;
   RetireObserver* observer_ = nullptr;
+  uint64_t cycle_base_ = 0;
   InstructionCache* icache_ = nullptr;
   uint32_t icache_program_ = 0;
   uint32_t icache_line_ = ~0u;  // the line the core is executing from: no lookup within it

@@ -9,6 +9,8 @@
 
 namespace fs::iss {
 
+class TcdmBanks;
+
 // A memory-mapped device: loads and stores to its region call it instead of touching memory.
 class MmioDevice {
  public:
@@ -31,6 +33,8 @@ struct MemRegion {
   std::string name;           // for messages ("L1", "stack", "ELF segment 0")
   MmioDevice* mmio = nullptr; // set: a device region (host unused); only plain loads/stores reach it
   AccessClass access_class = kOtherAccess;
+  class TcdmBanks* banks = nullptr;  // set: accesses go through these banks (L1 TCDM)
+  uint32_t bank_offset = 0;          // where this region starts in the TCDM, for bank selection
 };
 
 class AddressSpace {

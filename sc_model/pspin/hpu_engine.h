@@ -21,6 +21,7 @@ struct HandlerCounters {
   uint64_t load_use_stall_cycles = 0, memory_stall_cycles = 0, div_cycles = 0;
   uint64_t local_l1_accesses = 0, remote_l1_accesses = 0, l2_accesses = 0;  // data accesses by memory
   uint64_t icache_misses = 0, icache_stall_cycles = 0;
+  uint64_t bank_conflict_cycles = 0;
 };
 
 struct HandlerRun {

@@ -133,6 +133,9 @@ struct IssEngine::Context : iss::MmioDevice {
 };
 
 IssEngine::IssEngine(const Config& cfg, uint32_t l1_state_bytes) : cfg_(cfg), l1_state_bytes_(l1_state_bytes) {
+  // Bank conflicts need the HPUs of a cluster to execute in time order.
+  if (cfg.hpu.interleave == "on")
+    for (unsigned k = 0; k < cfg.pspin.clusters; ++k) banks_.push_back(std::make_unique<iss::TcdmBanks>(cfg.pspin.l1_banks));
   if (l1_state_bytes > FS_L1_GLOBAL_STRIDE)
     throw InputError("hpu.model = iss maps each cluster's L1 state area into 16 MiB; 'pspin.l1_bytes' is too large");
   if (cfg.pspin.clusters > FS_MAX_CLUSTERS)
@@ -199,21 +202,27 @@ IssEngine::Context& IssEngine::context(const HandlerSet& set, const fs_handler_a
   using iss::MemRegion;
   c->mem.add(MemRegion{c->program_base, uint32_t(c->program.size()), c->program.data(), false, true, 0, "program memory"});
   c->mem.add(MemRegion{FS_MMIO_BASE, 0x100, nullptr, true, false, 0, "runtime registers", c.get()});
+  // TCDM layout for bank selection: the state area, then one packet slot per HPU, then stacks.
+  iss::TcdmBanks* own_banks = banks_.empty() ? nullptr : banks_[args.cluster_id].get();
+  const uint32_t slot_offset = l1_state_bytes_ + args.hpu_id * kL1PacketSlotBytes;
+  const uint32_t stack_offset =
+      l1_state_bytes_ + cfg_.pspin.hpus_per_cluster * kL1PacketSlotBytes + args.hpu_id * cfg_.hpu.stack_bytes;
   c->mem.add(MemRegion{FS_PKT_SLOT_BASE, kL1PacketSlotBytes, args.pkt, true, false, 0, "L1 packet slot", nullptr,
-                       iss::kLocalL1Access});
+                       iss::kLocalL1Access, own_banks, slot_offset});
   c->mem.add(MemRegion{FS_STACK_BASE, uint32_t(c->stack->size()), c->stack->data(), true, false, 0, "stack", nullptr,
-                       iss::kLocalL1Access});
+                       iss::kLocalL1Access, own_banks, stack_offset});
   c->mem.add(MemRegion{FS_L2_HANDLER_BASE, args.handler_mem_size, args.handler_mem, true, false, cfg_.hpu.l2_cycles,
                        "L2 handler memory", nullptr, iss::kL2Access});
   c->mem.add(MemRegion{FS_L1_LOCAL_BASE, l1_state_bytes_, args.l1, true, false, 0, "L1 (local)", nullptr,
-                       iss::kLocalL1Access});
+                       iss::kLocalL1Access, own_banks, 0});
   for (uint32_t k = 0; k < env.num_clusters; ++k) {
     uint32_t size = 0;
     uint8_t* l1 = env.cluster_l1(k, &size);
     const bool local = k == args.cluster_id;
     c->mem.add(MemRegion{FS_L1_GLOBAL_BASE + k * FS_L1_GLOBAL_STRIDE, size, l1, true, false,
                          local ? 0 : cfg_.hpu.remote_l1_cycles, "L1 of cluster " + std::to_string(k), nullptr,
-                         local ? iss::kLocalL1Access : iss::kRemoteL1Access});
+                         local ? iss::kLocalL1Access : iss::kRemoteL1Access,
+                         banks_.empty() ? nullptr : banks_[k].get(), 0});
   }
   c->cpu = std::make_unique<iss::Cpu>(c->mem, cfg_.hpu.timing, args.cluster_id * 1024 + args.hpu_id);
   Context& ref = *c;
@@ -252,6 +261,7 @@ class IssEngine::Run : public SteppedRun {
       tracer_ = std::make_unique<TraceWriter>(*trace, now_ps() / clock.period_ps, args, set.name);
     }
     cpu_.set_observer(tracer_.get());
+    cpu_.set_cycle_base(now_ps() / Clock::from_ghz(cfg.pspin.clock_ghz).period_ps);
     cpu_.set_icache(icache, uint32_t(find_handler_set(set.name)));
   }
 
@@ -305,6 +315,7 @@ class IssEngine::Run : public SteppedRun {
     k.l2_accesses = n.accesses[iss::kL2Access];
     k.icache_misses = n.icache_misses;
     k.icache_stall_cycles = n.icache_stall_cycles;
+    k.bank_conflict_cycles = n.bank_conflict_cycles;
     if (!fault.empty()) run_.commands.clear();
   }
 

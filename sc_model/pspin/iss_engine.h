@@ -11,9 +11,11 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "common/config.h"
 #include "iss/icache.h"
+#include "iss/tcdm_banks.h"
 #include "pspin/hpu_engine.h"
 
 namespace fs {
@@ -46,6 +48,7 @@ class IssEngine : public HpuEngine {
   std::map<std::string, std::unique_ptr<Program>> programs_;
   std::map<std::tuple<uint32_t, uint32_t, std::string>, std::unique_ptr<Context>> contexts_;
   std::map<uint32_t, std::unique_ptr<iss::InstructionCache>> icaches_;  // by cluster
+  std::vector<std::unique_ptr<iss::TcdmBanks>> banks_;                  // by cluster (interleaved HPUs only)
 };
 
 }  // namespace fs

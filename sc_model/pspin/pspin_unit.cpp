@@ -80,6 +80,7 @@ void PspinUnit::finished(Hpu& hpu, Task& task, HandlerRun& run, Picos started) {
   k.l2_accesses += run.counters.l2_accesses;
   k.icache_misses += run.counters.icache_misses;
   k.icache_stall_cycles += run.counters.icache_stall_cycles;
+  k.bank_conflict_cycles += run.counters.bank_conflict_cycles;
   if (!run.fault.empty()) {
     const std::string where = run.fault + " on packet " + std::to_string(task.pkt->id) + " from port " +
                               std::to_string(task.pkt->ingress_port);

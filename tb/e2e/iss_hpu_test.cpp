@@ -120,6 +120,9 @@ TEST(E2EIssHpu, InterleavedHpusContendForTheBlockLock) {
   const auto& off = s[0]["handlers"]["flare_dense"];
   const auto& on = s[1]["handlers"]["flare_dense"];
   EXPECT_GT(on["cycles"]["max"].get<uint64_t>(), off["cycles"]["max"].get<uint64_t>());
+  // Only interleaved HPUs meet in the L1 banks.
+  EXPECT_EQ(off["iss"]["stall_cycles"]["bank_conflict"], 0);
+  EXPECT_GT(on["iss"]["stall_cycles"]["bank_conflict"].get<uint64_t>(), 0u);
   // Waiting for the lock is spinning on loads: more instructions, the same number of folds.
   EXPECT_GT(on["iss"]["loads"].get<uint64_t>(), off["iss"]["loads"].get<uint64_t>());
   EXPECT_EQ(on["outcomes"], off["outcomes"]);
