@@ -62,7 +62,7 @@ struct DmaConfig {
 };
 
 struct HpuConfig {
-  std::string model = "native";     // native | iss
+  std::string model = "iss";        // iss | native
   unsigned native_fixed_cycles = 40;  // native cost model: fixed part per handler run
   double native_cycles_per_byte = 1.0;  // native cost model: per byte of packet
   uint64_t max_cycles = 1000000;    // iss: watchdog per handler run

@@ -26,6 +26,7 @@ constexpr Picos kCycle = 2000;
 
 fs::Config base_config() {
   fs::Config cfg;
+  cfg.hpu.model = "native";  // the timings below use the native cost model
   cfg.ports.count = 4;
   cfg.pspin.clusters = 2;
   cfg.pspin.hpus_per_cluster = 2;

@@ -150,7 +150,7 @@ TEST(E2EBadInput, SimulatedTimeOverflowIsASimulationError) {
   for (int i = 0; i < 2200; ++i) trace += "0ns 0 flare block=" + std::to_string(i) + " values=1\n";
   write_file(dir / "t.txt", trace);
   const CliResult r = flaresim("run --trace t.txt --stats s.json --flare.ports 0-1 --pspin.clusters 1 "
-                               "--pspin.hpus_per_cluster 1 --pspin.clock_ghz 0.001 "
+                               "--pspin.hpus_per_cluster 1 --pspin.clock_ghz 0.001 --hpu.model native "
                                "--hpu.native_fixed_cycles 4294967295",
                                dir);
   EXPECT_EQ(r.code, 1);

@@ -206,7 +206,8 @@ TEST(E2EIssHpu, InstructionAndChromeTraces) {
   EXPECT_EQ(runs, 4u);
   EXPECT_EQ(threads, 32u);  // 4 clusters x 8 HPUs
 
-  const CliResult native = flaresim("run --trace t.txt --flare.ports 0-1 --stats n.json --trace-insn x.txt", dir);
+  const CliResult native =
+      flaresim("run --trace t.txt --flare.ports 0-1 --stats n.json --trace-insn x.txt --hpu.model native", dir);
   EXPECT_EQ(native.code, 2);
   EXPECT_NE(native.err.find("--trace-insn needs --hpu.model iss"), std::string::npos) << native.err;
 }
