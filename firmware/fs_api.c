@@ -40,3 +40,11 @@ uint8_t* fs_cluster_l1(uint32_t cluster_id, uint32_t* size) {
   if (size) *size = REG(FS_REG_L1_STATE_SIZE);
   return (uint8_t*)(uintptr_t)(FS_L1_GLOBAL_BASE + cluster_id * FS_L1_GLOBAL_STRIDE);
 }
+
+int fs_dma_copy(void* dst, const void* src, uint32_t len) {
+  REG(FS_REG_DMA_DST) = (uint32_t)(uintptr_t)dst;
+  REG(FS_REG_DMA_SRC) = (uint32_t)(uintptr_t)src;
+  REG(FS_REG_DMA_LEN) = len;
+  REG(FS_REG_DMA_GO) = 1;
+  return (int)REG(FS_REG_DMA_STATUS);
+}

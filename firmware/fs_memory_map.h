@@ -34,6 +34,11 @@
 #define FS_REG_CMD_ISSUE 0x1Cu     /* write: 1 send, 2 multicast, 3 host write */
 #define FS_REG_CMD_STATUS 0x20u    /* read: result of the last issue */
 #define FS_REG_EXIT 0x24u          /* write: the handler's return code; the handler ends */
+#define FS_REG_DMA_DST 0x28u       /* DMA copy: destination address */
+#define FS_REG_DMA_SRC 0x2Cu       /* DMA copy: source address */
+#define FS_REG_DMA_LEN 0x30u       /* DMA copy: bytes */
+#define FS_REG_DMA_GO 0x34u        /* write: copy now; the store completes when the copy is done */
+#define FS_REG_DMA_STATUS 0x38u    /* read: 0, or -1 if the last copy was refused */
 #define FS_REG_NUM_CLUSTERS 0x40u  /* read */
 #define FS_REG_L1_STATE_SIZE 0x44u /* read: bytes of each cluster's L1 state area */
 #define FS_REG_CLUSTER_ID 0x48u    /* read */

@@ -84,19 +84,9 @@ static uint32_t make_result(uint8_t* pkt, const flare_block_slot_t* slot, const 
   h.sender_rank = FLARE_RANK_SWITCH;
   h.elem_count = slot->elem_count;
   flare_encode(&h, fh);
-  copy_bytes(fh + FLARE_HEADER_BYTES, data, bytes);
+  fs_dma_copy(fh + FLARE_HEADER_BYTES, data, bytes); /* the cluster DMA copies the result */
   return FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES + bytes;
 }
-
-static void lock_slot(uint32_t* lock) {
-  for (;;) {
-    while (__atomic_load_n(lock, __ATOMIC_RELAXED)) {
-    }
-    if (!__atomic_exchange_n(lock, 1u, __ATOMIC_ACQUIRE)) return;
-  }
-}
-
-static void unlock_slot(uint32_t* lock) { __atomic_store_n(lock, 0u, __ATOMIC_RELEASE); }
 
 /* Folds one contribution into its block's buffer; called with the buffer's lock held. When the
  * block is complete, rewrites the packet into the result (still under the lock: the buffer may
@@ -165,9 +155,9 @@ int flare_dense_handler(const fs_handler_args_t* args) {
   slot = (flare_block_slot_t*)(l1 + (size_t)((h.block_id / args->num_clusters) % cfg->slots_per_cluster) * slot_bytes);
   data = (uint8_t*)(slot + 1);
 
-  lock_slot(&slot->lock);
+  fs_lock(&slot->lock);
   outcome = aggregate(slot, data, &h, args->pkt, bytes, cfg->n_children);
-  unlock_slot(&slot->lock);
+  fs_unlock(&slot->lock);
   if (outcome == FLARE_DENSE_RESULT_SENT)
     fs_multicast(args->pkt, FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES + bytes, cfg->ports, cfg->n_children);
   return outcome;

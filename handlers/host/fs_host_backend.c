@@ -3,6 +3,7 @@
  * with a message rather than silently doing nothing. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fs_handler.h"
 
@@ -40,4 +41,11 @@ int fs_host_write(uint32_t port, uint64_t addr, const void* data, uint32_t len) 
 uint8_t* fs_cluster_l1(uint32_t cluster_id, uint32_t* size) {
   const fs_backend_t* b = need("fs_cluster_l1");
   return b->cluster_l1(b->ctx, cluster_id, size);
+}
+
+int fs_dma_copy(void* dst, const void* src, uint32_t len) {
+  const fs_backend_t* b = need("fs_dma_copy");
+  if (b->dma_copy) return b->dma_copy(b->ctx, dst, src, len);
+  memmove(dst, src, len);
+  return 0;
 }

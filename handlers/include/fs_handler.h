@@ -41,6 +41,22 @@ int fs_host_write(uint32_t port, uint64_t addr, const void* data, uint32_t len);
 /* The L1 state area of another cluster (remote L1 access); NULL for a bad cluster id. */
 uint8_t* fs_cluster_l1(uint32_t cluster_id, uint32_t* size);
 
+/* Copies `len` bytes between memories the handler can reach (this or another cluster's L1, L2
+ * handler memory, its packet) with the cluster's DMA engine; returns 0 once the copy is done (the
+ * HPU waits for it), or -1 if a range is not DMA-reachable memory. */
+int fs_dma_copy(void* dst, const void* src, uint32_t len);
+
+/* A spin lock in L1 or L2 handler memory (a zero-initialised uint32_t), taken with an atomic swap.
+ * HPUs running at the same time may contend for it (hpu.interleave = on). */
+static inline void fs_lock(uint32_t* lock) {
+  for (;;) {
+    while (__atomic_load_n(lock, __ATOMIC_RELAXED)) {
+    }
+    if (!__atomic_exchange_n(lock, 1u, __ATOMIC_ACQUIRE)) return;
+  }
+}
+static inline void fs_unlock(uint32_t* lock) { __atomic_store_n(lock, 0u, __ATOMIC_RELEASE); }
+
 /* Host back end: the table the simulator or a test harness installs before running handlers. */
 typedef struct fs_backend {
   void* ctx;
@@ -48,6 +64,7 @@ typedef struct fs_backend {
   int (*multicast)(void* ctx, const void* frame, uint32_t len, const uint32_t* ports, uint32_t nports);
   int (*host_write)(void* ctx, uint32_t port, uint64_t addr, const void* data, uint32_t len);
   uint8_t* (*cluster_l1)(void* ctx, uint32_t cluster_id, uint32_t* size);
+  int (*dma_copy)(void* ctx, void* dst, const void* src, uint32_t len); /* NULL: plain memcpy */
 } fs_backend_t;
 
 /* Installs the back end used by the API calls above (host builds only); returns the previous. */

@@ -50,11 +50,12 @@ nlohmann::json collect_stats(Switch& sw, Picos end) {
                                    {"atomics", k.atomics}, {"fp", k.fp},
                                    {"accesses", {{"local_l1", k.local_l1_accesses},
                                                  {"remote_l1", k.remote_l1_accesses}, {"l2", k.l2_accesses}}},
-                                   {"icache_misses", k.icache_misses},
+                                   {"icache_misses", k.icache_misses}, {"dma_bytes", k.dma_bytes},
                                    {"stall_cycles", {{"load_use", k.load_use_stall_cycles},
                                                      {"memory", k.memory_stall_cycles}, {"div", k.div_cycles},
                                                      {"icache", k.icache_stall_cycles},
-                                                     {"bank_conflict", k.bank_conflict_cycles}}}}},
+                                                     {"bank_conflict", k.bank_conflict_cycles},
+                                                     {"dma", k.dma_wait_cycles}}}}},
                           {"faults", kv.second.faults}};
   }
   j["handlers"] = handlers;

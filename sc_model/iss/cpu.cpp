@@ -218,9 +218,11 @@ Stop Cpu::run(uint64_t budget, uint64_t cycle_limit) {
         cost = t_.store;
         if (const MemRegion* dev = mmio_at(addr, size)) {
           const uint32_t v = size == 4 ? b : b & ((1u << (8 * size)) - 1);
-          const MmioDevice::Result res = dev->mmio->write(addr - dev->base, size, v);
+          uint32_t busy = 0;
+          const MmioDevice::Result res = dev->mmio->write(addr - dev->base, size, v, busy);
           if (res == MmioDevice::Result::kFault) return raise(Fault::kStoreAccess, in.raw, addr);
-          cost += dev->extra_cycles;
+          cost += dev->extra_cycles + busy;
+          counters.device_wait_cycles += busy;
           if (res == MmioDevice::Result::kHalt) halt = true;
           write_x = false;
           ++counters.stores;

@@ -34,6 +34,7 @@ struct CpuCounters {
   uint64_t accesses[kAccessClasses] = {};  // data accesses (loads, stores, atomics) by region class
   uint64_t icache_misses = 0, icache_stall_cycles = 0;
   uint64_t bank_conflict_cycles = 0;
+  uint64_t device_wait_cycles = 0;  // stores to devices that take time (DMA copies)
 };
 
 // Receives every retired instruction (for instruction traces). `dst` is the register written in

@@ -17,7 +17,8 @@ class MmioDevice {
   enum class Result { kOk, kFault, kHalt };  // kHalt: the access completes, then the core stops
   virtual ~MmioDevice() = default;
   virtual Result read(uint32_t offset, unsigned size, uint32_t& value) = 0;
-  virtual Result write(uint32_t offset, unsigned size, uint32_t value) = 0;
+  // `extra_cycles`: how long the store takes beyond the store's own cost (e.g. a DMA it starts).
+  virtual Result write(uint32_t offset, unsigned size, uint32_t value, uint32_t& extra_cycles) = 0;
 };
 
 // What statistics count an access to a region as.

@@ -22,6 +22,7 @@ struct HandlerCounters {
   uint64_t local_l1_accesses = 0, remote_l1_accesses = 0, l2_accesses = 0;  // data accesses by memory
   uint64_t icache_misses = 0, icache_stall_cycles = 0;
   uint64_t bank_conflict_cycles = 0;
+  uint64_t dma_bytes = 0, dma_wait_cycles = 0;  // fs_dma_copy calls
 };
 
 struct HandlerRun {
@@ -64,13 +65,16 @@ class HpuEngine {
 
 class NativeEngine : public HpuEngine {
  public:
-  NativeEngine(uint64_t fixed_cycles, double cycles_per_byte)
-      : fixed_(fixed_cycles), per_byte_(cycles_per_byte) {}
+  // Cost model: fixed + per byte of packet, plus for each fs_dma_copy the DMA latency and bytes
+  // over the DMA bandwidth.
+  NativeEngine(uint64_t fixed_cycles, double cycles_per_byte, uint32_t dma_latency, uint32_t dma_bytes_per_cycle)
+      : fixed_(fixed_cycles), per_byte_(cycles_per_byte), dma_latency_(dma_latency), dma_bw_(dma_bytes_per_cycle) {}
   HandlerRun execute(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env) override;
 
  private:
   uint64_t fixed_;
   double per_byte_;
+  uint32_t dma_latency_, dma_bw_;
 };
 
 }  // namespace fs

@@ -57,6 +57,7 @@ struct IssEngine::Context : iss::MmioDevice {
   uint32_t entry = 0, handler = 0, program_base = 0;
   uint32_t cluster_id = 0, hpu_id = 0, num_clusters = 0, num_ports = 0, l1_state = 0;
   uint32_t reg[0x40] = {};  // command registers by word offset
+  uint32_t dma_latency = 0, dma_bytes_per_cycle = 1;
   HandlerRun* run = nullptr;
   bool exited = false;
 
@@ -115,8 +116,27 @@ struct IssEngine::Context : iss::MmioDevice {
     }
   }
 
-  Result write(uint32_t off, unsigned size, uint32_t v) override {
-    if (size != 4 || (off & 3) || off > FS_REG_EXIT) return Result::kFault;
+  // A DMA copy between non-device memories: done at once; returns the cycles it takes, or -1.
+  int64_t dma_copy() {
+    const uint32_t dst = reg[FS_REG_DMA_DST / 4], src = reg[FS_REG_DMA_SRC / 4], len = reg[FS_REG_DMA_LEN / 4];
+    if (len == 0) return dma_latency;
+    const iss::MemRegion* d = mem.find(dst, len);
+    const iss::MemRegion* s = mem.find(src, len);
+    if (!d || !s || d->mmio || s->mmio || !d->writable) return -1;
+    std::memmove(d->host + (dst - d->base), s->host + (src - s->base), len);
+    run->counters.dma_bytes += len;
+    return int64_t(dma_latency) + (len + dma_bytes_per_cycle - 1) / dma_bytes_per_cycle;
+  }
+
+  Result write(uint32_t off, unsigned size, uint32_t v, uint32_t& busy) override {
+    if (size != 4 || (off & 3) || off > FS_REG_DMA_STATUS) return Result::kFault;
+    if (off == FS_REG_DMA_GO) {
+      const int64_t cycles = dma_copy();
+      reg[FS_REG_DMA_STATUS / 4] = cycles < 0 ? uint32_t(-1) : 0;
+      busy = cycles < 0 ? 0 : uint32_t(cycles);
+      return Result::kOk;
+    }
+    if (off == FS_REG_DMA_STATUS) return Result::kFault;
     if (off == FS_REG_EXIT) {
       run->outcome = int(int32_t(v));
       exited = true;
@@ -195,6 +215,8 @@ IssEngine::Context& IssEngine::context(const HandlerSet& set, const fs_handler_a
   c->num_clusters = env.num_clusters;
   c->num_ports = env.num_ports;
   c->l1_state = l1_state_bytes_;
+  c->dma_latency = cfg_.dma.latency_cycles;
+  c->dma_bytes_per_cycle = cfg_.dma.bytes_per_cycle;
   c->program = prog.image;  // each core has its own copy: program memory is read-only anyway
   c->program_base = prog.base;
   c->stack = std::make_unique<ZeroedMemory>(cfg_.hpu.stack_bytes);
@@ -316,6 +338,7 @@ class IssEngine::Run : public SteppedRun {
     k.icache_misses = n.icache_misses;
     k.icache_stall_cycles = n.icache_stall_cycles;
     k.bank_conflict_cycles = n.bank_conflict_cycles;
+    k.dma_wait_cycles = n.device_wait_cycles;
     if (!fault.empty()) run_.commands.clear();
   }
 

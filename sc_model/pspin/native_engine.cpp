@@ -1,6 +1,7 @@
 // Native handler execution: installs a handler-API back end that records the handler's commands,
 // runs the C handler, and charges cycles by the native cost model.
 #include <cmath>
+#include <cstring>
 
 #include "pspin/hpu_engine.h"
 
@@ -10,6 +11,8 @@ namespace {
 struct Recorder {
   HandlerRun* run;
   const HpuEnvironment* env;
+  uint32_t dma_latency, dma_bw;
+  uint64_t dma_cycles = 0;
 };
 
 int rec_send(void* ctx, const void* frame, uint32_t len, uint32_t port) {
@@ -41,16 +44,25 @@ uint8_t* rec_cluster_l1(void* ctx, uint32_t cluster, uint32_t* size) {
   return static_cast<Recorder*>(ctx)->env->cluster_l1(cluster, size);
 }
 
+int rec_dma_copy(void* ctx, void* dst, const void* src, uint32_t len) {
+  auto* r = static_cast<Recorder*>(ctx);
+  std::memmove(dst, src, len);
+  r->run->counters.dma_bytes += len;
+  r->dma_cycles += r->dma_latency + (len + r->dma_bw - 1) / r->dma_bw;
+  return 0;
+}
+
 }  // namespace
 
 HandlerRun NativeEngine::execute(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env) {
   HandlerRun run;
-  Recorder rec{&run, &env};
-  const fs_backend_t backend{&rec, rec_send, rec_multicast, rec_host_write, rec_cluster_l1};
+  Recorder rec{&run, &env, dma_latency_, dma_bw_};
+  const fs_backend_t backend{&rec, rec_send, rec_multicast, rec_host_write, rec_cluster_l1, rec_dma_copy};
   const fs_backend_t* previous = fs_set_backend(&backend);
   run.outcome = set.fn(&args);
   fs_set_backend(previous);
-  run.cycles = fixed_ + uint64_t(std::ceil(per_byte_ * double(args.pkt_len)));
+  run.cycles = fixed_ + uint64_t(std::ceil(per_byte_ * double(args.pkt_len))) + rec.dma_cycles;
+  run.counters.dma_wait_cycles = rec.dma_cycles;
   return run;
 }
 

@@ -23,7 +23,8 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
     for (int set : installed) iss->preload(handler_sets()[size_t(set)]);
     engine_ = std::move(iss);
   } else
-    engine_ = std::make_unique<NativeEngine>(cfg.hpu.native_fixed_cycles, cfg.hpu.native_cycles_per_byte);
+    engine_ = std::make_unique<NativeEngine>(cfg.hpu.native_fixed_cycles, cfg.hpu.native_cycles_per_byte,
+                                             cfg.dma.latency_cycles, cfg.dma.bytes_per_cycle);
   abort_on_fault_ = cfg.hpu.on_fault == "abort";
   in.bind(buffer_);
   buffer_.to_scheduler.bind(scheduler_);
@@ -81,6 +82,8 @@ void PspinUnit::finished(Hpu& hpu, Task& task, HandlerRun& run, Picos started) {
   k.icache_misses += run.counters.icache_misses;
   k.icache_stall_cycles += run.counters.icache_stall_cycles;
   k.bank_conflict_cycles += run.counters.bank_conflict_cycles;
+  k.dma_bytes += run.counters.dma_bytes;
+  k.dma_wait_cycles += run.counters.dma_wait_cycles;
   if (!run.fault.empty()) {
     const std::string where = run.fault + " on packet " + std::to_string(task.pkt->id) + " from port " +
                               std::to_string(task.pkt->ingress_port);

@@ -70,7 +70,9 @@ TEST(BlocksCluster, TwoHostBlockTimingAndResult) {
   quiet_systemc();
   // Rank 0 at t=0, rank 1 at t=1 us (the unit is idle again by then). Each packet:
   //   scheduler 3 + dispatch 2 + DMA 9 + handler 63 = 77 cycles to its handler's end;
-  //   the second one's result then takes the command unit's 5 cycles: 82 cycles after 1 us.
+  //   the second one completes the block: its handler also has the result's 16 element bytes
+  //   copied by fs_dma_copy (DMA latency 4 + ceil(16 / 16) = 5 cycles: handler 68, ends at 82),
+  //   then the command unit's 5 cycles: 87 cycles after 1 us.
   UnitBench b(base_config());
   const Picos t2 = 1000000;
   b.contribute(0, 0, 0, {1, 2, 3, 4});
@@ -80,7 +82,7 @@ TEST(BlocksCluster, TwoHostBlockTimingAndResult) {
   for (unsigned port : {0u, 1u}) {
     ASSERT_EQ(b.sinks[port]->got.size(), 1u) << port;
     const Arrival& a = b.sinks[port]->got[0];
-    EXPECT_EQ(a.time, t2 + 82 * kCycle) << port;  // 1164000 ps
+    EXPECT_EQ(a.time, t2 + 87 * kCycle) << port;  // 1174000 ps
     EXPECT_EQ(a.pkt->data.size(), 74u);
     EXPECT_EQ(flare_header_of(a.pkt->data).kind, FLARE_KIND_RESULT);
     EXPECT_EQ(flare_header_of(a.pkt->data).sender_rank, FLARE_RANK_SWITCH);
@@ -94,9 +96,9 @@ TEST(BlocksCluster, TwoHostBlockTimingAndResult) {
   const fs::HandlerSetStats& st = b.unit.handler_stats().at("flare_dense");
   EXPECT_EQ(st.runs, 2u);
   EXPECT_EQ(st.cycles.min(), 63u);
-  EXPECT_EQ(st.cycles.max(), 63u);
+  EXPECT_EQ(st.cycles.max(), 68u);
   EXPECT_EQ(st.latency_ps.min(), 77 * kCycle);  // arrival to handler end, 154000 ps
-  EXPECT_EQ(st.latency_ps.max(), 77 * kCycle);
+  EXPECT_EQ(st.latency_ps.max(), 82 * kCycle);
   EXPECT_EQ(st.outcomes.at("ok"), 1u);
   EXPECT_EQ(st.outcomes.at("result_sent"), 1u);
   EXPECT_EQ(b.unit.command_unit().multicasts, 1u);
@@ -124,9 +126,16 @@ TEST(BlocksCluster, MorePacketsThanHpusQueue) {
   //   (done 14), HPU1 (block 1) 10..15 (done 19); handlers end at 14+60 = 74 and 19+60 = 79
   //   74: 3rd task, DMA 76..81, done 85, ends 145;  79: 4th task, DMA 81..86, done 90, ends 150
   //   145: 5th task, DMA 147..152, done 156, ends 216
-  // Blocks 2, 3, 4 are the 3rd-5th tasks in both clusters: results (+5) at 150, 155, 221.
-  // Blocks 0 and 1 end at 74 and 79, so their results come at 79 and 84. Arrival-to-handler-end latencies are
-  // 74, 79, 145, 150, 216 in each cluster: mean 664/5 = 132.8 cycles = 265600 ps.
+  // The run that completes a block also has the 8 result bytes copied by fs_dma_copy (4 + 1 = 5
+  // cycles: handler 65). Both clusters' runs of block b start at the same instant; the kernel
+  // runs cluster 1's second, so cluster 1's runs complete the blocks and shift by 5 each:
+  //   cluster 0 ends: 74, 79, 145, 150, 216 (as above)
+  //   cluster 1: ends 79 (block 0) and 84 (block 1); 79: 3rd task, DMA 81..86, done 90, ends
+  //   155; 84: 4th task, DMA 86..91, done 95, ends 160; 155: 5th task, DMA 157..162, done 166,
+  //   ends 231.
+  // Results (+5 command unit): blocks 0..4 at 84, 89, 160, 165, 236. Arrival-to-handler-end
+  // latencies: (74 + 79 + 145 + 150 + 216) + (79 + 84 + 155 + 160 + 231) = 664 + 709 = 1373
+  // cycles over 10 runs: mean 137.3 cycles = 274600 ps.
   UnitBench b(base_config());
   for (uint32_t blk = 0; blk < 5; ++blk) {
     b.contribute(0, blk, 0, {int32_t(blk), int32_t(2 * blk)});
@@ -149,17 +158,17 @@ TEST(BlocksCluster, MorePacketsThanHpusQueue) {
     }
   }
   ASSERT_EQ(result_at.size(), 5u);
-  EXPECT_EQ(result_at[2], 150 * kCycle);
-  EXPECT_EQ(result_at[3], 155 * kCycle);
-  EXPECT_EQ(result_at[4], 221 * kCycle);
-  EXPECT_EQ(result_at[0], 79 * kCycle);
-  EXPECT_EQ(result_at[1], 84 * kCycle);
+  EXPECT_EQ(result_at[2], 160 * kCycle);
+  EXPECT_EQ(result_at[3], 165 * kCycle);
+  EXPECT_EQ(result_at[4], 236 * kCycle);
+  EXPECT_EQ(result_at[0], 84 * kCycle);
+  EXPECT_EQ(result_at[1], 89 * kCycle);
 
   const fs::HandlerSetStats& st = b.unit.handler_stats().at("flare_dense");
   EXPECT_EQ(st.runs, 10u);
   EXPECT_EQ(st.latency_ps.min(), 74 * kCycle);
-  EXPECT_EQ(st.latency_ps.max(), 216 * kCycle);
-  EXPECT_DOUBLE_EQ(st.latency_ps.mean(), 265600.0);
+  EXPECT_EQ(st.latency_ps.max(), 231 * kCycle);
+  EXPECT_DOUBLE_EQ(st.latency_ps.mean(), 274600.0);
   for (int c = 0; c < 2; ++c) {
     const fs::Cluster& cl = *b.unit.clusters()[size_t(c)];
     EXPECT_EQ(cl.received, 5u);
@@ -186,7 +195,8 @@ TEST(BlocksCluster, HierFcfsSubsetOfOneKeepsBlockOnOneHpu) {
   // cluster 1 HPU 0. Four hosts (ports 0-3), each block gets 4 contributions at t=0.
   // Cluster 0 runs only block 6, all on HPU 1, one after another (cycles, 74-byte packets):
   //   3 -> 5 DMA 5..10 -> 14 -> 77; 77 -> 79 DMA 79..84 -> 88 -> 151;
-  //   151 -> 153 DMA ..158 -> 162 -> 225; 225 -> 227 DMA ..232 -> 236 -> 299; result at 304.
+  //   151 -> 153 DMA ..158 -> 162 -> 225; 225 -> 227 DMA ..232 -> 236 -> 299, plus the result's
+  //   16 bytes by fs_dma_copy (4 + 1 = 5 cycles) -> 304; result at 309.
   fs::Config cfg = base_config();
   cfg.scheduler.policy = "hier-fcfs";
   cfg.scheduler.subset = 1;
@@ -210,7 +220,7 @@ TEST(BlocksCluster, HierFcfsSubsetOfOneKeepsBlockOnOneHpu) {
       // sum over ranks 0..3 of (10 * blk + r) = 40 * blk + 6; the other elements sum to 4, 8, 12
       EXPECT_EQ(elems_from<int32_t>(a.pkt->data), (std::vector<int32_t>{int32_t(40 * blk + 6), 4, 8, 12}));
       if (blk == 6) {
-        EXPECT_EQ(a.time, 304 * kCycle);
+        EXPECT_EQ(a.time, 309 * kCycle);
       }
     }
   }

@@ -27,6 +27,13 @@ TEST(E2EIssHpu, DenseAllreduceSameResultsAsNative) {
   EXPECT_EQ(native["config"]["hpu"]["model"], "native");
   EXPECT_EQ(iss["config"]["hpu"]["model"], "iss");
   EXPECT_EQ(native["handlers"]["flare_dense"]["outcomes"], iss["handlers"]["flare_dense"]["outcomes"]);
+  // Each block's result is copied into its packet with fs_dma_copy: 9 blocks of 1024 bytes and one
+  // of 784 (10000 bytes per host), each costing DMA latency 4 + bytes / 16 cycles:
+  // 10 x 4 + 9 x 64 + 49 = 665 cycles, in both HPU models.
+  for (const auto* st : {&native, &iss}) {
+    EXPECT_EQ((*st)["handlers"]["flare_dense"]["iss"]["dma_bytes"], 10000);
+    EXPECT_EQ((*st)["handlers"]["flare_dense"]["iss"]["stall_cycles"]["dma"], 665);
+  }
   EXPECT_EQ(native["handlers"]["flare_dense"]["iss"]["instructions"], 0);
   // Every ISS run executed real code: each of the 4 x 2500 contributed elements is read by a load
   // at least once, and the 10 x 2500 result elements are written by stores at least once.
