@@ -219,6 +219,27 @@ TEST(E2EIssHpu, InstructionAndChromeTraces) {
   EXPECT_NE(native.err.find("--trace-insn needs --hpu.model iss"), std::string::npos) << native.err;
 }
 
+TEST(E2EIssHpu, UnusableHandlerElfIsBadInput) {
+  // A bare test program (it has writable data) in place of the handler set's ELF.
+  ScratchDir dir;
+  ASSERT_EQ(flaresim("gen allreduce --hosts 2 --bytes 1KiB -o t.txt", dir).code, 0);
+  ASSERT_EQ(std::system(("mkdir -p '" + (dir / "elf") + "' && cp '" FLARESIM_RISCV_TEST_DIR "/hash.elf' '" +
+                         (dir / "elf/flare_dense.elf") + "'")
+                            .c_str()),
+            0);
+  const CliResult r =
+      flaresim("run --trace t.txt --flare.ports 0-1 --stats s.json --hpu.model iss --hpu.handler_dir elf", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("elf/flare_dense.elf: handler programs may not have writable data"), std::string::npos) << r.err;
+  // Not an ELF at all.
+  write_file(dir / "elf/flare_dense.elf", "#!/bin/sh\n");
+  const CliResult t =
+      flaresim("run --trace t.txt --flare.ports 0-1 --stats s.json --hpu.model iss --hpu.handler_dir elf", dir);
+  EXPECT_EQ(t.code, 2);
+  EXPECT_NE(t.err.find("elf/flare_dense.elf: not an ELF file"), std::string::npos) << t.err;
+  EXPECT_FALSE(exists(dir / "s.json"));
+}
+
 TEST(E2EIssHpu, MissingHandlerElfIsBadInput) {
   ScratchDir dir;
   ASSERT_EQ(flaresim("gen allreduce --hosts 2 --bytes 1KiB -o t.txt", dir).code, 0);
