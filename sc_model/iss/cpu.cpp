@@ -47,7 +47,7 @@ void Cpu::flush_decode_cache() {
 
 const Insn* Cpu::insn_at(uint32_t addr) { return fetch(addr); }
 
-const Insn* Cpu::fetch(uint32_t addr) {
+const Insn* Cpu::fetch_slow(uint32_t addr) {
   if (!current_ || addr - current_->region->base >= current_->region->size) {
     const MemRegion* r = mem_.find(addr, 2);
     if (!r || !r->executable) return nullptr;

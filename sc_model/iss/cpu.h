@@ -82,7 +82,18 @@ class Cpu {
     const MemRegion* region;
     std::vector<Insn> insns;  // one slot per halfword; len == 0: not decoded yet
   };
-  const Insn* fetch(uint32_t addr);
+  // Decoded instruction at addr: the fast path (current code region, already decoded) inline.
+  const Insn* fetch(uint32_t addr) {
+    if (current_) {
+      const uint32_t off = addr - current_->region->base;
+      if (off < current_->region->size) {
+        const Insn& slot = current_->insns[off >> 1];
+        if (slot.len) return &slot;
+      }
+    }
+    return fetch_slow(addr);
+  }
+  const Insn* fetch_slow(uint32_t addr);
   bool csr_read(uint32_t csr, uint32_t& value) const;
   bool csr_write(uint32_t csr, uint32_t value);
   Stop raise(Fault::Kind kind, uint32_t insn, uint32_t addr = 0);
