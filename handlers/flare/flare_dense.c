@@ -162,3 +162,11 @@ int flare_dense_handler(const fs_handler_args_t* args) {
     fs_multicast(args->pkt, FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES + bytes, cfg->ports, cfg->n_children);
   return outcome;
 }
+
+/* Names of the outcome codes, in the order of enum flare_dense_outcome. */
+static const fs_outcome_desc_t flare_dense_outcomes[] = {
+    {"ok", 0},        {"result_sent", 0}, {"malformed", 1}, {"bad_rank", 1},      {"duplicate", 1},
+    {"buffer_busy", 1}, {"too_large", 1}, {"mismatch", 1},  {"not_installed", 1},
+};
+FS_HANDLER_SET(flare_dense, "Flare dense allreduce, one buffer per block (int32/int16/int8/float32; sum/min/max)",
+               FLARE_OFF_BLOCK, flare_dense_outcomes);

@@ -2,6 +2,7 @@
 #include "pspin/handler_sets.h"
 
 #include <cstring>
+#include <map>
 
 #include "common/errors.h"
 #include "flare/flare_dense.h"
@@ -37,16 +38,29 @@ void install_flare_dense(const Config& cfg, const InstallTarget& t) {
   std::memcpy(t.handler_mem, &c, sizeof(c));
 }
 
+// Control-plane installers of the handler sets that need one (configuration -> handler memory).
+// A handler set without an entry here installs nothing.
+const std::map<std::string, std::function<void(const Config&, const InstallTarget&)>>& installers() {
+  static const std::map<std::string, std::function<void(const Config&, const InstallTarget&)>> m = {
+      {"flare_dense", install_flare_dense},
+  };
+  return m;
+}
+
 std::vector<HandlerSet> make_sets() {
   std::vector<HandlerSet> sets;
-  sets.push_back(HandlerSet{
-      "flare_dense",
-      "Flare dense allreduce, one buffer per block (int32/int16/int8/float32; sum/min/max)",
-      flare_dense_handler,
-      {{"ok", false}, {"result_sent", false}, {"malformed", true}, {"bad_rank", true}, {"duplicate", true},
-       {"buffer_busy", true}, {"too_large", true}, {"mismatch", true}, {"not_installed", true}},
-      FLARE_OFF_BLOCK,
-      install_flare_dense});
+  for (unsigned i = 0; i < fs_handler_registry_count; ++i) {
+    const fs_handler_set_desc_t& d = *fs_handler_registry[i];
+    HandlerSet hs;
+    hs.name = d.name;
+    hs.doc = d.doc;
+    hs.fn = d.fn;
+    for (uint32_t k = 0; k < d.n_outcomes; ++k) hs.outcomes.push_back(HandlerOutcome{d.outcomes[k].name, d.outcomes[k].drop != 0});
+    hs.block_id_offset = d.block_id_offset;
+    const auto it = installers().find(hs.name);
+    hs.install = it != installers().end() ? it->second : [](const Config&, const InstallTarget&) {};
+    sets.push_back(std::move(hs));
+  }
   return sets;
 }
 

@@ -1,7 +1,8 @@
-// The handler sets the switch can run: each names its C handler, the names of the handler's
-// outcome codes, where the scheduler finds a block id in the packet, and how the control plane
-// installs it (initial L2 handler memory from the configuration). Parser rules refer to handler
-// sets by name; `flaresim info` lists them.
+// The handler sets the switch can run, read from the registry that handlers/CMakeLists.txt
+// generates from the FS_HANDLER_SET descriptions next to each handler (its C function, the names
+// of its outcome codes, where the scheduler finds a block id), plus, for those that need one, how
+// the control plane installs it (initial L2 handler memory from the configuration). Parser rules
+// refer to handler sets by name; `flaresim info` lists them.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -10,6 +11,12 @@
 
 #include "common/config.h"
 #include "fs_handler.h"
+
+// The handler sets declared in handlers/CMakeLists.txt (the generated handler_registry.c).
+extern "C" {
+extern const fs_handler_set_desc_t* const fs_handler_registry[];
+extern const unsigned fs_handler_registry_count;
+}
 
 namespace fs {
 

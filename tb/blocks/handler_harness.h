@@ -95,7 +95,8 @@ class HandlerHarness {
     args.handler_mem = handler_mem_.data();
     args.handler_mem_size = uint32_t(handler_mem_.size());
     const fs_backend_t backend{this, &HandlerHarness::on_send, &HandlerHarness::on_multicast,
-                               &HandlerHarness::on_host_write, &HandlerHarness::on_cluster_l1};
+                               &HandlerHarness::on_host_write, &HandlerHarness::on_cluster_l1,
+                               /*dma_copy: a plain copy*/ nullptr};
     const fs_backend_t* previous = fs_set_backend(&backend);
     call.outcome = set().fn(&args);
     fs_set_backend(previous);
