@@ -180,7 +180,13 @@ struct IssEngine::Program {
 void IssEngine::preload(const HandlerSet& set) {
   if (programs_.count(set.name)) return;
   const std::string path = elf_path(set);
-  const iss::ElfImage img = iss::read_elf(path);
+  iss::ElfImage img;
+  try {
+    img = iss::read_elf(path);
+  } catch (const InputError& e) {
+    throw InputError(std::string(e.what()) + " (the RISC-V build of handler set '" + set.name +
+                     "'; hpu.handler_dir says where to find it, hpu.model = native runs without it)");
+  }
   if (img.has_writable_segment())
     throw InputError(path + ": handler programs may not have writable data (keep state in L1 or L2 handler memory)");
   const auto sym = img.symbols.find(set.name + "_handler");
