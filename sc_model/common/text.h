@@ -31,3 +31,15 @@ inline bool parse_decimal(const std::string& s, uint64_t max, uint64_t* out) {
 }
 
 }  // namespace fs
+
+namespace fs {
+
+// "0x%08x" of a 32-bit value (addresses, instruction words in messages).
+inline std::string hex32(uint32_t v) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out = "0x00000000";
+  for (int i = 9; i >= 2; --i, v >>= 4) out[size_t(i)] = digits[v & 15];
+  return out;
+}
+
+}  // namespace fs

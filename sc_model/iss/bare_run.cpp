@@ -7,19 +7,11 @@
 #include <vector>
 
 #include "common/errors.h"
+#include "common/text.h"
 #include "iss/cpu.h"
 #include "iss/elf.h"
 
 namespace fs::iss {
-namespace {
-
-std::string hex32(uint32_t v) {
-  char b[16];
-  std::snprintf(b, sizeof b, "0x%08x", v);
-  return b;
-}
-
-}  // namespace
 
 BareRunResult run_bare_elf(const std::string& path, const BareRunOptions& opts, std::ostream& out, std::ostream& err) {
   const ElfImage img = read_elf(path);

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "common/errors.h"
+#include "common/text.h"
 
 namespace fs::iss {
 namespace {
@@ -93,8 +94,7 @@ ElfImage parse_elf(const std::string& name, const std::vector<uint8_t>& f) {
   bool entry_ok = false;
   for (const ElfSegment& s : img.segments)
     entry_ok = entry_ok || (s.executable && img.entry - s.vaddr < s.memsz);
-  if (!entry_ok) bad("entry point 0x" + [&] { char b[16]; std::snprintf(b, sizeof b, "%08x", img.entry); return std::string(b); }() +
-                     " is not in an executable segment");
+  if (!entry_ok) bad("entry point " + hex32(img.entry) + " is not in an executable segment");
   return img;
 }
 

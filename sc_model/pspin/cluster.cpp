@@ -28,7 +28,6 @@ Cluster::Cluster(sc_core::sc_module_name name, unsigned index, const Config& cfg
       queues_(cfg.pspin.hpus_per_cluster / subset_size_) {
   upstream_finished_ = svc_.finished;
   svc_.cluster_id = index;
-  svc_.dma = &dma_;
   svc_.l1 = l1_.data();
   svc_.l1_size = uint32_t(l1_.size());
   svc_.finished = [this](Hpu& h, Task& t, HandlerRun& r, Picos s) { on_finished(h, t, r, s); };

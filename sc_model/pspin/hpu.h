@@ -26,7 +26,6 @@ class RunInterleaver {
 struct HpuServices {
   Clock clock;
   unsigned cluster_id = 0, num_clusters = 1;
-  Dma* dma = nullptr;
   HpuEngine* engine = nullptr;
   RunInterleaver* interleaver = nullptr;  // set: stepped engines run interleaved through it
   HpuEnvironment env;

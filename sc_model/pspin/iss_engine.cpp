@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "common/errors.h"
+#include "common/text.h"
 #include "common/sc_time_util.h"
 #include "common/zeroed_memory.h"
 #include "fs_memory_map.h"
@@ -14,12 +15,6 @@
 
 namespace fs {
 namespace {
-
-std::string hex32(uint32_t v) {
-  char b[16];
-  std::snprintf(b, sizeof b, "0x%08x", v);
-  return b;
-}
 
 constexpr uint32_t kArgsBytes = 40;  // fs_handler_args_t on RV32: ten 32-bit fields
 constexpr uint64_t kChunk = 4096;    // instructions between watchdog checks

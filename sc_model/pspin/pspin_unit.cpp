@@ -65,25 +65,7 @@ void PspinUnit::finished(Hpu& hpu, Task& task, HandlerRun& run, Picos started) {
   ++st.runs;
   st.cycles.add(run.cycles);
   st.latency_ps.add(now_ps() - task.pkt->arrival);
-  HandlerCounters& k = st.counters;
-  k.instructions += run.counters.instructions;
-  k.loads += run.counters.loads;
-  k.stores += run.counters.stores;
-  k.branches += run.counters.branches;
-  k.taken_branches += run.counters.taken_branches;
-  k.atomics += run.counters.atomics;
-  k.fp += run.counters.fp;
-  k.load_use_stall_cycles += run.counters.load_use_stall_cycles;
-  k.memory_stall_cycles += run.counters.memory_stall_cycles;
-  k.div_cycles += run.counters.div_cycles;
-  k.local_l1_accesses += run.counters.local_l1_accesses;
-  k.remote_l1_accesses += run.counters.remote_l1_accesses;
-  k.l2_accesses += run.counters.l2_accesses;
-  k.icache_misses += run.counters.icache_misses;
-  k.icache_stall_cycles += run.counters.icache_stall_cycles;
-  k.bank_conflict_cycles += run.counters.bank_conflict_cycles;
-  k.dma_bytes += run.counters.dma_bytes;
-  k.dma_wait_cycles += run.counters.dma_wait_cycles;
+  st.counters += run.counters;
   if (!run.fault.empty()) {
     const std::string where = run.fault + " on packet " + std::to_string(task.pkt->id) + " from port " +
                               std::to_string(task.pkt->ingress_port);
