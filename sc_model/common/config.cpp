@@ -159,6 +159,7 @@ std::vector<ConfigKey> make_schema() {
   s.push_back(uint_key("hpu.max_cycles", "iss: a handler run longer than this many cycles is a fault (watchdog)", 1, ~0ull >> 8, FIELD(hpu.max_cycles)));
   s.push_back(string_key("hpu.on_fault", "iss: what a handler fault does: abort the run (exit 1) or drop the packet and continue", {"abort", "drop"}, FIELD(hpu.on_fault)));
   s.push_back(string_key("hpu.interleave", "iss: run a cluster's HPUs interleaved in simulated-time order (on), or each handler to completion when it starts (off)", {"on", "off"}, FIELD(hpu.interleave)));
+  s.push_back(uint_key("hpu.sync_cycles", "iss: interleaved clusters run in windows of this many cycles, so accesses from different clusters to shared memory are in time order to within it (1: cycle by cycle, slowest)", 1, 1000000, FIELD(hpu.sync_cycles)));
   s.push_back(uint_key("hpu.remote_l1_cycles", "iss: extra cycles of an access to another cluster's L1", 0, 100000, FIELD(hpu.remote_l1_cycles)));
   s.push_back(uint_key("hpu.l2_cycles", "iss: extra cycles of an access to L2 handler memory", 0, 100000, FIELD(hpu.l2_cycles)));
   s.push_back(uint_key("hpu.stack_bytes", "iss: stack of each HPU, in L1", 256, 1 << 20, FIELD(hpu.stack_bytes)));

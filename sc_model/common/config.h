@@ -68,6 +68,7 @@ struct HpuConfig {
   uint64_t max_cycles = 1000000;    // iss: watchdog per handler run
   std::string on_fault = "abort";   // iss: abort the run, or drop the packet and go on
   std::string interleave = "on";    // iss: interleave a cluster's HPUs in simulated-time order
+  unsigned sync_cycles = 100;       // iss: how far apart clusters may run (cross-cluster ordering)
   unsigned remote_l1_cycles = 24;   // iss: extra cycles of an access to another cluster's L1
   unsigned l2_cycles = 15;          // iss: extra cycles of an access to L2 handler memory
   unsigned stack_bytes = 2048;      // iss: stack of each HPU (in L1)

@@ -1,6 +1,7 @@
 // The RV32IMAFC execution loop (see cpu.h).
 #include "iss/cpu.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -55,8 +56,20 @@ const Insn* Cpu::fetch_slow(uint32_t addr) {
     for (CodeCache& c : caches_)
       if (c.region == r) current_ = &c;
     if (!current_) {
-      caches_.push_back(CodeCache{r, std::vector<Insn>(r->size / 2 + 1)});
-      for (Insn& i : caches_.back().insns) i.len = 0;
+      auto fresh = [r] {
+        auto c = std::make_shared<DecodedCode>(r->size / 2 + 1);
+        for (Insn& i : *c) i.len = 0;
+        return c;
+      };
+      std::shared_ptr<DecodedCode> code;
+      if (shared_decode_ && !r->writable) {
+        std::shared_ptr<DecodedCode>& s = (*shared_decode_)[r->host];
+        if (!s || s->size() != r->size / 2 + 1) s = fresh();
+        code = s;
+      } else {
+        code = fresh();
+      }
+      caches_.push_back(CodeCache{r, code, code->data()});
       current_ = &caches_.back();  // (push_back may move the others; current_ is always refound)
     }
   }
@@ -106,8 +119,14 @@ bool Cpu::csr_write(uint32_t csr, uint32_t v) {
   }
 }
 
-Stop Cpu::run(uint64_t budget, uint64_t cycle_limit) {
+// Loads, stores, LR/SC, AMOs and F loads/stores (the enum keeps each group contiguous).
+static inline bool accesses_memory(Op op) {
+  return (op >= Op::kLb && op <= Op::kSw) || (op >= Op::kLrW && op <= Op::kFsw);
+}
+
+Stop Cpu::run(uint64_t budget, uint64_t cycle_limit, const Gates& gates) {
   uint32_t* const X = x;
+  const uint64_t any_gate = std::min(std::min(gates.cluster, gates.shared), gates.device);
   for (uint64_t n = 0; n < budget && cycles < cycle_limit; ++n) {
     const Insn* ip = fetch(pc);
     if (!ip) {
@@ -115,6 +134,26 @@ Stop Cpu::run(uint64_t budget, uint64_t cycle_limit) {
       return raise(Fault::kFetchAccess, r ? uint32_t(load_le(r->host + (pc - r->base), 2)) : 0);
     }
     const Insn& in = *ip;
+    if (cycles > any_gate && accesses_memory(in.op)) {
+      // Checked before anything of the instruction happens, so that it can run again later.
+      const bool atomic = in.op >= Op::kLrW && in.op <= Op::kAmomaxuW;
+      const uint32_t addr = X[in.rs1] + (atomic ? 0u : uint32_t(in.imm));
+      if (const MemRegion* r = mem_.find(addr, 1)) {
+        const bool store = in.op == Op::kSb || in.op == Op::kSh || in.op == Op::kSw || in.op == Op::kFsw;
+        if (r->mmio && cycles > gates.device && r->mmio->reaches_switch(addr - r->base, store)) {
+          gate_ = GateKind::kDevice;
+          return Stop::kGate;
+        }
+        if (r->sharing == kClusterShared && cycles > gates.cluster) {
+          gate_ = GateKind::kCluster;
+          return Stop::kGate;
+        }
+        if (r->sharing == kGlobalShared && cycles > gates.shared) {
+          gate_ = GateKind::kShared;
+          return Stop::kGate;
+        }
+      }
+    }
     last_len_ = in.len;
     uint64_t cost = t_.alu;  // the instruction's own cycles; cases below replace it
     uint64_t stall = 0;      // added on top: load-use stall
@@ -138,6 +177,7 @@ Stop Cpu::run(uint64_t budget, uint64_t cycle_limit) {
     uint32_t rd_value = 0;
     bool write_x = true;
     bool halt = false;
+    const uint8_t* shared_load = nullptr;  // set by a plain load from a shared region
     auto mmio_at = [&](uint32_t addr, unsigned size) -> const MemRegion* {
       const MemRegion* r = mem_.find(addr, size);
       return r && r->mmio ? r : nullptr;
@@ -148,6 +188,12 @@ Stop Cpu::run(uint64_t budget, uint64_t cycle_limit) {
       const MemRegion* r = mem_.find(addr, size);
       if (!r || (store && !r->writable) || r->mmio) return false;
       host = r->host + (addr - r->base);
+      if (store) {
+        ++writes_;
+        if (r->sharing && watch_ && watch_->armed) watch_->stored(host, size, cycle_base_ + cycles);
+      } else if (r->sharing) {
+        shared_load = host;
+      }
       cost += r->extra_cycles;
       counters.region_stall_cycles += r->extra_cycles;
       ++counters.accesses[r->access_class];
@@ -219,6 +265,7 @@ Stop Cpu::run(uint64_t budget, uint64_t cycle_limit) {
         if (const MemRegion* dev = mmio_at(addr, size)) {
           const uint32_t v = size == 4 ? b : b & ((1u << (8 * size)) - 1);
           uint32_t busy = 0;
+          ++writes_;
           const MmioDevice::Result res = dev->mmio->write(addr - dev->base, size, v, busy);
           if (res == MmioDevice::Result::kFault) return raise(Fault::kStoreAccess, in.raw, addr);
           cost += dev->extra_cycles + busy;
@@ -300,6 +347,8 @@ Stop Cpu::run(uint64_t budget, uint64_t cycle_limit) {
         const bool store = in.op != Op::kLrW;
         if (!mem_at(a, 4, store, h)) return raise(store ? Fault::kStoreAccess : Fault::kLoadAccess, in.raw, a);
         const uint32_t old = load_le(h, 4);
+        shared_load = nullptr;  // atomics never count as spin loads
+        ++writes_;              // (an LR changes the reservation)
         if (in.op == Op::kLrW) {
           reservation_valid_ = true;
           reservation_ = a;
@@ -417,12 +466,63 @@ Stop Cpu::run(uint64_t budget, uint64_t cycle_limit) {
       const uint32_t v = in.dst == kNoReg ? 0 : in.dst >= kF ? f[in.dst - kF] : X[in.dst];
       observer_->retired(cycles, pc, in, in.dst, v);
     }
+    const uint64_t started = cycles;
     cycles += cost + stall;
     ++instret;
+    const uint32_t load_pc = pc;
     pc = next;
     if (halt) return Stop::kHalt;
+    if (watch_ && watch_->yield) {
+      watch_->yield = false;
+      return Stop::kYield;
+    }
+    if (shared_load && watch_ && !observer_) {
+      const unsigned size = in.op == Op::kLw || in.op == Op::kFlw ? 4 : (in.op == Op::kLh || in.op == Op::kLhu) ? 2 : 1;
+      const uint32_t addr = a + uint32_t(in.imm);
+      const uint32_t value = in.op == Op::kFlw ? f[in.rd] : uint32_t(load_le(shared_load, size));
+      if (probe_spin(load_pc, addr, value, shared_load, size, started)) return Stop::kSpin;
+    }
   }
   return Stop::kBudget;
+}
+
+bool Cpu::probe_spin(uint32_t load_pc, uint32_t addr, uint32_t value, const uint8_t* host, unsigned size,
+                     uint64_t load_cycle) {
+  SpinProbe& p = probe_;
+  const bool same = p.stage > 0 && p.pc == load_pc && p.addr == addr && p.value == value && p.writes == writes_;
+  if (same && p.stage == 2 && std::memcmp(p.x, x, sizeof x) == 0 && std::memcmp(p.f, f, sizeof f) == 0 &&
+      p.fflags == fflags && p.frm == frm) {
+    spin_ = Spin{host, size, load_cycle, cycles - p.cycles};
+    spin_instret_ = instret - p.instret;
+    spin_counters_ = counters;
+    spin_counters_ -= p.counters;
+    p.stage = 0;
+    return true;
+  }
+  if (same) {
+    // Two loads in a row alike: remember the whole core to compare with the next one.
+    std::memcpy(p.x, x, sizeof x);
+    std::memcpy(p.f, f, sizeof f);
+    p.fflags = fflags;
+    p.frm = frm;
+    p.cycles = cycles;
+    p.instret = instret;
+    p.counters = counters;
+    p.stage = 2;
+    return false;
+  }
+  p.stage = 1;
+  p.pc = load_pc;
+  p.addr = addr;
+  p.value = value;
+  p.writes = writes_;
+  return false;
+}
+
+void Cpu::skip_spin(uint64_t iterations) {
+  cycles += iterations * spin_.period;
+  instret += iterations * spin_instret_;
+  counters.add_scaled(spin_counters_, iterations);
 }
 
 }  // namespace fs::iss

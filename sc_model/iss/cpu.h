@@ -4,6 +4,7 @@
 // from the Timing table plus memory-region costs and load-use stalls. Plain C++, no SystemC.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,8 +17,20 @@
 namespace fs::iss {
 
 // Why run() returned. kHalt: a device (MmioDevice::Result::kHalt) asked the core to stop after
-// the access; pc is past that instruction.
-enum class Stop { kEcall, kEbreak, kFault, kBudget, kHalt };
+// the access; pc is past that instruction. kGate: the next instruction accesses shared memory or
+// the switch later than the caller allows (see run()); nothing of it has executed.
+// When an interleaved core may start accesses that others can see, in its own cycle count: run()
+// stops before such an access (kGate) while the core's cycle count is past the gate.
+struct Gates {
+  uint64_t cluster = ~0ull;  // memory its cluster shares (MemRegion::sharing = kClusterShared)
+  uint64_t shared = ~0ull;   // memory shared with other clusters (kGlobalShared)
+  uint64_t device = ~0ull;   // device accesses that reach the rest of the switch
+};
+enum class GateKind : uint8_t { kCluster, kShared, kDevice };
+
+// kSpin: the core is spinning on a shared word (see spin()); it stopped right after a load of it.
+// kYield: a store woke another core (StoreWatch::yield); the storing instruction completed.
+enum class Stop { kEcall, kEbreak, kFault, kBudget, kHalt, kGate, kSpin, kYield };
 
 struct Fault {
   enum Kind { kNone, kIllegalInstruction, kFetchAccess, kLoadAccess, kStoreAccess, kMisalignedAtomic } kind = kNone;
@@ -35,6 +48,46 @@ struct CpuCounters {
   uint64_t icache_misses = 0, icache_stall_cycles = 0;
   uint64_t bank_conflict_cycles = 0;
   uint64_t device_wait_cycles = 0;  // stores to devices that take time (DMA copies)
+
+  // Applies f(field, other's field) to every count.
+  template <typename F>
+  void each(const CpuCounters& o, F f) {
+    f(loads, o.loads), f(stores, o.stores), f(branches, o.branches), f(taken, o.taken), f(atomics, o.atomics);
+    f(fp, o.fp), f(load_use_stalls, o.load_use_stalls), f(region_stall_cycles, o.region_stall_cycles);
+    f(div_cycles, o.div_cycles);
+    for (unsigned k = 0; k < kAccessClasses; ++k) f(accesses[k], o.accesses[k]);
+    f(icache_misses, o.icache_misses), f(icache_stall_cycles, o.icache_stall_cycles);
+    f(bank_conflict_cycles, o.bank_conflict_cycles), f(device_wait_cycles, o.device_wait_cycles);
+  }
+  CpuCounters& operator-=(const CpuCounters& o) {
+    each(o, [](uint64_t& a, uint64_t b) { a -= b; });
+    return *this;
+  }
+  void add_scaled(const CpuCounters& o, uint64_t k) {
+    each(o, [k](uint64_t& a, uint64_t b) { a += k * b; });
+  }
+};
+
+// Told of every store to a shared region (MemRegion::sharing) while `armed`: `host` is where the
+// bytes live (the same for every alias of the memory), `cycle` the store's absolute cycle.
+class StoreWatch {
+ public:
+  virtual ~StoreWatch() = default;
+  virtual void stored(const uint8_t* host, uint32_t bytes, uint64_t cycle) = 0;
+  bool armed = false;
+  // Set by stored() when the store matters to another core: run() returns (kYield) right after
+  // the storing instruction, so the caller can let that core catch up.
+  bool yield = false;
+};
+
+// A spin: the core read the same value from the same shared word at the same instruction twice
+// in a row with the same registers and nothing written in between, so until someone writes the
+// word it repeats the same iteration: a load starting every `period` cycles.
+struct Spin {
+  const uint8_t* host = nullptr;  // the word's bytes
+  uint32_t bytes = 0;
+  uint64_t load_cycle = 0;  // when the last load started (the core's cycle count)
+  uint64_t period = 0;
 };
 
 // Receives every retired instruction (for instruction traces). `dst` is the register written in
@@ -45,6 +98,12 @@ class RetireObserver {
   virtual ~RetireObserver() = default;
   virtual void retired(uint64_t cycle, uint32_t pc, const Insn& in, uint8_t dst, uint32_t value) = 0;
 };
+
+// Decoded instructions of one code region, one slot per halfword (len == 0: not decoded yet).
+using DecodedCode = std::vector<Insn>;
+// Cores that run the same read-only code can share its decoded instructions (keyed by the
+// region's host memory), which keeps hundreds of cores' decode caches in the host's caches.
+using SharedDecode = std::map<const uint8_t*, std::shared_ptr<DecodedCode>>;
 
 class Cpu {
  public:
@@ -60,7 +119,11 @@ class Cpu {
   // Executes at most `budget` instructions, stopping early (kBudget) once `cycles` reaches
   // `cycle_limit`. On kEcall and kEbreak pc still points at the instruction; call skip() to
   // continue after it. On kFault see fault().
-  Stop run(uint64_t budget, uint64_t cycle_limit = ~0ull);
+  // With `gates` (cores interleaved with others), run() stops with kGate before an access to
+  // shared memory or a device access that reaches the rest of the switch
+  // (MmioDevice::reaches_switch) whose gate the core's cycle count has passed; gate() says which.
+  Stop run(uint64_t budget, uint64_t cycle_limit = ~0ull, const Gates& gates = Gates{});
+  GateKind gate() const { return gate_; }
   void skip() { pc += last_len_; }
   const Fault& fault() const { return fault_; }
   void set_observer(RetireObserver* o) { observer_ = o; }
@@ -74,13 +137,22 @@ class Cpu {
   }
   // Forgets every pre-decoded instruction (after code is written; fence.i does it too).
   void flush_decode_cache();
+  // Stores to shared regions are reported to `watch`, and (without an observer) run() stops
+  // with kSpin when the core spins on a shared word; skip_spin() then fast-forwards it.
+  void set_store_watch(StoreWatch* watch) { watch_ = watch; }
+  const Spin& spin() const { return spin_; }
+  // Accounts `iterations` more turns of the spin loop (cycles, instructions, counters) at once.
+  void skip_spin(uint64_t iterations);
+  // Read-only code regions take their decoded instructions from (and add them to) `shared`.
+  void share_decode(SharedDecode* shared) { shared_decode_ = shared; }
   // The instruction at pc, decoded (for traces); nullptr if it cannot be fetched.
   const Insn* insn_at(uint32_t addr);
 
  private:
   struct CodeCache {
     const MemRegion* region;
-    std::vector<Insn> insns;  // one slot per halfword; len == 0: not decoded yet
+    std::shared_ptr<DecodedCode> code;
+    Insn* insns;  // code->data()
   };
   // Decoded instruction at addr: the fast path (current code region, already decoded) inline.
   const Insn* fetch(uint32_t addr) {
@@ -102,6 +174,7 @@ class Cpu {
   Timing t_;
   uint32_t hart_id_;
   std::vector<CodeCache> caches_;
+  SharedDecode* shared_decode_ = nullptr;
   CodeCache* current_ = nullptr;
   uint8_t pending_load_ = kNoReg;  // destination of the previous instruction if it was a load
   uint8_t last_len_ = 4;
@@ -113,6 +186,25 @@ class Cpu {
   InstructionCache* icache_ = nullptr;
   uint32_t icache_program_ = 0;
   uint32_t icache_line_ = ~0u;  // the line the core is executing from: no lookup within it
+  GateKind gate_ = GateKind::kShared;
+  // Spin detection: the last plain load from a shared region, and what the core looked like
+  // after the one before it matched (stage 2), to compare with.
+  struct SpinProbe {
+    int stage = 0;  // 0: nothing, 1: one load seen, 2: two matching loads, registers snapshotted
+    uint32_t pc = 0, addr = 0, value = 0;
+    uint64_t writes = 0;
+    uint64_t cycles = 0, instret = 0;
+    uint32_t x[32], f[32], fflags, frm;
+    CpuCounters counters;
+  };
+  bool probe_spin(uint32_t load_pc, uint32_t addr, uint32_t value, const uint8_t* host, unsigned size,
+                  uint64_t load_cycle);
+  StoreWatch* watch_ = nullptr;
+  uint64_t writes_ = 0;  // stores, atomics and device writes so far (spin detection)
+  SpinProbe probe_;
+  Spin spin_;
+  uint64_t spin_instret_ = 0;  // per iteration
+  CpuCounters spin_counters_;  // per iteration
 };
 
 }  // namespace fs::iss

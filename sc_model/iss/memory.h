@@ -19,7 +19,15 @@ class MmioDevice {
   virtual Result read(uint32_t offset, unsigned size, uint32_t& value) = 0;
   // `extra_cycles`: how long the store takes beyond the store's own cost (e.g. a DMA it starts).
   virtual Result write(uint32_t offset, unsigned size, uint32_t value, uint32_t& extra_cycles) = 0;
+  // True if this access acts on the rest of the switch (a DMA start, say), so that an interleaved
+  // core must not make it ahead of the time the caller allows (Cpu::run's switch gate).
+  virtual bool reaches_switch(uint32_t /*offset*/, bool /*store*/) const { return false; }
 };
+
+// Who else can access a region: nobody (stack, packet slot, program), the other cores of the
+// core's cluster (its own L1 state area), or cores anywhere (another cluster's L1, L2 memory).
+// Interleaved cores order their accesses to shared regions (Cpu::run's gates).
+enum Sharing : uint8_t { kPrivate = 0, kClusterShared, kGlobalShared };
 
 // What statistics count an access to a region as.
 enum AccessClass : uint8_t { kOtherAccess = 0, kLocalL1Access, kRemoteL1Access, kL2Access, kAccessClasses };
@@ -36,6 +44,7 @@ struct MemRegion {
   AccessClass access_class = kOtherAccess;
   class TcdmBanks* banks = nullptr;  // set: accesses go through these banks (L1 TCDM)
   uint32_t bank_offset = 0;          // where this region starts in the TCDM, for bank selection
+  Sharing sharing = kPrivate;
 };
 
 class AddressSpace {

@@ -31,61 +31,8 @@ Cluster::Cluster(sc_core::sc_module_name name, unsigned index, const Config& cfg
   svc_.l1 = l1_.data();
   svc_.l1_size = uint32_t(l1_.size());
   svc_.finished = [this](Hpu& h, Task& t, HandlerRun& r, Picos s) { on_finished(h, t, r, s); };
-  if (cfg.hpu.interleave == "on") {
-    svc_.interleaver = this;
-    SC_THREAD(interleave);
-  }
   for (unsigned i = 0; i < cfg.pspin.hpus_per_cluster; ++i)
     hpus_.push_back(std::make_unique<Hpu>(("hpu" + std::to_string(i)).c_str(), i, svc_));
-}
-
-void Cluster::add(SteppedRun* run, Picos start, sc_core::sc_event* done) {
-  active_.push_back(ActiveRun{run, start, done, start + run->cycles() * svc_.clock.period_ps});
-  run_added_.notify(sc_core::SC_ZERO_TIME);
-}
-
-void Cluster::interleave() {
-  const Picos period = svc_.clock.period_ps;
-  // How far runs may get ahead of the kernel's time before it must catch up (new packets can
-  // only start runs at the kernel's time).
-  const Picos quantum = 1000 * period;
-  for (;;) {
-    if (active_.empty()) {
-      wait(run_added_);
-      continue;
-    }
-    const Picos now = now_ps();
-    // Step runs (each time the one furthest behind, until it passes the next) while they stay
-    // within the quantum; then let the kernel catch up.
-    for (;;) {
-      size_t m = 0;
-      Picos t_min = ~Picos(0), t_next = ~Picos(0);
-      for (size_t i = 0; i < active_.size(); ++i) {
-        const Picos t = active_[i].local;
-        if (t < t_min) {
-          t_next = t_min;
-          t_min = t;
-          m = i;
-        } else if (t < t_next) {
-          t_next = t;
-        }
-      }
-      if (active_.empty() || t_min >= now + quantum) break;
-      ActiveRun& a = active_[m];
-      const Picos limit = std::min(t_next, now + quantum);
-      const bool ended = a.run->advance((limit - a.start) / period + 1);
-      a.local = a.start + a.run->cycles() * period;
-      if (ended) {
-        a.done->notify(a.local > now ? ps_time(a.local - now) : sc_core::SC_ZERO_TIME);
-        active_.erase(active_.begin() + std::ptrdiff_t(m));
-      }
-    }
-    if (!active_.empty()) {
-      Picos t_min = ~Picos(0);
-      for (const ActiveRun& a : active_) t_min = std::min(t_min, a.local);
-      wait(ps_time(t_min - now), run_added_);
-    }
-  }
 }
 
 void Cluster::submit(Task t) {
@@ -106,6 +53,7 @@ void Cluster::dispatch() {
       // is the model's decision and not the order the kernel happens to run processes in.
       Task& t = queues_[q].front();
       const Picos copy_done = dma_.schedule_at(now_ps() + svc_.clock.cycles_ps(dispatch_cycles_), t.pkt->data.size());
+      if (svc_.interleaver) svc_.interleaver->expect(copy_done);
       hpus_[h]->start(std::move(t), copy_done);
       queues_[q].pop_front();
       --waiting_;

@@ -1,10 +1,8 @@
 // A PsPIN cluster: its L1 TCDM (the state area handlers keep across packets; HPU packet slots
 // are the rest), its DMA engine, its HPUs, and the cluster scheduler that hands queued tasks to
 // free HPUs (lowest-numbered free HPU first; under hier-fcfs only the HPUs of the task's subset)
-// and reserves each task's L2->L1 copy on the DMA engine in that order. With a stepping HPU
-// engine (the ISS) it also interleaves its HPUs' handler runs in simulated-time order: the HPU
-// whose run is furthest behind executes until it passes the next one, so shared L1 state,
-// atomics and locks are touched in the order the instructions' times dictate.
+// and reserves each task's L2->L1 copy on the DMA engine in that order (`pspin.dispatch_cycles`
+// ahead of the copy's start). Handler DMA copies (fs_dma_copy) queue on the same engine.
 #pragma once
 #include <deque>
 #include <memory>
@@ -17,7 +15,7 @@
 
 namespace fs {
 
-class Cluster : public sc_core::sc_module, public RunInterleaver {
+class Cluster : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(Cluster);
   Cluster(sc_core::sc_module_name name, unsigned index, const Config& cfg, HpuServices services);
@@ -34,15 +32,11 @@ class Cluster : public sc_core::sc_module, public RunInterleaver {
   TimeWeighted queued;  // tasks waiting for an HPU
   uint64_t received = 0;
 
-  // RunInterleaver: a stepped handler run started at `start` joins the interleaving.
-  void add(SteppedRun* run, Picos start, sc_core::sc_event* done) override;
-
   // L1 bytes left for handler state once every HPU has its packet slot.
   static uint64_t l1_state_bytes(const Config& cfg);
 
  private:
   void dispatch();
-  void interleave();  // SC_THREAD advancing the active stepped runs
   void on_finished(Hpu& hpu, Task& task, HandlerRun& run, Picos started);
 
   unsigned index_;
@@ -55,14 +49,6 @@ class Cluster : public sc_core::sc_module, public RunInterleaver {
   std::vector<std::deque<Task>> queues_;  // one per subset (one in all under fcfs)
   std::function<void(Hpu&, Task&, HandlerRun&, Picos)> upstream_finished_;
   uint64_t waiting_ = 0;
-  struct ActiveRun {
-    SteppedRun* run;
-    Picos start;
-    sc_core::sc_event* done;
-    Picos local;  // start + the cycles the run has used: where it is in simulated time
-  };
-  std::vector<ActiveRun> active_;  // in the order they started
-  sc_core::sc_event run_added_;
 };
 
 }  // namespace fs

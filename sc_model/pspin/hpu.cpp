@@ -41,14 +41,22 @@ void Hpu::run() {
     std::unique_ptr<SteppedRun> stepped = svc_.interleaver ? svc_.engine->start(set, args, svc_.env) : nullptr;
     HandlerRun result;
     if (stepped) {
-      // The cluster advances this run with the other HPUs' in simulated-time order and notifies
-      // run_done_ at the time it ends.
-      svc_.interleaver->add(stepped.get(), started, &run_done_);
+      // The interleaver advances this run with the other HPUs' in simulated-time order and
+      // notifies run_done_ at the time it ends.
+      svc_.interleaver->add(stepped.get(), svc_.cluster_id, started, &run_done_);
       wait(run_done_);
       result = stepped->finish();
     } else {
       result = svc_.engine->execute(set, args, svc_.env);
       wait(svc_.clock.cycles(result.cycles));
+      // Copies the handler asked for queue on the cluster DMA now, one after another.
+      for (uint32_t bytes : result.dma_copies) {
+        const Picos asked = now_ps();
+        wait(ps_time(svc_.env.dma(svc_.cluster_id, asked, bytes) - asked));
+        const uint64_t waited = (now_ps() - asked) / svc_.clock.period_ps;
+        result.cycles += waited;
+        result.counters.dma_wait_cycles += waited;
+      }
     }
 
     ++tasks;

@@ -14,12 +14,14 @@ namespace fs {
 
 class Hpu;
 
-// Interleaves stepped handler runs (the ISS) of a cluster's HPUs in simulated-time order; the
-// cluster implements it. `done` is notified at the simulated time the run ends.
+// Interleaves stepped handler runs (the ISS) of the HPUs in simulated-time order
+// (pspin/interleaver.h). `done` is notified at the simulated time the run ends.
 class RunInterleaver {
  public:
   virtual ~RunInterleaver() = default;
-  virtual void add(SteppedRun* run, Picos start, sc_core::sc_event* done) = 0;
+  // A run will start at `start` (its packet copy is reserved); add() then takes it.
+  virtual void expect(Picos start) = 0;
+  virtual void add(SteppedRun* run, unsigned cluster, Picos start, sc_core::sc_event* done) = 0;
 };
 
 // What an HPU uses of its cluster and the PsPIN unit.

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "common/units.h"
+#include "iss/cpu.h"
 #include "fs_handler.h"
 #include "pspin/handler_sets.h"
 #include "pspin/task.h"
@@ -53,24 +55,51 @@ struct HandlerRun {
   std::vector<HandlerCommand> commands;
   std::string fault;  // non-empty: the handler faulted (message with handler, PC, instruction)
   HandlerCounters counters;
+  // Native runs: the fs_dma_copy calls (bytes each) still to be queued on the cluster DMA after
+  // `cycles` (their data has moved already); the HPU adds the time they take.
+  std::vector<uint32_t> dma_copies;
 };
 
-// What the engine may reach outside the HPU: other clusters' L1 and the switch's port count.
+// What the engine may reach outside the HPU: other clusters' L1, the cluster DMA engines and the
+// switch's port count.
 struct HpuEnvironment {
   std::function<uint8_t*(uint32_t cluster, uint32_t* size)> cluster_l1;
+  // Reserves cluster `cluster`'s DMA engine for a copy of `bytes` requested at `request`;
+  // returns when the copy completes. Unset: handler copies take the DMA latency and bandwidth
+  // only, without queueing.
+  std::function<Picos(uint32_t cluster, Picos request, uint64_t bytes)> dma;
+  Picos period_ps = 1000;  // the PsPIN clock
   unsigned num_ports = 0;
   unsigned num_clusters = 0;
 };
 
-// A handler run that advances a few cycles at a time (the ISS), so that a cluster can interleave
-// its HPUs in simulated-time order and shared L1 state is touched in that order.
+// A handler run that advances a few cycles at a time (the ISS), so that the PsPIN unit can
+// interleave its HPUs in simulated-time order (pspin/interleaver.h).
 class SteppedRun {
  public:
+  enum class Step {
+    kRunning,       // reached the cycle target
+    kEnded,         // the handler ended (finish() has the result)
+    kWaitsShared,   // stopped before an access to shared memory (gates.cluster or gates.shared)
+    kWaitsSwitch,   // stopped before an access to the rest of the switch (gates.device)
+    kSpins,         // spins on a shared word until someone writes it (see spin())
+  };
+  // A run that spins loads `bytes` at `host` every `period` cycles (the last load started at
+  // cycle `load_cycle`) and changes nothing else; past cycle `deadline` its watchdog fires.
+  struct SpinWait {
+    const uint8_t* host = nullptr;
+    uint32_t bytes = 0;
+    uint64_t load_cycle = 0, period = 0, deadline = 0;
+  };
   virtual ~SteppedRun() = default;
-  // Runs until the handler has used at least `cycles` cycles in all, or ends; true when ended.
-  virtual bool advance(uint64_t cycles) = 0;
+  // Runs until the handler has used at least `cycles` cycles in all, ends, or would pass a gate
+  // (see iss::Gates; they count cycles like `cycles`).
+  virtual Step advance(uint64_t cycles, const iss::Gates& gates = iss::Gates{}) = 0;
   virtual uint64_t cycles() const = 0;
-  // The result, once advance() returned true.
+  // After kSpins: the spin, and a fast-forward over `iterations` turns of it.
+  virtual SpinWait spin() const { return {}; }
+  virtual void skip_spin(uint64_t /*iterations*/) {}
+  // The result, once advance() returned kEnded.
   virtual HandlerRun finish() = 0;
 };
 
@@ -87,8 +116,8 @@ class HpuEngine {
 
 class NativeEngine : public HpuEngine {
  public:
-  // Cost model: fixed + per byte of packet, plus for each fs_dma_copy the DMA latency and bytes
-  // over the DMA bandwidth.
+  // Cost model: fixed + per byte of packet; fs_dma_copy calls are queued on the cluster DMA after
+  // that (HandlerRun::dma_copies), or without one cost the DMA latency and bytes over bandwidth.
   NativeEngine(uint64_t fixed_cycles, double cycles_per_byte, uint32_t dma_latency, uint32_t dma_bytes_per_cycle)
       : fixed_(fixed_cycles), per_byte_(cycles_per_byte), dma_latency_(dma_latency), dma_bw_(dma_bytes_per_cycle) {}
   HandlerRun execute(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env) override;

@@ -47,12 +47,16 @@ class TraceWriter : public iss::RetireObserver {
 struct IssEngine::Context : iss::MmioDevice {
   iss::AddressSpace mem;
   std::unique_ptr<iss::Cpu> cpu;
-  std::vector<uint8_t> program;
   std::unique_ptr<ZeroedMemory> stack;
   uint32_t entry = 0, handler = 0, program_base = 0;
   uint32_t cluster_id = 0, hpu_id = 0, num_clusters = 0, num_ports = 0, l1_state = 0;
   uint32_t reg[0x40] = {};  // command registers by word offset
   uint32_t dma_latency = 0, dma_bytes_per_cycle = 1;
+  std::function<Picos(uint32_t, Picos, uint64_t)> dma;  // the cluster DMA engines (may be unset)
+  Picos period_ps = 1000;
+  iss::StoreWatch* watch = nullptr;
+  uint64_t start_cycle = 0;  // the PsPIN cycle the current run started at
+  bool queue_dma = false;
   HandlerRun* run = nullptr;
   bool exited = false;
 
@@ -111,17 +115,25 @@ struct IssEngine::Context : iss::MmioDevice {
     }
   }
 
-  // A DMA copy between non-device memories: done at once; returns the cycles it takes, or -1.
+  // A DMA copy between non-device memories, on the cluster's DMA engine behind the copies
+  // already queued there: the data moves at once; returns the cycles until the copy completes
+  // (from the store that starts it), or -1.
   int64_t dma_copy() {
     const uint32_t dst = reg[FS_REG_DMA_DST / 4], src = reg[FS_REG_DMA_SRC / 4], len = reg[FS_REG_DMA_LEN / 4];
-    if (len == 0) return dma_latency;
-    const iss::MemRegion* d = mem.find(dst, len);
-    const iss::MemRegion* s = mem.find(src, len);
-    if (!d || !s || d->mmio || s->mmio || !d->writable) return -1;
-    std::memmove(d->host + (dst - d->base), s->host + (src - s->base), len);
+    const iss::MemRegion* d = len ? mem.find(dst, len) : nullptr;
+    const iss::MemRegion* s = len ? mem.find(src, len) : nullptr;
+    if (len && (!d || !s || d->mmio || s->mmio || !d->writable)) return -1;
+    if (len) {
+      std::memmove(d->host + (dst - d->base), s->host + (src - s->base), len);
+      if (d->sharing && watch && watch->armed) watch->stored(d->host + (dst - d->base), len, start_cycle + cpu->cycles);
+    }
     run->counters.dma_bytes += len;
-    return int64_t(dma_latency) + (len + dma_bytes_per_cycle - 1) / dma_bytes_per_cycle;
+    if (!dma || !queue_dma) return int64_t(dma_latency) + (len + dma_bytes_per_cycle - 1) / dma_bytes_per_cycle;
+    const Picos request = (start_cycle + cpu->cycles) * period_ps;
+    return int64_t((dma(cluster_id, request, len) - request + period_ps - 1) / period_ps);
   }
+
+  bool reaches_switch(uint32_t off, bool store) const override { return store && off == FS_REG_DMA_GO; }
 
   Result write(uint32_t off, unsigned size, uint32_t v, uint32_t& busy) override {
     if (size != 4 || (off & 3) || off > FS_REG_DMA_STATUS) return Result::kFault;
@@ -218,12 +230,15 @@ IssEngine::Context& IssEngine::context(const HandlerSet& set, const fs_handler_a
   c->l1_state = l1_state_bytes_;
   c->dma_latency = cfg_.dma.latency_cycles;
   c->dma_bytes_per_cycle = cfg_.dma.bytes_per_cycle;
-  c->program = prog.image;  // each core has its own copy: program memory is read-only anyway
+  c->dma = env.dma;
+  c->period_ps = env.period_ps;
   c->program_base = prog.base;
   c->stack = std::make_unique<ZeroedMemory>(cfg_.hpu.stack_bytes);
 
   using iss::MemRegion;
-  c->mem.add(MemRegion{c->program_base, uint32_t(c->program.size()), c->program.data(), false, true, 0, "program memory"});
+  // Program memory is read-only: the cores share its image and its decoded instructions.
+  c->mem.add(MemRegion{c->program_base, uint32_t(prog.image.size()), const_cast<uint8_t*>(prog.image.data()), false,
+                       true, 0, "program memory"});
   c->mem.add(MemRegion{FS_MMIO_BASE, 0x100, nullptr, true, false, 0, "runtime registers", c.get()});
   // TCDM layout for bank selection: the state area, then one packet slot per HPU, then stacks.
   iss::TcdmBanks* own_banks = banks_.empty() ? nullptr : banks_[args.cluster_id].get();
@@ -234,10 +249,12 @@ IssEngine::Context& IssEngine::context(const HandlerSet& set, const fs_handler_a
                        iss::kLocalL1Access, own_banks, slot_offset});
   c->mem.add(MemRegion{FS_STACK_BASE, uint32_t(c->stack->size()), c->stack->data(), true, false, 0, "stack", nullptr,
                        iss::kLocalL1Access, own_banks, stack_offset});
+  // Memory other HPUs can touch is shared (with the cluster, or with everyone): interleaved runs
+  // order their accesses to it.
   c->mem.add(MemRegion{FS_L2_HANDLER_BASE, args.handler_mem_size, args.handler_mem, true, false, cfg_.hpu.l2_cycles,
-                       "L2 handler memory", nullptr, iss::kL2Access});
+                       "L2 handler memory", nullptr, iss::kL2Access, nullptr, 0, iss::kGlobalShared});
   c->mem.add(MemRegion{FS_L1_LOCAL_BASE, l1_state_bytes_, args.l1, true, false, 0, "L1 (local)", nullptr,
-                       iss::kLocalL1Access, own_banks, 0});
+                       iss::kLocalL1Access, own_banks, 0, iss::kClusterShared});
   for (uint32_t k = 0; k < env.num_clusters; ++k) {
     uint32_t size = 0;
     uint8_t* l1 = env.cluster_l1(k, &size);
@@ -245,9 +262,13 @@ IssEngine::Context& IssEngine::context(const HandlerSet& set, const fs_handler_a
     c->mem.add(MemRegion{FS_L1_GLOBAL_BASE + k * FS_L1_GLOBAL_STRIDE, size, l1, true, false,
                          local ? 0 : cfg_.hpu.remote_l1_cycles, "L1 of cluster " + std::to_string(k), nullptr,
                          local ? iss::kLocalL1Access : iss::kRemoteL1Access,
-                         banks_.empty() ? nullptr : banks_[k].get(), 0});
+                         banks_.empty() ? nullptr : banks_[k].get(), 0,
+                         local ? iss::kClusterShared : iss::kGlobalShared});
   }
   c->cpu = std::make_unique<iss::Cpu>(c->mem, cfg_.hpu.timing, args.cluster_id * 1024 + args.hpu_id);
+  c->cpu->share_decode(&shared_decode_);
+  c->cpu->set_store_watch(watch_);
+  c->watch = watch_;
   Context& ref = *c;
   contexts_.emplace(key, std::move(c));
   return ref;
@@ -256,10 +277,13 @@ IssEngine::Context& IssEngine::context(const HandlerSet& set, const fs_handler_a
 // One handler run on a context's core, advanced by the caller (see SteppedRun).
 class IssEngine::Run : public SteppedRun {
  public:
+  // `queue_dma`: handler DMA copies queue on the cluster DMA (runs stepped in time order);
+  // otherwise they cost the DMA's latency and bandwidth only.
   Run(Context& c, const HandlerSet& set, const fs_handler_args_t& args, const Config& cfg, std::ostream* trace,
-      iss::InstructionCache* icache)
+      iss::InstructionCache* icache, bool queue_dma)
       : c_(c), cpu_(*c.cpu), timing_(cfg.hpu.timing), max_cycles_(cfg.hpu.max_cycles) {
     c.run = &run_;
+    c.queue_dma = queue_dma;
     c.exited = false;
     std::fill(std::begin(c.reg), std::end(c.reg), 0u);
     // The arguments, as the RV32 fs_handler_args_t, at the top of the stack.
@@ -284,16 +308,21 @@ class IssEngine::Run : public SteppedRun {
       tracer_ = std::make_unique<TraceWriter>(*trace, now_ps() / clock.period_ps, args, set.name);
     }
     cpu_.set_observer(tracer_.get());
-    cpu_.set_cycle_base(now_ps() / Clock::from_ghz(cfg.pspin.clock_ghz).period_ps);
+    c.start_cycle = now_ps() / Clock::from_ghz(cfg.pspin.clock_ghz).period_ps;
+    cpu_.set_cycle_base(c.start_cycle);
     cpu_.set_icache(icache, uint32_t(find_handler_set(set.name)));
   }
 
-  bool advance(uint64_t target) override {
+  Step advance(uint64_t target, const iss::Gates& gates) override {
     while (!ended_ && cpu_.cycles < target) {
       // Every instruction costs at least a cycle with the default timing, so a chunk no longer
       // than the cycles left stops the core right after it passes the watchdog's budget.
       const uint64_t left = cpu_.cycles < max_cycles_ ? max_cycles_ - cpu_.cycles : 0;
-      const iss::Stop stop = cpu_.run(std::min<uint64_t>(kChunk, left + 1), target);
+      const iss::Stop stop = cpu_.run(std::min<uint64_t>(kChunk, left + 1), target, gates);
+      if (stop == iss::Stop::kGate)
+        return cpu_.gate() == iss::GateKind::kDevice ? Step::kWaitsSwitch : Step::kWaitsShared;
+      if (stop == iss::Stop::kSpin) return Step::kSpins;
+      if (stop == iss::Stop::kYield) return Step::kRunning;
       if (cpu_.cycles > max_cycles_) {
         const iss::Insn* in = cpu_.insn_at(cpu_.pc);
         end_with(who_ + ": ran longer than hpu.max_cycles = " + std::to_string(max_cycles_) + " cycles (pc " +
@@ -308,10 +337,15 @@ class IssEngine::Run : public SteppedRun {
                  " at pc " + hex32(cpu_.pc) + " (instruction " + hex32(in ? in->raw : 0) + ")");
       }
     }
-    return ended_;
+    return ended_ ? Step::kEnded : Step::kRunning;
   }
 
   uint64_t cycles() const override { return ended_ ? run_.cycles : cpu_.cycles; }
+  SpinWait spin() const override {
+    const iss::Spin& s = cpu_.spin();
+    return SpinWait{s.host, s.bytes, s.load_cycle, s.period, max_cycles_ + 1};
+  }
+  void skip_spin(uint64_t iterations) override { cpu_.skip_spin(iterations); }
   HandlerRun finish() override { return std::move(run_); }
 
  private:
@@ -355,16 +389,23 @@ class IssEngine::Run : public SteppedRun {
 
 std::unique_ptr<SteppedRun> IssEngine::start(const HandlerSet& set, const fs_handler_args_t& args,
                                              const HpuEnvironment& env) {
+  return make_run(set, args, env, true);
+}
+
+std::unique_ptr<SteppedRun> IssEngine::make_run(const HandlerSet& set, const fs_handler_args_t& args,
+                                                const HpuEnvironment& env, bool queue_dma) {
   Context& c = context(set, args, env);
   std::unique_ptr<iss::InstructionCache>& icache = icaches_[args.cluster_id];
   if (!icache)
     icache = std::make_unique<iss::InstructionCache>(uint32_t(cfg_.pspin.icache_bytes), cfg_.pspin.icache_line_bytes,
                                                      cfg_.pspin.icache_ways, cfg_.pspin.icache_miss_cycles);
-  return std::make_unique<Run>(c, set, args, cfg_, trace_, icache.get());
+  return std::make_unique<Run>(c, set, args, cfg_, trace_, icache.get(), queue_dma);
 }
 
 HandlerRun IssEngine::execute(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env) {
-  std::unique_ptr<SteppedRun> run = start(set, args, env);
+  // Run to completion when it starts: nothing else runs meanwhile, so no gates, and DMA copies
+  // cannot be put in order with the cluster's packet copies (they cost latency and bandwidth).
+  std::unique_ptr<SteppedRun> run = make_run(set, args, env, false);
   run->advance(~0ull);
   return run->finish();
 }

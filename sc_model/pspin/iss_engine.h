@@ -3,8 +3,9 @@
 // firmware/fs_memory_map.h. Each (cluster, HPU, handler set) gets its own core, stack and
 // runtime registers; the L1 areas, L2 handler memory and the packet slot are the simulator's
 // own memories, so native and ISS handlers share state layouts. Cycles come from the core's
-// timing table plus region costs (remote L1, L2). Handler runs execute to completion (no
-// interleaving of HPUs inside a cluster yet).
+// timing table plus region costs (remote L1, L2, L1 banks, instruction cache); fs_dma_copy
+// queues on the cluster's DMA engine. Runs are stepped by the interleaver (start()) or run to
+// completion when they start (execute(), hpu.interleave = off; DMA copies then do not queue).
 #pragma once
 #include <map>
 #include <ostream>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "common/config.h"
+#include "iss/cpu.h"
 #include "iss/icache.h"
 #include "iss/tcdm_banks.h"
 #include "pspin/hpu_engine.h"
@@ -35,17 +37,23 @@ class IssEngine : public HpuEngine {
   // Writes every retired instruction to `out` (nullptr: no trace): PsPIN cycle, cluster, HPU,
   // handler set, PC, instruction word, disassembly and the register written.
   void set_insn_trace(std::ostream* out) { trace_ = out; }
+  // Stores to shared memory are reported to `watch` (the interleaver, which parks spinning runs).
+  void set_store_watch(iss::StoreWatch* watch) { watch_ = watch; }
 
  private:
   struct Context;
   class Run;
   Context& context(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env);
+  std::unique_ptr<SteppedRun> make_run(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env,
+                                       bool queue_dma);
 
   Config cfg_;
   uint32_t l1_state_bytes_;
   std::ostream* trace_ = nullptr;
+  iss::StoreWatch* watch_ = nullptr;
   struct Program;
   std::map<std::string, std::unique_ptr<Program>> programs_;
+  iss::SharedDecode shared_decode_;  // decoded program memory, shared by all cores
   std::map<std::tuple<uint32_t, uint32_t, std::string>, std::unique_ptr<Context>> contexts_;
   std::map<uint32_t, std::unique_ptr<iss::InstructionCache>> icaches_;  // by cluster
   std::vector<std::unique_ptr<iss::TcdmBanks>> banks_;                  // by cluster (interleaved HPUs only)

@@ -29,8 +29,18 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
   in.bind(buffer_);
   buffer_.to_scheduler.bind(scheduler_);
 
+  if (cfg.hpu.model == "iss" && cfg.hpu.interleave == "on")
+    interleaver_ = std::make_unique<Interleaver>(
+        "interleaver", clock_, cfg.pspin.clusters, cfg.hpu.sync_cycles,
+        // The earliest a run can start after a dispatch: the dispatch delay and a DMA copy's latency.
+        cfg.pspin.dispatch_cycles + cfg.dma.latency_cycles,
+        // Packet copies are reserved this far ahead of their request.
+        cfg.pspin.dispatch_cycles, kInterleaveQuantumCycles);
+  if (auto* iss = dynamic_cast<IssEngine*>(engine_.get())) iss->set_store_watch(interleaver_.get());
+
   HpuServices svc;
   svc.clock = clock_;
+  svc.interleaver = interleaver_.get();
   svc.num_clusters = cfg.pspin.clusters;
   svc.engine = engine_.get();
   svc.env.num_ports = cfg.ports.count;
@@ -40,6 +50,10 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
     if (size) *size = clusters_[c]->l1_state_size();
     return clusters_[c]->l1_state();
   };
+  svc.env.dma = [this](uint32_t c, Picos request, uint64_t bytes) -> Picos {
+    return clusters_.at(c)->dma().schedule_at(request, bytes);
+  };
+  svc.env.period_ps = clock_.period_ps;
   svc.handler_mem = handler_mem_.data();
   svc.handler_mem_size = uint32_t(handler_mem_.size());
   svc.finished = [this](Hpu& h, Task& t, HandlerRun& r, Picos s) { finished(h, t, r, s); };

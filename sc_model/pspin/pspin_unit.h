@@ -14,6 +14,7 @@
 #include "common/zeroed_memory.h"
 #include "pspin/cluster.h"
 #include "pspin/command_unit.h"
+#include "pspin/interleaver.h"
 #include "pspin/packet_buffer.h"
 #include "pspin/packet_scheduler.h"
 
@@ -36,6 +37,10 @@ struct HandlerEvent {
   uint64_t packet_id, cycles;
   std::string outcome;
 };
+
+// How far (in PsPIN cycles) interleaved handler runs may execute private code ahead of the
+// kernel's time; their shared accesses are held to much less (see interleaver.h).
+constexpr unsigned kInterleaveQuantumCycles = 1000;
 
 class PspinUnit : public sc_core::sc_module {
  public:
@@ -65,6 +70,7 @@ class PspinUnit : public sc_core::sc_module {
   DropLedger& drops_;
   ZeroedMemory handler_mem_;
   std::unique_ptr<HpuEngine> engine_;
+  std::unique_ptr<Interleaver> interleaver_;  // ISS HPUs with hpu.interleave = on
   PacketBuffer buffer_;
   PacketScheduler scheduler_;
   CommandUnit commands_;

@@ -1,7 +1,8 @@
 // Tests of the whole PsPIN unit (sc_model/pspin/pspin_unit and cluster, hpu, dma, command unit)
 // with the native Flare dense handler: results of a 2-host block at both hosts' egress sinks,
 // hand-computed timing through an idle unit, task queueing when packets outnumber HPUs, the
-// packet buffer emptying, and hier-fcfs with S=1 keeping a block on one HPU.
+// packet buffer emptying, hier-fcfs with S=1 keeping a block on one HPU, and a handler's DMA copy
+// queueing behind a packet copy.
 #include "pspin/pspin_unit.h"
 
 #include <gtest/gtest.h>
@@ -226,6 +227,46 @@ TEST(BlocksCluster, HierFcfsSubsetOfOneKeepsBlockOnOneHpu) {
   }
   EXPECT_EQ(b.unit.packet_buffer().used(), 0u);
   EXPECT_EQ(b.unit.handler_stats().at("flare_dense").outcomes.at("result_sent"), 3u);
+  EXPECT_EQ(b.drops.total(), 0u);
+}
+
+TEST(BlocksCluster, HandlerDmaCopyQueuesBehindPacketCopies) {
+  quiet_systemc();
+  // One cluster of 2 HPUs. At t=0: block 0 rank 0 and rank 1 (74 bytes each), then block 1 rank 0
+  // with 256 elements (42 + 16 + 1024 = 1082 bytes: DMA ceil(1082 / 16) = 68 + 4 cycles, handler
+  // 40 + ceil(324.6) = 365 cycles). In cycles:
+  //   3: all three reach the cluster; HPU0 takes block 0 rank 0, HPU1 block 0 rank 1, the third
+  //      waits. Both copies are asked for at 5: HPU0 5..10 (done 14), HPU1 10..15 (done 19).
+  //   HPU0: handler 14..77 (first contribution). 77: the waiting task goes to HPU0; its copy is
+  //      asked for at 79 and moves 79..147 (done 151); handler 151..516.
+  //   HPU1: handler from 19 completes block 0 after its 63 cycles, at 82, and asks the DMA to copy
+  //      the 16 result bytes: the engine is busy until 147, so the copy moves 147..148 and is done
+  //      at 152 (70 cycles of waiting instead of 5 on an idle engine). HPU1 ends at 152, the
+  //      result leaves the command unit at 157.
+  fs::Config cfg = base_config();
+  cfg.pspin.clusters = 1;
+  UnitBench b(cfg);
+  b.contribute(0, 0, 0, {1, 2, 3, 4});
+  b.contribute(0, 0, 1, {10, 20, 30, 40});
+  b.contribute(0, 1, 0, std::vector<int32_t>(256, 7));
+  sc_core::sc_start();
+
+  for (unsigned port : {0u, 1u}) {
+    ASSERT_EQ(b.sinks[port]->got.size(), 1u) << port;
+    EXPECT_EQ(b.sinks[port]->got[0].time, 157 * kCycle);
+    EXPECT_EQ(elems_from<int32_t>(b.sinks[port]->got[0].pkt->data), (std::vector<int32_t>{11, 22, 33, 44}));
+  }
+  fs::Cluster& cl = *b.unit.clusters()[0];
+  EXPECT_EQ(cl.hpus()[0]->tasks, 2u);
+  EXPECT_EQ(cl.hpus()[1]->tasks, 1u);
+  EXPECT_EQ(cl.hpus()[0]->handler_cycles, 63u + 365u);
+  EXPECT_EQ(cl.hpus()[1]->handler_cycles, 63u + 70u);
+  EXPECT_EQ(cl.dma().transfers, 4u);  // three packet copies and the result copy
+  EXPECT_EQ(cl.dma().bytes_moved, 74u + 74u + 1082u + 16u);
+  const fs::HandlerSetStats& st = b.unit.handler_stats().at("flare_dense");
+  EXPECT_EQ(st.counters.dma_bytes, 16u);
+  EXPECT_EQ(st.counters.dma_wait_cycles, 70u);
+  EXPECT_EQ(st.latency_ps.max(), 516 * kCycle);
   EXPECT_EQ(b.drops.total(), 0u);
 }
 
