@@ -12,8 +12,10 @@ void AddressSpace::add(MemRegion r) {
   for (const MemRegion& o : regions_)
     if (uint64_t(r.base) < uint64_t(o.base) + o.size && uint64_t(o.base) < uint64_t(r.base) + r.size)
       throw std::invalid_argument("memory region '" + r.name + "' overlaps '" + o.name + "'");
-  regions_.push_back(std::move(r));
-  std::sort(regions_.begin(), regions_.end(), [](const MemRegion& a, const MemRegion& b) { return a.base < b.base; });
+  // Keep the regions sorted by base: insert in place.
+  auto at = std::upper_bound(regions_.begin(), regions_.end(), r.base,
+                             [](uint32_t base, const MemRegion& o) { return base < o.base; });
+  regions_.insert(at, std::move(r));
   last_ = prev_ = nullptr;
 }
 

@@ -46,10 +46,11 @@ void Interleaver::add(SteppedRun* run, unsigned cluster, Picos start, sc_core::s
   run_added_.notify(sc_core::SC_ZERO_TIME);
 }
 
-void Interleaver::set_local(Entry& e, Picos t) {
+void Interleaver::set_local(uint32_t id, Picos t) {
+  Entry& e = entries_[id];
   e.local = t;
   for (Slot& s : by_cluster_[e.cluster])
-    if (&entries_[s.id] == &e) s.local = t;
+    if (s.id == id) s.local = t;
 }
 
 void Interleaver::remove(uint32_t id) {
@@ -67,11 +68,14 @@ void Interleaver::park(uint32_t id) {
   e.parked = true;
   ++parked_spins;
   const uintptr_t first = uintptr_t(e.spin.host) / 4, last = (uintptr_t(e.spin.host) + e.spin.bytes - 1) / 4;
-  for (uintptr_t w = first; w <= last; ++w) watchers_[w].push_back(id);
+  for (uintptr_t w = first; w <= last; ++w) {
+    watchers_[w].push_back(id);
+    watched_.set(w % watched_.size());
+  }
   armed = true;
   const uint64_t now_cycles = e.run->cycles();
   const uint64_t turns = e.spin.deadline > now_cycles ? (e.spin.deadline - now_cycles + e.spin.period - 1) / e.spin.period : 0;
-  set_local(e, e.start + (now_cycles + turns * e.spin.period) * period_);
+  set_local(id, e.start + (now_cycles + turns * e.spin.period) * period_);
 }
 
 void Interleaver::unpark(uint32_t id, uint64_t iterations) {
@@ -86,8 +90,10 @@ void Interleaver::unpark(uint32_t id, uint64_t iterations) {
     if (v.empty()) watchers_.erase(it);
   }
   armed = !watchers_.empty();
+  watched_.reset();
+  for (const auto& w : watchers_) watched_.set(w.first % watched_.size());
   e.run->skip_spin(iterations);
-  set_local(e, e.start + e.run->cycles() * period_);
+  set_local(id, e.start + e.run->cycles() * period_);
   e.last = SteppedRun::Step::kRunning;
 }
 
@@ -99,6 +105,7 @@ void Interleaver::stored(const uint8_t* host, uint32_t bytes, uint64_t cycle) {
   const uint64_t writer_sequence = writer.sequence;
   std::vector<uint32_t> woken;
   for (uintptr_t w = uintptr_t(host) / 4; w <= (uintptr_t(host) + bytes - 1) / 4; ++w) {
+    if (!watched_.test(w % watched_.size())) continue;
     auto it = watchers_.find(w);
     if (it == watchers_.end()) continue;
     for (uint32_t id : it->second)
@@ -168,7 +175,7 @@ bool Interleaver::step_cluster(unsigned c, const Limits& lim, Picos& wake) {
     m.last = m.run->advance(cycles_at(lim.window_end) + 1, gates);
     current_ = ~0u;
     stepped = true;
-    set_local(m, m.start + m.run->cycles() * period_);
+    set_local(id, m.start + m.run->cycles() * period_);
     if (m.last == Step::kEnded) {
       m.done->notify(m.local > lim.now ? ps_time(m.local - lim.now) : sc_core::SC_ZERO_TIME);
       remove(id);

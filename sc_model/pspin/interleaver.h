@@ -18,6 +18,7 @@
 // the skipped turns accounted. The process yields to the kernel only when no run can go on.
 // Ties are broken by the order runs were added, so runs repeat exactly.
 #pragma once
+#include <bitset>
 #include <deque>
 #include <unordered_map>
 #include <set>
@@ -66,7 +67,7 @@ class Interleaver : public sc_core::sc_module, public RunInterleaver, public iss
   // Steps cluster c's runs in time order up to the window's end; false if it could not step
   // any. `wake`: when a run that waits for the kernel can go on (kNever: when a run is added).
   bool step_cluster(unsigned c, const Limits& lim, Picos& wake);
-  void set_local(Entry& e, Picos t);
+  void set_local(uint32_t id, Picos t);
   void remove(uint32_t id);
   void park(uint32_t id);
   void unpark(uint32_t id, uint64_t iterations);
@@ -78,6 +79,7 @@ class Interleaver : public sc_core::sc_module, public RunInterleaver, public iss
   size_t active_ = 0;
   std::vector<std::vector<Slot>> by_cluster_;  // the active runs of each cluster, oldest first
   std::unordered_map<uintptr_t, std::vector<uint32_t>> watchers_;  // word (host address / 4) -> parked runs
+  std::bitset<4096> watched_;  // word % 4096 of every watched word: most stores need no lookup
   std::multiset<Picos> expected_;     // starts of runs not added yet
   uint64_t sequence_ = 0;
   uint32_t current_ = ~0u;            // the run being stepped
