@@ -184,13 +184,23 @@ Stop Cpu::run(uint64_t budget, uint64_t cycle_limit, const Gates& gates) {
     };
 
     // Loads and stores share the address path: translate, check, account region cost.
-    auto mem_at = [&](uint32_t addr, unsigned size, bool store, uint8_t*& host) -> bool {
+    // Others are told of a store to shared memory (their reservations, parked spinners).
+    auto tell_stored = [&](const MemRegion* r, const uint8_t* host, unsigned size) {
+      if (!r->sharing) return;
+      if (reservations_ && !reservations_->empty()) reservations_->stored(this, host, size);
+      if (watch_ && watch_->armed) watch_->stored(host, size, cycle_base_ + cycles);
+    };
+    const MemRegion* accessed = nullptr;  // the region of the last mem_at
+    // `tell`: a store that certainly writes (an SC tells only once it succeeds).
+    auto mem_at = [&](uint32_t addr, unsigned size, bool store, uint8_t*& host,
+                      bool tell = true) __attribute__((always_inline)) -> bool {
       const MemRegion* r = mem_.find(addr, size);
       if (!r || (store && !r->writable) || r->mmio) return false;
       host = r->host + (addr - r->base);
+      accessed = r;
       if (store) {
         ++writes_;
-        if (r->sharing && watch_ && watch_->armed) watch_->stored(host, size, cycle_base_ + cycles);
+        if (tell && r->sharing) tell_stored(r, host, size);
       } else if (r->sharing) {
         shared_load = host;
       }
@@ -345,20 +355,26 @@ Stop Cpu::run(uint64_t budget, uint64_t cycle_limit, const Gates& gates) {
         cost = t_.atomic;
         ++counters.atomics;
         const bool store = in.op != Op::kLrW;
-        if (!mem_at(a, 4, store, h)) return raise(store ? Fault::kStoreAccess : Fault::kLoadAccess, in.raw, a);
+        if (!mem_at(a, 4, store, h, in.op != Op::kScW))
+          return raise(store ? Fault::kStoreAccess : Fault::kLoadAccess, in.raw, a);
         const uint32_t old = load_le(h, 4);
         shared_load = nullptr;  // atomics never count as spin loads
         ++writes_;              // (an LR changes the reservation)
         if (in.op == Op::kLrW) {
           reservation_valid_ = true;
           reservation_ = a;
+          if (reservations_) reservations_->reserve(this, h);
           rd_value = old;
           break;
         }
         if (in.op == Op::kScW) {
-          const bool ok = reservation_valid_ && reservation_ == a;
-          if (ok) std::memcpy(h, &b, 4);
+          const bool ok = reservation_valid_ && reservation_ == a && (!reservations_ || reservations_->holds(this, h));
+          if (ok) {
+            std::memcpy(h, &b, 4);
+            tell_stored(accessed, h, 4);
+          }
           reservation_valid_ = false;
+          if (reservations_) reservations_->release(this);
           rd_value = ok ? 0 : 1;
           break;
         }

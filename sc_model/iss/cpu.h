@@ -12,6 +12,7 @@
 #include "iss/icache.h"
 #include "iss/insn.h"
 #include "iss/memory.h"
+#include "iss/reservations.h"
 #include "iss/timing.h"
 
 namespace fs::iss {
@@ -143,6 +144,9 @@ class Cpu {
   const Spin& spin() const { return spin_; }
   // Accounts `iterations` more turns of the spin loop (cycles, instructions, counters) at once.
   void skip_spin(uint64_t iterations);
+  // LR/SC reservations shared with other cores (nullptr: only this core's own stores break its
+  // reservation).
+  void set_reservations(Reservations* r) { reservations_ = r; }
   // Read-only code regions take their decoded instructions from (and add them to) `shared`.
   void share_decode(SharedDecode* shared) { shared_decode_ = shared; }
   // The instruction at pc, decoded (for traces); nullptr if it cannot be fetched.
@@ -200,6 +204,7 @@ class Cpu {
   bool probe_spin(uint32_t load_pc, uint32_t addr, uint32_t value, const uint8_t* host, unsigned size,
                   uint64_t load_cycle);
   StoreWatch* watch_ = nullptr;
+  Reservations* reservations_ = nullptr;
   uint64_t writes_ = 0;  // stores, atomics and device writes so far (spin detection)
   SpinProbe probe_;
   Spin spin_;

@@ -13,6 +13,7 @@ Interleaver::Interleaver(sc_core::sc_module_name name, Clock clock, unsigned clu
                          unsigned start_lookahead_cycles, unsigned switch_lookahead_cycles, unsigned quantum_cycles)
     : sc_core::sc_module(name),
       period_(clock.period_ps),
+      per_period_(1.0 / double(clock.period_ps)),
       sync_(clock.cycles_ps(std::max(1u, sync_cycles))),
       start_lookahead_(clock.cycles_ps(start_lookahead_cycles)),
       switch_lookahead_(clock.cycles_ps(switch_lookahead_cycles)),
@@ -164,7 +165,7 @@ bool Interleaver::step_cluster(unsigned c, const Limits& lim, Picos& wake) {
       return stepped;
     }
     // In the run's own cycles. A gate at or after the run's position lets its next access go.
-    auto cycles_at = [&](Picos t) -> uint64_t { return (t - m.start) / period_; };
+    auto cycles_at = [&](Picos t) -> uint64_t { return whole_cycles(t - m.start); };
     const Picos bound = std::min(next, lim.window_end);
     ++steps;
     current_ = id;

@@ -72,7 +72,18 @@ class Interleaver : public sc_core::sc_module, public RunInterleaver, public iss
   void park(uint32_t id);
   void unpark(uint32_t id, uint64_t iterations);
 
+  // d / period_, rounded down, without a division (the interleaver converts times every step).
+  uint64_t whole_cycles(Picos d) const {
+    uint64_t q = uint64_t(double(d) * per_period_);
+    if (q * period_ > d)
+      --q;
+    else if ((q + 1) * period_ <= d)
+      ++q;
+    return q;
+  }
+
   Picos period_;
+  double per_period_;
   Picos sync_, start_lookahead_, switch_lookahead_, quantum_;
   std::deque<Entry> entries_;         // by id (ids are reused)
   std::vector<uint32_t> free_ids_;

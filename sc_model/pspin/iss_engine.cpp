@@ -55,6 +55,7 @@ struct IssEngine::Context : iss::MmioDevice {
   std::function<Picos(uint32_t, Picos, uint64_t)> dma;  // the cluster DMA engines (may be unset)
   Picos period_ps = 1000;
   iss::StoreWatch* watch = nullptr;
+  iss::Reservations* reservations = nullptr;
   uint64_t start_cycle = 0;  // the PsPIN cycle the current run started at
   bool queue_dma = false;
   HandlerRun* run = nullptr;
@@ -125,7 +126,10 @@ struct IssEngine::Context : iss::MmioDevice {
     if (len && (!d || !s || d->mmio || s->mmio || !d->writable)) return -1;
     if (len) {
       std::memmove(d->host + (dst - d->base), s->host + (src - s->base), len);
-      if (d->sharing && watch && watch->armed) watch->stored(d->host + (dst - d->base), len, start_cycle + cpu->cycles);
+      if (d->sharing) {
+        reservations->stored(nullptr, d->host + (dst - d->base), len);
+        if (watch && watch->armed) watch->stored(d->host + (dst - d->base), len, start_cycle + cpu->cycles);
+      }
     }
     run->counters.dma_bytes += len;
     if (!dma || !queue_dma) return int64_t(dma_latency) + (len + dma_bytes_per_cycle - 1) / dma_bytes_per_cycle;
@@ -269,6 +273,8 @@ IssEngine::Context& IssEngine::context(const HandlerSet& set, const fs_handler_a
   c->cpu->share_decode(&shared_decode_);
   c->cpu->set_store_watch(watch_);
   c->watch = watch_;
+  c->cpu->set_reservations(&reservations_);
+  c->reservations = &reservations_;
   Context& ref = *c;
   contexts_.emplace(key, std::move(c));
   return ref;

@@ -54,6 +54,7 @@ class IssEngine : public HpuEngine {
   struct Program;
   std::map<std::string, std::unique_ptr<Program>> programs_;
   iss::SharedDecode shared_decode_;  // decoded program memory, shared by all cores
+  iss::Reservations reservations_;   // the cores' LR/SC reservations
   std::map<std::tuple<uint32_t, uint32_t, std::string>, std::unique_ptr<Context>> contexts_;
   std::map<uint32_t, std::unique_ptr<iss::InstructionCache>> icaches_;  // by cluster
   std::vector<std::unique_ptr<iss::TcdmBanks>> banks_;                  // by cluster (interleaved HPUs only)
