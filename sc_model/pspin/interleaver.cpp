@@ -164,16 +164,18 @@ bool Interleaver::step_cluster(unsigned c, const Limits& lim, Picos& wake) {
       if (m.local > lim.now + ahead) wake = std::min(wake, m.local);
       return stepped;
     }
-    // In the run's own cycles. A gate at or after the run's position lets its next access go.
+    // In the run's own cycles: a gate lets an access go while the run's count is at most the gate.
+    // Peers and kernel limits allow accesses at their time (ties go by the order of stepping);
+    // the window allows only accesses that start before its end, so windows do not overlap.
     auto cycles_at = [&](Picos t) -> uint64_t { return whole_cycles(t - m.start); };
-    const Picos bound = std::min(next, lim.window_end);
+    const uint64_t in_window = whole_cycles(lim.window_end - m.start + period_ - 1) - 1;  // last cycle before the end
+    iss::Gates gates;
+    gates.cluster = std::min(cycles_at(std::min(next, lim.shared)), in_window);
+    gates.shared = std::min(cycles_at(lim.shared), in_window);
+    gates.device = std::min(cycles_at(std::min(next, lim.switch_)), in_window);
     ++steps;
     current_ = id;
-    iss::Gates gates;
-    gates.cluster = cycles_at(std::min(bound, lim.shared));
-    gates.shared = cycles_at(std::min(lim.window_end, lim.shared));
-    gates.device = cycles_at(std::min(bound, lim.switch_));
-    m.last = m.run->advance(cycles_at(lim.window_end) + 1, gates);
+    m.last = m.run->advance(in_window + 1, gates);
     current_ = ~0u;
     stepped = true;
     set_local(id, m.start + m.run->cycles() * period_);
