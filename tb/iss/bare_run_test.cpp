@@ -62,7 +62,9 @@ struct Ran {
 };
 
 Ran run(const std::vector<uint8_t>& elf, uint64_t max_insns = 1000) {
-  const std::string path = ::testing::TempDir() + "fs_bare_run_test.elf";
+  // One file per test: ctest runs the tests of this file in parallel processes.
+  const std::string path = ::testing::TempDir() + "fs_bare_run_" +
+                           ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".elf";
   std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(elf.data()), std::streamsize(elf.size()));
   BareRunOptions opts;
   opts.max_instructions = max_insns;
