@@ -1,6 +1,8 @@
 // The banks of a cluster's L1 TCDM (word-interleaved). When two HPUs touch the same bank in the
-// same cycle, the later one waits a cycle. Meaningful only while the cluster's HPUs execute in
-// simulated-time order (hpu.interleave = on), which is when the ISS engine uses it.
+// same cycle, the later one waits a cycle. Each bank remembers only its last access, so it is
+// exact while accesses arrive in time order (interleaved HPUs with hpu.sync_cycles = 1); within
+// a larger sync window an access that arrives after a later one may miss a conflict. (Keeping a
+// history of cycles per bank finds those too, but its footprint cost a third of the speed.)
 #pragma once
 #include <cstdint>
 #include <vector>
