@@ -1,9 +1,10 @@
-/* Flare dense aggregation with a single buffer per block: each contribution is folded into its
- * block's buffer in the L1 of the block's home cluster; the contribution that completes the
- * block turns the packet into the result and multicasts it to every child port. A bitmap of
- * ranks makes a retransmitted contribution harmless. Supports int32/int16/int8/float32 with
- * sum, min and max. */
-#include "flare_dense.h"
+/* Flare dense aggregation: the packet checks, the allreduce table lookup, block admission (a
+ * bitmap of ranks makes a retransmitted contribution harmless), the element folds, results (to
+ * the children at the root, to the parent below it) and the single-buffer algorithm: each
+ * contribution is folded into its block's buffer in the L1 of the block's home cluster inside a
+ * critical section. The multiple-buffer and tree algorithms are in flare_multi_tree.c.
+ * Supports int32/int16/int8/float32 with sum, min and max. */
+#include "flare_internal.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -11,7 +12,7 @@
 /* Element data in a packet starts 58 bytes into the frame, so it is only 2-byte aligned; the
  * HPU core (RI5CY) loads and stores misaligned words in hardware, so the folds and copies use
  * word accesses through memcpy, which the RISC-V build (-mno-strict-align) turns into lw/sw. */
-static void copy_bytes(uint8_t* dst, const uint8_t* src, uint32_t n) {
+void flare_copy(uint8_t* dst, const uint8_t* src, uint32_t n) {
   uint32_t i = 0;
   for (; i + 4 <= n; i += 4) {
     uint32_t w;
@@ -48,88 +49,136 @@ DEFINE_FOLD(max_i16, int16_t, (b > a ? b : a))
 DEFINE_FOLD(max_i8, int8_t, (b > a ? b : a))
 DEFINE_FOLD(max_f32, float, (b > a ? b : a))
 
-typedef void (*fold_fn)(uint8_t*, const uint8_t*, uint32_t);
-
-/* [op][dtype]; a handler author adds an operator by adding a row and an enum value. */
-static const fold_fn folds[3][4] = {
+/* [op][dtype]; a handler author adds an operator by adding a row here and a value before
+ * FLARE_OP_COUNT in enum flare_op (flare_proto.h). */
+static const flare_fold_fn folds[FLARE_OP_COUNT][4] = {
     {sum_i32, sum_i16, sum_i8, sum_f32},
     {min_i32, min_i16, min_i8, min_f32},
     {max_i32, max_i16, max_i8, max_f32},
 };
 
-/* Rewrites the contribution frame in place into the result frame for the hosts. */
-static uint32_t make_result(uint8_t* pkt, const flare_block_slot_t* slot, const uint8_t* data) {
-  const uint32_t bytes = (uint32_t)slot->elem_count * flare_dtype_bytes(slot->dtype);
+
+flare_fold_fn flare_fold_for(uint32_t op, uint32_t dtype) { return folds[op][dtype]; }
+
+uint32_t flare_build_result(flare_ctx_t* c, const uint8_t* data) {
+  const flare_block_state_t* st = c->st;
+  const uint32_t bytes = (uint32_t)st->elem_count * flare_dtype_bytes(st->dtype);
+  const int up = c->ar->parent_port != FLARE_NO_PARENT;
+  uint8_t* pkt = c->args->pkt;
   uint8_t* ip = pkt + FS_ETH_BYTES;
   uint8_t* udp = ip + FS_IPV4_BYTES;
   uint8_t* fh = udp + FS_UDP_BYTES;
   flare_header_t h;
   uint32_t i;
-  for (i = 0; i < 6; ++i) pkt[i] = 0xFF; /* broadcast to the hosts */
+  for (i = 0; i < 6; ++i) pkt[i] = 0xFF; /* broadcast (to the hosts, or to the parent switch) */
   fs_switch_mac(pkt + 6);
   fs_put_be16(ip + 2, FS_IPV4_BYTES + FS_UDP_BYTES + FLARE_HEADER_BYTES + bytes);
   ip[8] = 64;
   fs_put_be32(ip + 12, FS_SWITCH_IPV4);
-  fs_put_be32(ip + 16, FS_HOSTS_BROADCAST_IPV4);
+  fs_put_be32(ip + 16, up ? FS_SWITCH_IPV4 : FS_HOSTS_BROADCAST_IPV4);
   fs_put_be16(ip + 10, 0);
   fs_put_be16(ip + 10, fs_ipv4_checksum(ip, FS_IPV4_BYTES));
   fs_put_be16(udp + 4, FS_UDP_BYTES + FLARE_HEADER_BYTES + bytes);
   fs_put_be16(udp + 6, 0); /* no UDP checksum (allowed over IPv4) */
   h.version = FLARE_VERSION;
-  h.kind = FLARE_KIND_RESULT;
-  h.dtype = slot->dtype;
-  h.op = slot->op;
-  h.allreduce_id = slot->allreduce_id;
-  h.block_id = slot->block_id;
-  h.sender_rank = FLARE_RANK_SWITCH;
-  h.elem_count = slot->elem_count;
+  h.kind = up ? FLARE_KIND_CONTRIB : FLARE_KIND_RESULT;
+  h.dtype = st->dtype;
+  h.op = st->op;
+  h.allreduce_id = st->allreduce_id;
+  h.block_id = st->block_id;
+  h.sender_rank = up ? (uint16_t)c->ar->rank_at_parent : FLARE_RANK_SWITCH;
+  h.elem_count = st->elem_count;
   flare_encode(&h, fh);
-  fs_dma_copy(fh + FLARE_HEADER_BYTES, data, bytes); /* the cluster DMA copies the result */
+  fs_dma_copy(fh + FLARE_HEADER_BYTES, data, bytes); /* the cluster DMA copies the aggregate */
   return FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES + bytes;
 }
 
-/* Folds one contribution into its block's buffer; called with the buffer's lock held. When the
- * block is complete, rewrites the packet into the result (still under the lock: the buffer may
- * be reused as soon as it is released). */
-static int aggregate(flare_block_slot_t* slot, uint8_t* data, const flare_header_t* h, uint8_t* pkt, uint32_t bytes,
-                     uint32_t n_children) {
-  const uint8_t* elems = pkt + FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES;
-  if (!slot->busy) {
-    /* A retransmission that arrives after its block's result went out must not start the
-     * block again (it would hold the buffer for good). */
-    if (slot->completed && slot->allreduce_id == h->allreduce_id && slot->block_id == h->block_id)
-      return FLARE_DENSE_DUPLICATE;
-    memset(&slot->busy, 0, sizeof(*slot) - offsetof(flare_block_slot_t, busy));
-    slot->busy = 1;
-    slot->allreduce_id = h->allreduce_id;
-    slot->block_id = h->block_id;
-    slot->elem_count = h->elem_count;
-    slot->dtype = h->dtype;
-    slot->op = h->op;
-    copy_bytes(data, elems, bytes);
-  } else {
-    if (slot->allreduce_id != h->allreduce_id || slot->block_id != h->block_id) return FLARE_DENSE_BUFFER_BUSY;
-    if (slot->children[h->sender_rank / 32] & (1u << (h->sender_rank % 32))) return FLARE_DENSE_DUPLICATE;
-    if (slot->elem_count != h->elem_count || slot->dtype != h->dtype || slot->op != h->op) return FLARE_DENSE_MISMATCH;
-    folds[h->op][h->dtype](data, elems, h->elem_count);
+int flare_send_result(flare_ctx_t* c, uint32_t len) {
+  if (c->ar->parent_port != FLARE_NO_PARENT) {
+    fs_send(c->args->pkt, len, c->ar->parent_port);
+    return FLARE_DENSE_SENT_UP;
   }
-  slot->children[h->sender_rank / 32] |= 1u << (h->sender_rank % 32);
-  slot->received++;
-  if (slot->received < n_children) return FS_OK;
-  make_result(pkt, slot, data);
-  slot->busy = 0;
-  slot->completed = 1;
+  fs_multicast(c->args->pkt, len, c->ar->ports, c->ar->n_children);
   return FLARE_DENSE_RESULT_SENT;
+}
+
+void flare_release(flare_block_state_t* st) {
+  st->busy = 0;
+  st->completed = 1;
+}
+
+int flare_admit(flare_ctx_t* c) {
+  flare_block_state_t* st = c->st;
+  const flare_header_t* h = &c->h;
+  if (!st->busy) {
+    /* A retransmission that arrives after its block's result went out must not start the
+     * block again (it would hold the state for good). */
+    if (st->completed && st->allreduce_id == h->allreduce_id && st->block_id == h->block_id)
+      return FLARE_DENSE_DUPLICATE;
+    /* Start the block: a clean header, empty buffers, tree counters at zero. */
+    uint32_t i;
+    memset(&st->busy, 0, sizeof(*st) - offsetof(flare_block_state_t, busy));
+    if (c->ar->algorithm == FLARE_ALGO_TREE) memset(flare_tree_counter_base(c), 0, 4u * flare_tree_counters(c->ar->n_children));
+    for (i = 0; i < c->ar->buffers; ++i) {
+      flare_buffer_t* b = flare_buffer(c, i);
+      b->lock = 0;
+      b->filled = 0;
+    }
+    st->busy = 1;
+    st->allreduce_id = h->allreduce_id;
+    st->block_id = h->block_id;
+    st->elem_count = h->elem_count;
+    st->dtype = h->dtype;
+    st->op = h->op;
+  } else {
+    if (st->allreduce_id != h->allreduce_id || st->block_id != h->block_id) return FLARE_DENSE_WINDOW_EXCEEDED;
+    if (st->children[h->sender_rank / 32] & (1u << (h->sender_rank % 32))) return FLARE_DENSE_DUPLICATE;
+    if (st->elem_count != h->elem_count || st->dtype != h->dtype || st->op != h->op) return FLARE_DENSE_MISMATCH;
+  }
+  st->children[h->sender_rank / 32] |= 1u << (h->sender_rank % 32);
+  st->received++;
+  return FS_OK;
+}
+
+/* Single buffer: the whole fold happens with the block's lock held; the contribution that
+ * completes the block turns the packet into the result, still under the lock (the buffer may be
+ * reused as soon as it is released). */
+static int flare_single(flare_ctx_t* c) {
+  flare_block_state_t* st = c->st;
+  flare_buffer_t* b = flare_buffer(c, 0);
+  uint32_t len = 0;
+  int outcome;
+  fs_lock(&st->lock);
+  outcome = flare_admit(c);
+  if (outcome == FS_OK) {
+    if (!b->filled) {
+      flare_copy(flare_buffer_data(b), c->elems, c->bytes);
+      b->filled = 1;
+    } else {
+      flare_fold_for(c->h.op, c->h.dtype)(flare_buffer_data(b), c->elems, c->h.elem_count);
+    }
+    if (st->received == c->ar->n_children) {
+      len = flare_build_result(c, flare_buffer_data(b));
+      flare_release(st);
+    }
+  }
+  fs_unlock(&st->lock);
+  return len ? flare_send_result(c, len) : outcome;
+}
+
+/* The installed allreduce with this id, or NULL. */
+static const flare_allreduce_config_t* find_allreduce(const flare_dense_config_t* cfg, uint32_t id) {
+  uint32_t i;
+  for (i = 0; i < cfg->n_allreduces && i < FLARE_MAX_ALLREDUCES; ++i)
+    if (cfg->allreduces[i].allreduce_id == id) return &cfg->allreduces[i];
+  return 0;
 }
 
 int flare_dense_handler(const fs_handler_args_t* args) {
   const flare_dense_config_t* cfg = (const flare_dense_config_t*)args->handler_mem;
-  flare_header_t h;
-  uint32_t dsize, bytes, home, slot_bytes, l1_size = 0;
+  flare_ctx_t c;
+  uint32_t dsize, home, l1_size = 0;
   uint8_t* l1;
-  flare_block_slot_t* slot;
-  uint8_t* data;
-  int outcome;
 
   if (args->handler_mem_size < sizeof(*cfg) || cfg->magic != FLARE_DENSE_MAGIC) return FLARE_DENSE_NOT_INSTALLED;
   if (args->pkt_len < FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES) return FLARE_DENSE_MALFORMED;
@@ -137,36 +186,46 @@ int flare_dense_handler(const fs_handler_args_t* args) {
   if (fs_be16(args->pkt + 12) != FS_ETHERTYPE_IPV4 || args->pkt[FS_ETH_BYTES] != 0x45 ||
       args->pkt[FS_ETH_BYTES + 9] != FS_IPPROTO_UDP)
     return FLARE_DENSE_MALFORMED;
-  flare_decode(args->pkt + FLARE_PAYLOAD_OFFSET, &h);
-  dsize = flare_dtype_bytes(h.dtype);
-  bytes = (uint32_t)h.elem_count * dsize;
+  c.args = args;
+  flare_decode(args->pkt + FLARE_PAYLOAD_OFFSET, &c.h);
+  dsize = flare_dtype_bytes(c.h.dtype);
+  c.bytes = (uint32_t)c.h.elem_count * dsize;
+  c.elems = args->pkt + FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES;
   /* The UDP payload must be exactly the header and elem_count elements: a count that claims
    * more (or less) than the packet carries would fold Ethernet padding or drop data. */
-  if (h.version != FLARE_VERSION || h.kind != FLARE_KIND_CONTRIB || dsize == 0 || h.op > FLARE_OP_MAX ||
-      h.elem_count == 0 || args->pkt_len < FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES + bytes ||
-      fs_be16(args->pkt + FS_ETH_BYTES + FS_IPV4_BYTES + 4) != FS_UDP_BYTES + FLARE_HEADER_BYTES + bytes)
+  if (c.h.version != FLARE_VERSION || c.h.kind > FLARE_KIND_RESULT || dsize == 0 || c.h.op >= FLARE_OP_COUNT ||
+      c.h.elem_count == 0 || args->pkt_len < FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES + c.bytes ||
+      fs_be16(args->pkt + FS_ETH_BYTES + FS_IPV4_BYTES + 4) != FS_UDP_BYTES + FLARE_HEADER_BYTES + c.bytes)
     return FLARE_DENSE_MALFORMED;
-  if (h.sender_rank >= cfg->n_children) return FLARE_DENSE_BAD_RANK;
-  if (bytes > cfg->slot_payload) return FLARE_DENSE_TOO_LARGE;
+  c.ar = find_allreduce(cfg, c.h.allreduce_id);
+  if (!c.ar) return FLARE_DENSE_UNKNOWN_ALLREDUCE;
+  if (c.h.kind == FLARE_KIND_RESULT) {
+    /* A result from the parent: every child gets it. Only switches below the root expect one. */
+    if (c.ar->parent_port == FLARE_NO_PARENT || args->ingress_port != c.ar->parent_port) return FLARE_DENSE_MALFORMED;
+    fs_multicast(args->pkt, FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES + c.bytes, c.ar->ports, c.ar->n_children);
+    return FLARE_DENSE_RESULT_FORWARDED;
+  }
+  if (c.h.sender_rank >= c.ar->n_children) return FLARE_DENSE_BAD_RANK;
+  if (c.bytes > c.ar->slot_payload) return FLARE_DENSE_TOO_LARGE;
 
-  home = h.block_id % args->num_clusters;
+  home = c.h.block_id % args->num_clusters;
   l1 = fs_cluster_l1(home, &l1_size);
-  slot_bytes = flare_dense_slot_bytes(cfg->slot_payload);
-  slot = (flare_block_slot_t*)(l1 + (size_t)((h.block_id / args->num_clusters) % cfg->slots_per_cluster) * slot_bytes);
-  data = (uint8_t*)(slot + 1);
-
-  fs_lock(&slot->lock);
-  outcome = aggregate(slot, data, &h, args->pkt, bytes, cfg->n_children);
-  fs_unlock(&slot->lock);
-  if (outcome == FLARE_DENSE_RESULT_SENT)
-    fs_multicast(args->pkt, FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES + bytes, cfg->ports, cfg->n_children);
-  return outcome;
+  c.st = (flare_block_state_t*)(l1 + c.ar->l1_offset +
+                                (size_t)((c.h.block_id / args->num_clusters) % c.ar->states_per_cluster) * c.ar->state_bytes);
+  switch (c.ar->algorithm) {
+    case FLARE_ALGO_MULTI: return flare_multi(&c);
+    case FLARE_ALGO_TREE: return flare_tree(&c);
+    default: return flare_single(&c);
+  }
 }
 
 /* Names of the outcome codes, in the order of enum flare_dense_outcome. */
 static const fs_outcome_desc_t flare_dense_outcomes[] = {
-    {"ok", 0},        {"result_sent", 0}, {"malformed", 1}, {"bad_rank", 1},      {"duplicate", 1},
-    {"buffer_busy", 1}, {"too_large", 1}, {"mismatch", 1},  {"not_installed", 1},
+    {"ok", 0},           {"result_sent", 0},     {"sent_up", 0},  {"result_forwarded", 0},
+    {"malformed", 1},    {"unknown_allreduce", 1}, {"bad_rank", 1}, {"duplicate", 1},
+    {"window_exceeded", 1}, {"too_large", 1},    {"mismatch", 1}, {"not_installed", 1},
 };
-FS_HANDLER_SET(flare_dense, "Flare dense allreduce, one buffer per block (int32/int16/int8/float32; sum/min/max)",
+FS_HANDLER_SET(flare_dense,
+               "Flare dense allreduce: single buffer, multiple buffers or tree per allreduce "
+               "(int32/int16/int8/float32; sum/min/max)",
                FLARE_OFF_BLOCK, flare_dense_outcomes);

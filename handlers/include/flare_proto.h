@@ -26,7 +26,9 @@ extern "C" {
 
 enum flare_kind { FLARE_KIND_CONTRIB = 0, FLARE_KIND_RESULT = 1 };
 enum flare_dtype { FLARE_INT32 = 0, FLARE_INT16 = 1, FLARE_INT8 = 2, FLARE_FLOAT32 = 3 };
-enum flare_op { FLARE_OP_SUM = 0, FLARE_OP_MIN = 1, FLARE_OP_MAX = 2 };
+/* A handler author adds an operator by adding a value before FLARE_OP_COUNT and its row of
+ * folds in handlers/flare/flare_dense.c. */
+enum flare_op { FLARE_OP_SUM = 0, FLARE_OP_MIN = 1, FLARE_OP_MAX = 2, FLARE_OP_COUNT };
 
 /* Offsets inside the 16-byte Flare header. */
 #define FLARE_OFF_VERSION 0u

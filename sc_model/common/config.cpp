@@ -89,6 +89,26 @@ ConfigKey double_key(std::string name, std::string doc, double lo, double hi, Ge
   return k;
 }
 
+template <typename Get>
+ConfigKey bool_key(std::string name, std::string doc, Get get) {
+  ConfigKey k;
+  k.name = name;
+  k.doc = std::move(doc);
+  k.choices = "true, false (or on, off, 1, 0)";
+  k.set = [name, get](Config& c, const std::string& t) {
+    const std::string v = trim(t);
+    if (v == "true" || v == "on" || v == "1")
+      get(c) = true;
+    else if (v == "false" || v == "off" || v == "0")
+      get(c) = false;
+    else
+      bad_value(name, t, "true or false");
+  };
+  k.show = [get](const Config& c) { return std::string(get(const_cast<Config&>(c)) ? "true" : "false"); };
+  k.json = [get](const Config& c) { return nlohmann::json(get(const_cast<Config&>(c))); };
+  return k;
+}
+
 // A string key; `check` validates (throws) and may be empty; `choices` lists fixed values.
 template <typename Get>
 ConfigKey string_key(std::string name, std::string doc, std::vector<std::string> choices, Get get,
@@ -185,10 +205,18 @@ std::vector<ConfigKey> make_schema() {
 #undef TIMING
   s.push_back(uint_key("command.latency_cycles", "command unit: cycles from a handler's send to the egress queue", 0, kMaxU32, FIELD(command.latency_cycles)));
 
-  s.push_back(string_key("flare.ports", "ports of the hosts in the Flare allreduce, in rank order (e.g. 0-15)", {}, FIELD(flare.ports),
+  s.push_back(uint_key("flare.allreduce_id", "id of the Flare allreduce (in its packets' headers)", 0, kMaxU32, FIELD(flare.allreduce_id)));
+  s.push_back(string_key("flare.ports", "ports of the allreduce's children (hosts or switches), in rank order (e.g. 0-15)", {}, FIELD(flare.ports),
                          [](const std::string& k, const std::string& v) { parse_port_list(k, v); }));
+  s.push_back(string_key("flare.algorithm", "aggregation: auto (Flare 6.4: tree if reproducible or up to 128 KiB per host, 2 buffers up to 256 KiB, 4 up to 512 KiB, single above; single when flare.bytes is 0), single, multi, tree", {"auto", "single", "multi", "tree"}, FIELD(flare.algorithm)));
+  s.push_back(uint_key("flare.multi_buffers", "buffers per block with the multi algorithm; 0 = by flare.bytes (4 above 256 KiB, else 2)", 0, 16, FIELD(flare.multi_buffers)));
+  s.push_back(size_key("flare.bytes", "data per host of the allreduce, for flare.algorithm = auto; 0 = unknown", 0, 1ull << 40, FIELD(flare.bytes)));
+  s.push_back(bool_key("flare.reproducible", "float sums must not depend on arrival order (chooses the tree)", FIELD(flare.reproducible)));
+  s.push_back(string_key("flare.parent", "port towards the parent switch, or none at the root of the reduction tree", {}, FIELD(flare.parent)));
+  s.push_back(uint_key("flare.rank", "this switch's rank among its parent's children", 0, 65534, FIELD(flare.rank)));
   s.push_back(uint_key("flare.max_payload", "element bytes one block buffer holds", 4, 65535 * 4, FIELD(flare.max_payload)));
-  s.push_back(uint_key("flare.buffers", "block buffers per cluster L1; 0 = as many as fit", 0, kMaxU32, FIELD(flare.buffers)));
+  s.push_back(uint_key("flare.buffers", "block states per cluster for the allreduce (hosts may have this many times pspin.clusters blocks in flight); 0 = share the L1 state area equally among the allreduces", 0, kMaxU32, FIELD(flare.buffers)));
+  s.push_back(string_key("flare.allreduces", "several allreduces: ';'-separated entries of key=value words, the keys of flare.* (id, ports, algorithm, multi_buffers, bytes, reproducible, parent, rank, max_payload, buffers); unset keys take the flare.* values; empty = the one allreduce flare.* describes", {}, FIELD(flare.allreduces)));
   return s;
 }
 #undef FIELD

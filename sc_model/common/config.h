@@ -80,10 +80,20 @@ struct CommandConfig {
   unsigned latency_cycles = 4;  // from the handler's command to the egress queue
 };
 
+// The Flare allreduce(s) the switch takes part in (what the network manager installs). The flare.*
+// keys describe one allreduce; `allreduces` lists several, each entry overriding those keys.
 struct FlareConfig {
-  std::string ports = "0-15";     // ports of the hosts taking part (children), in rank order
+  uint32_t allreduce_id = 0;
+  std::string ports = "0-15";     // ports of the children (hosts or switches), in rank order
+  std::string algorithm = "auto"; // auto (Flare 6.4: by bytes and reproducible), single, multi, tree
+  unsigned multi_buffers = 0;     // B for multi; 0 = by size (4 above 256 KiB, else 2)
+  uint64_t bytes = 0;             // data per host, for algorithm = auto; 0 = unknown (single)
+  bool reproducible = false;      // float sums the same whatever the arrival order (tree)
+  std::string parent = "none";    // port of the parent switch, or none at the root
+  unsigned rank = 0;              // this switch's rank among its parent's children
   unsigned max_payload = 1024;    // element bytes per block buffer
-  unsigned buffers = 0;           // block buffers per cluster; 0 = as many as fit in L1
+  unsigned buffers = 0;           // block states per cluster (blocks in flight / clusters); 0 = fill L1
+  std::string allreduces;         // ';'-separated entries of key=value words (id= and ports= at least)
 };
 
 struct Config {

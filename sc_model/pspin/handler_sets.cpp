@@ -5,38 +5,10 @@
 #include <map>
 
 #include "common/errors.h"
-#include "flare/flare_dense.h"
+#include "pspin/flare_setup.h"
 
 namespace fs {
 namespace {
-
-void install_flare_dense(const Config& cfg, const InstallTarget& t) {
-  const std::vector<unsigned> ports = parse_port_list("flare.ports", cfg.flare.ports);
-  if (ports.size() > FLARE_DENSE_MAX_CHILDREN)
-    throw InputError("bad value '" + cfg.flare.ports + "' for 'flare.ports': at most " +
-                     std::to_string(FLARE_DENSE_MAX_CHILDREN) + " hosts");
-  for (unsigned p : ports)
-    if (p >= cfg.ports.count)
-      throw InputError("bad value '" + cfg.flare.ports + "' for 'flare.ports': port " + std::to_string(p) +
-                       " does not exist (ports.count = " + std::to_string(cfg.ports.count) + ")");
-  if (t.handler_mem_size < sizeof(flare_dense_config_t))
-    throw InputError("'pspin.l2_handler_bytes' is too small for the flare_dense configuration");
-  const uint32_t slot = flare_dense_slot_bytes(cfg.flare.max_payload);
-  const uint32_t fit = t.l1_state_bytes / slot;
-  const uint32_t slots = cfg.flare.buffers ? cfg.flare.buffers : fit;
-  if (slots == 0 || slots > fit)
-    throw InputError("'flare.buffers' = " + std::to_string(slots) + " block buffers of " + std::to_string(slot) +
-                     " bytes do not fit in the " + std::to_string(t.l1_state_bytes) +
-                     "-byte L1 state area of a cluster (at most " + std::to_string(fit) + ")");
-  flare_dense_config_t c;
-  std::memset(&c, 0, sizeof(c));
-  c.magic = FLARE_DENSE_MAGIC;
-  c.n_children = uint32_t(ports.size());
-  c.slot_payload = cfg.flare.max_payload;
-  c.slots_per_cluster = slots;
-  for (size_t i = 0; i < ports.size(); ++i) c.ports[i] = ports[i];
-  std::memcpy(t.handler_mem, &c, sizeof(c));
-}
 
 // Control-plane installers of the handler sets that need one (configuration -> handler memory).
 // A handler set without an entry here installs nothing.

@@ -1,6 +1,6 @@
 // Tests of the native Flare dense handler (handlers/flare/flare_dense.c) on the host, without
 // SystemC, through HandlerHarness (handler_harness.h): the installer's handler memory, int32
-// wrap-around sums, int16/int8/float32 min/max/sum, duplicates, bad ranks, busy buffers,
+// wrap-around sums, int16/int8/float32 min/max/sum, duplicates, bad ranks, exceeded windows,
 // malformed and oversized packets, mismatches, and the result frame's headers.
 #include "flare/flare_dense.h"
 
@@ -26,6 +26,7 @@ fs::Config three_hosts() {
   cfg.pspin.l2_handler_bytes = 64 << 10;
   cfg.ports.count = 4;
   cfg.flare.ports = "0-2";
+  cfg.flare.allreduce_id = 7;  // flare_frame's default
   return cfg;
 }
 
@@ -41,8 +42,10 @@ HandlerCall contribute_all(HandlerHarness& h, uint32_t block, uint8_t dtype, uin
   return last;
 }
 
-const flare_block_slot_t* slot_at(HandlerHarness& h, uint32_t cluster, uint32_t buffer) {
-  return reinterpret_cast<const flare_block_slot_t*>(h.l1(cluster) + size_t(buffer) * flare_dense_slot_bytes(1024));
+// The state of block state `index` of the single-buffer allreduce (the only one installed, so at
+// L1 offset 0): a 64-byte header and one buffer of 8 + 1024 bytes.
+const flare_block_state_t* slot_at(HandlerHarness& h, uint32_t cluster, uint32_t index) {
+  return reinterpret_cast<const flare_block_state_t*>(h.l1(cluster) + size_t(index) * 1096);
 }
 
 TEST(BlocksFlareHandler, OutcomeTableAndInstaller) {
@@ -50,37 +53,45 @@ TEST(BlocksFlareHandler, OutcomeTableAndInstaller) {
   ASSERT_GE(idx, 0);
   const fs::HandlerSet& set = fs::handler_sets()[size_t(idx)];
   EXPECT_EQ(set.block_id_offset, 8);  // FLARE_OFF_BLOCK in the UDP payload
-  const char* names[] = {"ok", "result_sent", "malformed", "bad_rank", "duplicate",
-                         "buffer_busy", "too_large", "mismatch", "not_installed"};
+  const char* names[] = {"ok",       "result_sent",       "sent_up",  "result_forwarded", "malformed",
+                         "unknown_allreduce", "bad_rank", "duplicate", "window_exceeded", "too_large",
+                         "mismatch", "not_installed"};
   ASSERT_EQ(set.outcomes.size(), size_t(FLARE_DENSE_OUTCOME_COUNT));
   for (int c = 0; c < FLARE_DENSE_OUTCOME_COUNT; ++c) {
     EXPECT_EQ(set.outcomes[size_t(c)].name, names[c]);
     EXPECT_EQ(set.outcomes[size_t(c)].drop, c >= FLARE_DENSE_MALFORMED) << names[c];
   }
-  // Slot header: lock, busy, completed, allreduce_id, block_id (5 x 4) + received, elem_count
-  // (2 x 2) + dtype, op, pad[2] (4) = 28 bytes, + bitmap of 256 ranks (8 x 4) = 60;
-  // (60 + 1024 + 7) & ~7 = 1088.
-  EXPECT_EQ(sizeof(flare_block_slot_t), 60u);
-  EXPECT_EQ(flare_dense_slot_bytes(1024), 1088u);
+  // Block state header: lock, busy, completed, allreduce_id, block_id (5 x 4) + received,
+  // elem_count (2 x 2) + dtype, op, pad[2] (4) + folded (4) + bitmap of 256 ranks (8 x 4) = 64;
+  // a buffer: lock, filled (8) + 1024 bytes = 1032; a single-buffer block state 64 + 1032 = 1096.
+  EXPECT_EQ(sizeof(flare_block_state_t), 64u);
+  EXPECT_EQ(flare_block_state_bytes(FLARE_ALGO_SINGLE, 1, 3, 1024), 1096u);
   fs::Config cfg = three_hosts();
   cfg.flare.ports = "3,1,0";
   HandlerHarness h(cfg, "flare_dense");
   const auto* c = reinterpret_cast<const flare_dense_config_t*>(h.handler_memory().data());
   EXPECT_EQ(c->magic, FLARE_DENSE_MAGIC);
-  EXPECT_EQ(c->n_children, 3u);
-  EXPECT_EQ(c->slot_payload, 1024u);
-  EXPECT_EQ(c->slots_per_cluster, 946u);  // floor(1030144 / 1088)
-  EXPECT_EQ(c->ports[0], 3u);
-  EXPECT_EQ(c->ports[1], 1u);
-  EXPECT_EQ(c->ports[2], 0u);
-  // Too many buffers for the L1 state area.
-  cfg.flare.buffers = 947;
+  ASSERT_EQ(c->n_allreduces, 1u);
+  const flare_allreduce_config_t& a = c->allreduces[0];
+  EXPECT_EQ(a.allreduce_id, 7u);
+  EXPECT_EQ(a.algorithm, uint32_t(FLARE_ALGO_SINGLE));  // auto without flare.bytes
+  EXPECT_EQ(a.buffers, 1u);
+  EXPECT_EQ(a.n_children, 3u);
+  EXPECT_EQ(a.parent_port, FLARE_NO_PARENT);
+  EXPECT_EQ(a.slot_payload, 1024u);
+  EXPECT_EQ(a.state_bytes, 1096u);
+  EXPECT_EQ(a.l1_offset, 0u);
+  EXPECT_EQ(a.states_per_cluster, 939u);  // floor(1030144 / 1096)
+  EXPECT_EQ(a.ports[0], 3u);
+  EXPECT_EQ(a.ports[1], 1u);
+  EXPECT_EQ(a.ports[2], 0u);
+  // Too many block states for the L1 state area: 940 x 1096 = 1030240 bytes.
+  cfg.flare.buffers = 940;
   try {
     HandlerHarness bad(cfg, "flare_dense");
     FAIL() << "no error";
   } catch (const fs::InputError& e) {
-    EXPECT_STREQ(e.what(), "'flare.buffers' = 947 block buffers of 1088 bytes do not fit in the 1030144-byte L1 "
-                           "state area of a cluster (at most 946)");
+    EXPECT_STREQ(e.what(), "the allreduces' flare.buffers need 1030240 bytes of L1 per cluster; the L1 state area has 1030144");
   }
 }
 
@@ -101,7 +112,7 @@ TEST(BlocksFlareHandler, Int32SumOfThreeHostsWraps) {
   EXPECT_EQ(s.data.size(), 42u + 16u + 20u);
   EXPECT_EQ(elems_from<int32_t>(s.data), (std::vector<int32_t>{INT32_MIN, INT32_MAX, 5, 0, -1}));
   EXPECT_EQ(last.packet, s.data);  // the contribution was rewritten in place into the result
-  // Block 5 lives in cluster 5 % 2 = 1, buffer (5 / 2) % 953 = 2; it is free again.
+  // Block 5 lives in cluster 5 % 2 = 1, state (5 / 2) % 939 = 2; it is free again.
   EXPECT_EQ(slot_at(h, 1, 2)->block_id, 5u);
   EXPECT_EQ(slot_at(h, 1, 2)->busy, 0u);
 }
@@ -260,9 +271,10 @@ TEST(BlocksFlareHandler, BadRank) {
   EXPECT_EQ(slot_at(h, 0, 0)->busy, 0u);  // block 0's buffer was not touched
 }
 
-TEST(BlocksFlareHandler, BufferBusyForAnotherBlock) {
-  // 2 buffers per cluster, 2 clusters: block b -> cluster b % 2, buffer (b / 2) % 2.
-  // Blocks 0 and 4 share cluster 0 buffer 0; block 2 uses cluster 0 buffer 1; block 1 cluster 1.
+TEST(BlocksFlareHandler, WindowExceededWhileTheStateHoldsAnotherBlock) {
+  // 2 block states per cluster, 2 clusters (a window of 4 blocks): block b -> cluster b % 2,
+  // state (b / 2) % 2. Blocks 0 and 4 share cluster 0 state 0; block 2 uses cluster 0 state 1;
+  // block 1 cluster 1.
   fs::Config cfg = three_hosts();
   cfg.flare.buffers = 2;
   HandlerHarness h(cfg, "flare_dense");
@@ -271,8 +283,8 @@ TEST(BlocksFlareHandler, BufferBusyForAnotherBlock) {
     return h.run(flare_frame(block, rank, rank, FLARE_INT32, FLARE_OP_SUM, v, allreduce), rank).outcome;
   };
   EXPECT_EQ(run(0, 0), FS_OK);
-  EXPECT_EQ(run(4, 0), FLARE_DENSE_BUFFER_BUSY);
-  EXPECT_EQ(run(0, 1, 8), FLARE_DENSE_BUFFER_BUSY);  // same block, other allreduce
+  EXPECT_EQ(run(4, 0), FLARE_DENSE_WINDOW_EXCEEDED);
+  EXPECT_EQ(run(0, 1, 8), FLARE_DENSE_UNKNOWN_ALLREDUCE);  // allreduce 8 is not installed
   EXPECT_EQ(run(2, 0), FS_OK);
   EXPECT_EQ(run(1, 0), FS_OK);
   EXPECT_EQ(slot_at(h, 0, 0)->block_id, 0u);

@@ -40,6 +40,7 @@ fs::Config base_config() {
   cfg.hpu.native_cycles_per_byte = 0.3;
   cfg.command.latency_cycles = 5;
   cfg.flare.ports = "0-1";
+  cfg.flare.allreduce_id = 7;  // flare_frame's default
   return cfg;
 }
 
