@@ -153,7 +153,7 @@ bool flare_dtype_from_name(const std::string& name, uint8_t* dtype) {
 }
 
 bool flare_op_from_name(const std::string& name, uint8_t* op) {
-  for (uint8_t o = 0; o < 3; ++o)
+  for (uint8_t o = 0; o < FLARE_OP_COUNT; ++o)
     if (name == flare_op_name(o)) {
       *op = o;
       return true;
