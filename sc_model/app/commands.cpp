@@ -13,6 +13,7 @@
 #include "common/atomic_file.h"
 #include "common/config_io.h"
 #include "common/errors.h"
+#include "net/trace_reader.h"
 #include "net/trace_writer.h"
 #include "pspin/handler_sets.h"
 #include "workload/allreduce_gen.h"
@@ -136,9 +137,19 @@ int cmd_gen(const std::vector<std::string>& args) {
       ("op", po::value<std::string>(&o.op)->default_value("sum"), "sum, min or max")
       ("allreduce-id", po::value<uint32_t>(&o.allreduce_id)->default_value(0), "allreduce id in every packet")
       ("udp-port", po::value<uint16_t>(&o.udp_port)->default_value(4950), "UDP destination port of the Flare packets")
-      ("seed", po::value<uint64_t>(&o.seed)->default_value(1), "seed of the element values")
+      ("seed", po::value<uint64_t>(&o.seed)->default_value(1), "seed of the element values and of the send schedule's random draws")
       ("gbps", po::value<double>(&o.gbps)->default_value(100.0), "host line rate in Gbit/s")
       ("ports", po::value<unsigned>(&o.num_ports)->default_value(64), "switch ports (hosts must fit)")
+      ("stagger", po::bool_switch(&o.stagger), "staggered sending: host h sends blocks (h*blocks/hosts + k) mod blocks, "
+       "k = 0, 1, ... (default: every host block 0, 1, ...)")
+      ("mean-gap", po::value<std::string>()->default_value("0ns"),
+       "mean of the exponential gap before each host's next packet, e.g. 200ns (0 = back to back at line rate)")
+      ("loss", po::value<double>(&o.loss)->default_value(0),
+       "probability (0..1) that a send is lost; the host retransmits it --timeout after it left the wire "
+       "(the 16th send always arrives)")
+      ("timeout", po::value<std::string>()->default_value("100us"), "retransmission timeout, e.g. 100us")
+      ("duplicate", po::value<double>(&o.duplicate)->default_value(0),
+       "probability (0..1) that a delivered packet is followed by an identical copy")
       ("output,o", po::value<std::string>()->required(), "trace to write: .pcapng for pcapng, anything else text");
   if (std::find(rest.begin(), rest.end(), "--help") != rest.end() || std::find(rest.begin(), rest.end(), "-h") != rest.end()) {
     std::cout << desc;
@@ -146,6 +157,14 @@ int cmd_gen(const std::vector<std::string>& args) {
   }
   const po::variables_map vm = parse(rest, desc);
   o.bytes = parse_size("--bytes", vm["bytes"].as<std::string>());
+  auto time_option = [&](const char* name) {
+    Picos t = 0;
+    std::string err;
+    if (!parse_time_token(vm[name].as<std::string>(), &t, &err)) throw InputError(std::string("--") + name + ": " + err);
+    return t;
+  };
+  o.mean_gap = time_option("mean-gap");
+  o.timeout = time_option("timeout");
   // The whole workload is built in memory before it is written: keep it well within the machine.
   constexpr uint64_t kMaxWorkloadBytes = 4ull << 30;
   if (o.hosts && o.bytes > kMaxWorkloadBytes / o.hosts)
@@ -167,7 +186,10 @@ int cmd_gen(const std::vector<std::string>& args) {
   trace.commit();
   expected.commit();
   std::cout << "wrote " << out << " (" << w.records.size() << " packets from " << o.hosts << " hosts, "
-            << w.expected.size() << " blocks) and " << out << ".expected\n"
+            << w.expected.size() << " blocks";
+  if (o.loss > 0) std::cout << ", " << w.lost << " lost and retransmitted";
+  if (o.duplicate > 0) std::cout << ", " << w.duplicates << " duplicated";
+  std::cout << ") and " << out << ".expected\n"
             << "run it with: flaresim run --trace " << out << " --stats stats.json --flare.ports 0-" << (o.hosts - 1)
             << (o.udp_port != 4950 ? " --parser.rules 'udp_dport=" + std::to_string(o.udp_port) + " -> flare_dense'" : "")
             << " --verify " << out << ".expected\n";

@@ -1,4 +1,5 @@
-// Allreduce workload generator and the expected-results file (see allreduce_gen.h).
+// Allreduce workload generator and the expected-results file (see allreduce_gen.h). When and in
+// which order the hosts send (stagger, gaps, losses, duplicates) is allreduce_timing.cpp's.
 //
 // Element values: host h draws from a splitmix64-style sequence whose state starts at
 // mix(mix(seed) + h); each draw adds the golden-ratio increment to the state and returns
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +23,7 @@
 #include "flare_proto.h"
 #include "net/frame.h"
 #include "net/trace_writer.h"
+#include "workload/allreduce_timing.h"
 
 namespace fs {
 
@@ -56,6 +59,18 @@ int64_t int_at(const Bytes& b, size_t i, uint32_t size) {
 
 void put_int(Bytes& b, size_t i, uint32_t size, int64_t v) {
   for (uint32_t k = 0; k < size; ++k) b[size * i + k] = uint8_t(uint64_t(v) >> (8 * k));
+}
+
+// The shortest decimal form that reads back as the same double ("0.1", "1.5", "nan").
+std::string format_number(double v) {
+  std::ostringstream out;
+  for (int prec = 1; prec <= 17; ++prec) {
+    out.str("");
+    out.precision(prec);
+    out << v;
+    if (!std::isfinite(v) || std::strtod(out.str().c_str(), nullptr) == v) break;
+  }
+  return out.str();
 }
 
 [[noreturn]] void bad_option(const std::string& name, const std::string& why) {
@@ -118,38 +133,71 @@ AllreduceWorkload generate_allreduce(const AllreduceGenOptions& o) {
   if (full_ps * double(blocks) > 1e19)
     bad_option("gbps", "send times overflow 64-bit picoseconds at this rate and size");
 
+  if (!(o.loss >= 0 && o.loss <= 1)) bad_option("loss", format_number(o.loss) + " not in 0..1");
+  if (!(o.duplicate >= 0 && o.duplicate <= 1))
+    bad_option("duplicate", format_number(o.duplicate) + " not in 0..1");
+
   const uint64_t total_elems = o.bytes / dsize;
   const uint32_t per_block = o.elem_bytes / dsize;
   std::vector<Bytes> data(o.hosts);
   for (unsigned h = 0; h < o.hosts; ++h) data[h] = host_elements(o.seed, h, dtype, total_elems);
 
+  flare_header_t hdr{};
+  hdr.version = FLARE_VERSION;
+  hdr.kind = FLARE_KIND_CONTRIB;
+  hdr.dtype = dtype;
+  hdr.op = op;
+  hdr.allreduce_id = o.allreduce_id;
+  auto block_count = [&](uint64_t b) {
+    return uint16_t(std::min<uint64_t>(per_block, total_elems - b * per_block));
+  };
+  // Host h's contribution to block b; every send of it (retransmission, duplicate) is this frame.
+  auto frame = [&](unsigned h, uint64_t b) {
+    hdr.block_id = uint32_t(b);
+    hdr.elem_count = block_count(b);
+    hdr.sender_rank = uint16_t(h);
+    return build_flare_packet(hdr, uint16_t(h), data[h].data() + size_t(b * per_block) * dsize,
+                              size_t(hdr.elem_count) * dsize, o.udp_port);
+  };
+  auto frame_wire = [&](uint64_t b) {
+    return wire_time(FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES + size_t(block_count(b)) * dsize,
+                     o.wire_overhead, o.gbps);
+  };
+
   AllreduceWorkload w;
   w.udp_port = o.udp_port;
   for (unsigned h = 0; h < o.hosts; ++h) w.ports.push_back(uint16_t(h));
-  Picos t = 0;
-  for (uint64_t b = 0; b < blocks; ++b) {
-    const uint64_t first = b * per_block;
-    const uint16_t count = uint16_t(std::min<uint64_t>(per_block, total_elems - first));
-    const size_t off = size_t(first) * dsize, len = size_t(count) * dsize;
-    flare_header_t hdr{};
-    hdr.version = FLARE_VERSION;
-    hdr.kind = FLARE_KIND_CONTRIB;
-    hdr.dtype = dtype;
-    hdr.op = op;
-    hdr.allreduce_id = o.allreduce_id;
-    hdr.block_id = uint32_t(b);
-    hdr.elem_count = count;
-    Picos frame_time = 0;
-    for (unsigned h = 0; h < o.hosts; ++h) {
-      hdr.sender_rank = uint16_t(h);
+  const Picos wire_full = frame_wire(0), wire_last = frame_wire(blocks - 1);
+  for (unsigned h = 0; h < o.hosts; ++h) {
+    std::vector<SendEvent> sends = schedule_host(o, h, blocks, wire_full, wire_last);
+    for (const SendEvent& ev : sends) {
+      if (ev.lost) {
+        ++w.lost;
+        continue;
+      }
       TraceRecord rec;
-      rec.time = t;
+      rec.time = ev.time;
       rec.port = uint16_t(h);
-      rec.data = build_flare_packet(hdr, uint16_t(h), data[h].data() + off, len, o.udp_port);
-      rec.where = "allreduce generator: host " + std::to_string(h) + " block " + std::to_string(b);
-      frame_time = wire_time(rec.data.size(), o.wire_overhead, o.gbps);
+      rec.data = frame(h, ev.block);
+      rec.where = "allreduce generator: host " + std::to_string(h) + " block " + std::to_string(ev.block);
+      if (ev.kind == SendKind::kRetransmission) rec.where += " retransmission " + std::to_string(ev.attempt);
+      if (ev.kind == SendKind::kDuplicate) {
+        rec.where += " duplicate";
+        ++w.duplicates;
+      }
       w.records.push_back(std::move(rec));
     }
+    w.sends.insert(w.sends.end(), sends.begin(), sends.end());
+  }
+  // Each host's records are in time order; interleave the hosts (stable: a port never has two
+  // packets at one time, since its transmissions do not overlap).
+  std::stable_sort(w.records.begin(), w.records.end(), [](const TraceRecord& a, const TraceRecord& b) {
+    return a.time != b.time ? a.time < b.time : a.port < b.port;
+  });
+
+  for (uint64_t b = 0; b < blocks; ++b) {
+    const uint16_t count = block_count(b);
+    const size_t off = size_t(b * per_block) * dsize, len = size_t(count) * dsize;
     // Expected block: reduce in rank order.
     ExpectedBlock e;
     e.allreduce_id = o.allreduce_id;
@@ -176,7 +224,6 @@ AllreduceWorkload generate_allreduce(const AllreduceGenOptions& o) {
       }
     }
     w.expected.push_back(std::move(e));
-    t += frame_time;
   }
   return w;
 }

@@ -1,6 +1,8 @@
-// Allreduce workload generator: every host sends its data as Flare contribution packets, back
-// to back at line rate, with deterministic pseudo-random elements; the expected reduced blocks
-// come with it. Also the expected-results file (traces/FORMAT.md) that the verifier reads.
+// Allreduce workload generator: every host sends its data as Flare contribution packets, by
+// default back to back at line rate, with deterministic pseudo-random elements; the expected
+// reduced blocks come with it. Optionally staggered block orders, exponential gaps, lost and
+// retransmitted or duplicated packets (the send schedule: allreduce_timing.h). Also the
+// expected-results file (traces/FORMAT.md) that the verifier reads.
 #pragma once
 #include <cstdint>
 #include <ostream>
@@ -24,6 +26,26 @@ struct AllreduceGenOptions {
   uint32_t wire_overhead = 24;      // preamble, SFD, FCS and IFG bytes per frame
   uint16_t udp_port = 4950;
   unsigned num_ports = 64;
+  // The send schedule (allreduce_timing.h, traces/FORMAT.md). Defaults: today's back-to-back
+  // order with no gaps, losses or duplicates.
+  bool stagger = false;               // host h sends blocks (h*blocks/hosts + k) mod blocks
+  Picos mean_gap = 0;                 // mean exponential gap before each original packet; 0 = none
+  double loss = 0;                    // probability that one send of a contribution is lost (0..1)
+  Picos timeout = 100 * kPicosPerUs;  // retransmission timer, from the end of the lost send
+  double duplicate = 0;               // probability that a delivered packet is sent twice (0..1)
+};
+
+// One transmission of a contribution by a host, lost or not.
+enum class SendKind : uint8_t { kOriginal, kRetransmission, kDuplicate };
+struct SendEvent {
+  Picos time = 0;       // the first bit leaves the host (= reaches the switch port, if not lost)
+  Picos wire = 0;       // wire time of the frame, overhead included
+  uint32_t block = 0;
+  uint16_t host = 0;
+  uint8_t attempt = 0;  // 0 = first send of the block, n = n-th retransmission (a duplicate
+                        // carries the attempt it copies)
+  SendKind kind = SendKind::kOriginal;
+  bool lost = false;    // lost before the switch: occupies the host's wire, not in the trace
 };
 
 // One reduced block as every host should receive it. payload holds the count elements
@@ -40,6 +62,9 @@ struct AllreduceWorkload {
   std::vector<uint16_t> ports;         // the host ports, ascending
   std::vector<ExpectedBlock> expected; // by block id
   uint16_t udp_port = 4950;            // the Flare UDP port the packets use
+  std::vector<SendEvent> sends;        // every transmission, hosts ascending, each in send order
+  uint64_t lost = 0;                   // lost sends (each is retransmitted once)
+  uint64_t duplicates = 0;             // duplicate frames in records
 };
 
 // What the verifier needs: the host ports every block must reach and the blocks.
