@@ -111,9 +111,10 @@ int flare_admit(flare_ctx_t* c) {
   flare_block_state_t* st = c->st;
   const flare_header_t* h = &c->h;
   if (!st->busy) {
-    /* A retransmission that arrives after its block's result went out must not start the
-     * block again (it would hold the state for good). */
-    if (st->completed && st->allreduce_id == h->allreduce_id && st->block_id == h->block_id)
+    /* A retransmission that arrives after its block's result went out, or after a later block
+     * of the same state, must not start the block again (it would hold the state for good):
+     * hosts never have more blocks in flight than states, so an older block is done. */
+    if (st->completed && st->allreduce_id == h->allreduce_id && h->block_id <= st->block_id)
       return FLARE_DENSE_DUPLICATE;
     /* Start the block: a clean header, empty buffers, tree counters at zero. */
     uint32_t i;
@@ -131,7 +132,8 @@ int flare_admit(flare_ctx_t* c) {
     st->dtype = h->dtype;
     st->op = h->op;
   } else {
-    if (st->allreduce_id != h->allreduce_id || st->block_id != h->block_id) return FLARE_DENSE_WINDOW_EXCEEDED;
+    if (st->allreduce_id != h->allreduce_id || st->block_id != h->block_id)
+      return h->block_id < st->block_id ? FLARE_DENSE_DUPLICATE : FLARE_DENSE_WINDOW_EXCEEDED;
     if (st->children[h->sender_rank / 32] & (1u << (h->sender_rank % 32))) return FLARE_DENSE_DUPLICATE;
     if (st->elem_count != h->elem_count || st->dtype != h->dtype || st->op != h->op) return FLARE_DENSE_MISMATCH;
   }

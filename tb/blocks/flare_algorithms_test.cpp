@@ -212,6 +212,30 @@ TEST(BlocksFlareAlgorithms, DuplicatesNeverChangeAResult) {
   }
 }
 
+TEST(BlocksFlareAlgorithms, LateRetransmissionOfAnOlderBlockIsADuplicate) {
+  // 2 states per cluster, 2 clusters: blocks 0, 4 and 8 share cluster 0's state 0. A host whose
+  // window moved on (it sent block 4 only after block 0's result) may still have a
+  // retransmission of block 0 on the wire: it must not restart block 0 in the state.
+  for (const Algo& a : kAlgos) {
+    fs::Config cfg = hosts_config(2, a.name, a.buffers);
+    cfg.flare.buffers = 2;
+    HandlerHarness h(cfg, "flare_dense");
+    const Bytes v = elems_of<int32_t>({1, 2});
+    auto run = [&](uint32_t block, uint16_t rank) {
+      return h.run(flare_frame(block, rank, rank, FLARE_INT32, FLARE_OP_SUM, v), rank).outcome;
+    };
+    EXPECT_EQ(run(0, 0), FS_OK) << a.name;
+    EXPECT_EQ(run(0, 1), FLARE_DENSE_RESULT_SENT) << a.name;
+    EXPECT_EQ(run(4, 0), FS_OK) << a.name;
+    EXPECT_EQ(run(0, 1), FLARE_DENSE_DUPLICATE) << a.name;  // older than the block in the state
+    EXPECT_EQ(run(8, 1), FLARE_DENSE_WINDOW_EXCEEDED) << a.name;  // newer: the host is too far ahead
+    EXPECT_EQ(run(4, 1), FLARE_DENSE_RESULT_SENT) << a.name;
+    EXPECT_EQ(run(0, 0), FLARE_DENSE_DUPLICATE) << a.name;  // state free, but block 0 is older
+    EXPECT_EQ(run(8, 0), FS_OK) << a.name;
+    EXPECT_EQ(run(8, 1), FLARE_DENSE_RESULT_SENT) << a.name;
+  }
+}
+
 TEST(BlocksFlareAlgorithms, AllreducesHaveTheirOwnAlgorithmAndL1Share) {
   fs::Config cfg = hosts_config(4, "single");
   cfg.flare.buffers = 0;  // entries without buffers= share what is left
