@@ -150,6 +150,11 @@ int cmd_gen(const std::vector<std::string>& args) {
       ("timeout", po::value<std::string>()->default_value("100us"), "retransmission timeout, e.g. 100us")
       ("duplicate", po::value<double>(&o.duplicate)->default_value(0),
        "probability (0..1) that a delivered packet is followed by an identical copy")
+      ("window", po::value<unsigned>(&o.window)->default_value(0),
+       "blocks a host may have in flight (Flare 4.3: the allreduce's buffers); 0 = no limit. With --stagger "
+       "hosts stagger within each group of this many blocks")
+      ("result-latency", po::value<std::string>()->default_value("10us"),
+       "with --window: when a block's result reaches the hosts, after the last contribution to it arrived")
       ("output,o", po::value<std::string>()->required(), "trace to write: .pcapng for pcapng, anything else text");
   if (std::find(rest.begin(), rest.end(), "--help") != rest.end() || std::find(rest.begin(), rest.end(), "-h") != rest.end()) {
     std::cout << desc;
@@ -165,6 +170,7 @@ int cmd_gen(const std::vector<std::string>& args) {
   };
   o.mean_gap = time_option("mean-gap");
   o.timeout = time_option("timeout");
+  o.result_latency = time_option("result-latency");
   // The whole workload is built in memory before it is written: keep it well within the machine.
   constexpr uint64_t kMaxWorkloadBytes = 4ull << 30;
   if (o.hosts && o.bytes > kMaxWorkloadBytes / o.hosts)

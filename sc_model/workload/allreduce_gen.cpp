@@ -168,8 +168,9 @@ AllreduceWorkload generate_allreduce(const AllreduceGenOptions& o) {
   w.udp_port = o.udp_port;
   for (unsigned h = 0; h < o.hosts; ++h) w.ports.push_back(uint16_t(h));
   const Picos wire_full = frame_wire(0), wire_last = frame_wire(blocks - 1);
+  std::vector<std::vector<SendEvent>> schedule = schedule_hosts(o, blocks, wire_full, wire_last);
   for (unsigned h = 0; h < o.hosts; ++h) {
-    std::vector<SendEvent> sends = schedule_host(o, h, blocks, wire_full, wire_last);
+    const std::vector<SendEvent>& sends = schedule[h];
     for (const SendEvent& ev : sends) {
       if (ev.lost) {
         ++w.lost;

@@ -13,12 +13,16 @@
 //   send always arrives.
 // * A delivered send may be followed, right after it on the wire, by an identical duplicate (never
 //   lost, never duplicated again).
+// * With a window W, the host's next original packet also waits until fewer than W of its blocks
+//   are in flight: sent, and their result (result_latency after the last host's contribution to
+//   the block has arrived) not yet received. Retransmissions do not wait.
 // So transmissions of one host never overlap: each starts no earlier than the previous ended.
 #include "workload/allreduce_timing.h"
 
 #include <algorithm>
 #include <limits>
 #include <queue>
+#include <set>
 
 #include "common/errors.h"
 
@@ -74,10 +78,12 @@ uint64_t timing_draw(uint64_t seed, uint64_t tag, unsigned host, uint64_t n) {
   return mix64(state + n * 0x9E3779B97F4A7C15ull);
 }
 
-uint64_t block_sent_at(bool stagger, unsigned host, unsigned hosts, uint64_t nblocks, uint64_t k) {
+uint64_t block_sent_at(bool stagger, unsigned host, unsigned hosts, uint64_t nblocks, uint64_t k, unsigned window) {
   if (!stagger) return k;
-  // host < 65536 and nblocks <= 2^32: the product fits easily.
-  return (uint64_t(host) * nblocks / hosts + k) % nblocks;
+  // host < 65536 and nblocks <= 2^32: the products fit easily.
+  if (!window || window >= nblocks) return (uint64_t(host) * nblocks / hosts + k) % nblocks;
+  const uint64_t first = k / window * window, n = std::min<uint64_t>(window, nblocks - first);
+  return first + (uint64_t(host) * window / hosts + k % window) % n;
 }
 
 Picos exponential_gap(uint64_t x, Picos mean) {
@@ -104,55 +110,141 @@ bool send_duplicated(uint64_t seed, unsigned host, uint64_t block, double p) {
   return draw_hits(timing_draw(seed, kDupStream, host, block + 1), p);
 }
 
-std::vector<SendEvent> schedule_host(const AllreduceGenOptions& o, unsigned host, uint64_t nblocks,
-                                     Picos wire_full, Picos wire_last) {
+namespace {
+
+// One host's sends, produced one transmission at a time so that hosts can be interleaved.
+class HostSchedule {
+ public:
+  HostSchedule(const AllreduceGenOptions& o, unsigned host, uint64_t nblocks, Picos wire_full, Picos wire_last)
+      : o_(o), host_(host), nblocks_(nblocks), wire_full_(wire_full), wire_last_(wire_last) {}
+
+  bool done() const { return k_ == nblocks_ && retries_.empty(); }
+  // When the next transmission starts, if the window lets the next original packet leave from
+  // `window_ok` on (kNever: not known yet). kNever: the host must wait for more results. The
+  // caller takes transmissions of all hosts in time order, so a blocked host's retransmission
+  // can go: the results it waits for come after every transmission still to be made.
+  Picos next(Picos window_ok) const { return std::min(retry_time(), original_time(window_ok)); }
+  // Makes the transmission next() announced (retransmissions first on ties).
+  SendEvent step(Picos window_ok) {
+    const Picos t_retry = retry_time(), t_orig = original_time(window_ok);
+    if (t_retry <= t_orig) {
+      const Retry r = retries_.top();
+      retries_.pop();
+      return send(t_retry, r.block, r.attempt, SendKind::kRetransmission);
+    }
+    const SendEvent ev =
+        send(t_orig, block_sent_at(o_.stagger, host_, o_.hosts, nblocks_, k_, o_.window), 0, SendKind::kOriginal);
+    ++k_;
+    gap_ = k_ < nblocks_ ? host_gap(o_.seed, host_, k_, o_.mean_gap) : 0;
+    return ev;
+  }
+  const std::vector<SendEvent>& sends() const { return out_; }
+  std::vector<SendEvent>& sends() { return out_; }
+  uint64_t originals_sent() const { return k_; }
+
+ private:
   struct Retry {
     Picos due;
     uint64_t block;
     unsigned attempt;
   };
-  auto later = [](const Retry& a, const Retry& b) {
-    return a.due != b.due ? a.due > b.due : a.block > b.block;
+  struct Later {
+    bool operator()(const Retry& a, const Retry& b) const { return a.due != b.due ? a.due > b.due : a.block > b.block; }
   };
-  std::priority_queue<Retry, std::vector<Retry>, decltype(later)> retries(later);
-  std::vector<SendEvent> out;
-  out.reserve(size_t(nblocks));
-  Picos free = 0;  // the host's wire is free from here on
-  auto send = [&](Picos t, uint64_t block, unsigned attempt, SendKind kind) {
+
+  Picos retry_time() const { return retries_.empty() ? kNever : std::max(retries_.top().due, free_); }
+  Picos original_time(Picos window_ok) const {
+    if (k_ == nblocks_ || window_ok == kNever) return kNever;
+    return std::max(add_time(free_, gap_), window_ok);
+  }
+
+  SendEvent send(Picos t, uint64_t block, unsigned attempt, SendKind kind) {
     SendEvent ev;
     ev.time = t;
-    ev.wire = block + 1 == nblocks ? wire_last : wire_full;
+    ev.wire = block + 1 == nblocks_ ? wire_last_ : wire_full_;
     ev.block = uint32_t(block);
-    ev.host = uint16_t(host);
+    ev.host = uint16_t(host_);
     ev.attempt = uint8_t(attempt);
     ev.kind = kind;
-    ev.lost = send_lost(o.seed, host, block, attempt, o.loss);
-    out.push_back(ev);
-    free = add_time(t, ev.wire);
+    ev.lost = send_lost(o_.seed, host_, block, attempt, o_.loss);
+    out_.push_back(ev);
+    const size_t at = out_.size() - 1;
+    free_ = add_time(t, ev.wire);
     if (ev.lost) {
-      retries.push(Retry{add_time(free, o.timeout), block, attempt + 1});
-    } else if (send_duplicated(o.seed, host, block, o.duplicate)) {
-      ev.time = free;
+      retries_.push(Retry{add_time(free_, o_.timeout), block, attempt + 1});
+    } else if (send_duplicated(o_.seed, host_, block, o_.duplicate)) {
+      ev.time = free_;
       ev.kind = SendKind::kDuplicate;
-      out.push_back(ev);
-      free = add_time(free, ev.wire);
+      out_.push_back(ev);
+      free_ = add_time(free_, ev.wire);
     }
-  };
-  uint64_t k = 0;   // the next original packet, in the host's block order
-  Picos gap = 0;    // the gap before it (none before the first)
-  while (k < nblocks || !retries.empty()) {
-    const Picos t_orig = k < nblocks ? add_time(free, gap) : kNever;
-    const Picos t_retry = retries.empty() ? kNever : std::max(retries.top().due, free);
-    if (t_retry <= t_orig) {
-      const Retry r = retries.top();
-      retries.pop();
-      send(t_retry, r.block, r.attempt, SendKind::kRetransmission);
-    } else {
-      send(t_orig, block_sent_at(o.stagger, host, o.hosts, nblocks, k), 0, SendKind::kOriginal);
-      ++k;
-      gap = k < nblocks ? host_gap(o.seed, host, k, o.mean_gap) : 0;
+    return out_[at];
+  }
+
+  const AllreduceGenOptions& o_;
+  unsigned host_;
+  uint64_t nblocks_;
+  Picos wire_full_, wire_last_;
+  std::priority_queue<Retry, std::vector<Retry>, Later> retries_;
+  std::vector<SendEvent> out_;
+  Picos free_ = 0;  // the host's wire is free from here on
+  uint64_t k_ = 0;  // the next original packet, in the host's block order
+  Picos gap_ = 0;   // the gap before it (none before the first)
+};
+
+}  // namespace
+
+std::vector<std::vector<SendEvent>> schedule_hosts(const AllreduceGenOptions& o, uint64_t nblocks, Picos wire_full,
+                                                   Picos wire_last) {
+  std::vector<HostSchedule> hosts;
+  for (unsigned h = 0; h < o.hosts; ++h) hosts.emplace_back(o, h, nblocks, wire_full, wire_last);
+  if (!o.window) {
+    for (HostSchedule& hs : hosts)
+      while (!hs.done()) hs.step(0);
+  } else {
+    // Results: a block's result reaches the hosts result_latency after the last host's
+    // contribution to it has arrived (its first send that is not lost).
+    std::vector<unsigned> arrived(nblocks, 0);
+    std::vector<Picos> last_arrival(nblocks, 0), result(nblocks, kNever);
+    std::vector<std::vector<bool>> counted(o.hosts, std::vector<bool>(nblocks, false));
+    // Per host, the result times of the blocks it sent (kNever: not known yet), largest first.
+    std::vector<std::multiset<Picos, std::greater<Picos>>> in_flight(o.hosts);
+    std::vector<std::vector<uint32_t>> sent_blocks(o.hosts);
+    auto window_ok = [&](unsigned h) -> Picos {
+      const auto& f = in_flight[h];
+      if (f.size() < o.window) return 0;
+      return *std::next(f.begin(), o.window - 1);  // fewer than W results later than this
+    };
+    for (;;) {
+      unsigned pick = o.hosts;
+      Picos best = kNever;
+      bool all_done = true;
+      for (unsigned h = 0; h < o.hosts; ++h) {
+        if (hosts[h].done()) continue;
+        all_done = false;
+        const Picos t = hosts[h].next(window_ok(h));
+        if (t < best) best = t, pick = h;
+      }
+      if (all_done) break;
+      if (pick == o.hosts)
+        throw InputError("allreduce generator: window " + std::to_string(o.window) + ": every host waits for results");
+      const SendEvent ev = hosts[pick].step(window_ok(pick));  // the earliest transmission of any host
+      if (ev.kind == SendKind::kOriginal) in_flight[pick].insert(kNever);
+      if (!ev.lost && ev.kind != SendKind::kDuplicate && !counted[pick][ev.block]) {
+        counted[pick][ev.block] = true;
+        last_arrival[ev.block] = std::max(last_arrival[ev.block], add_time(ev.time, ev.wire));
+        if (++arrived[ev.block] == o.hosts) {
+          result[ev.block] = add_time(last_arrival[ev.block], o.result_latency);
+          for (auto& f : in_flight) {  // every host has the block in flight: its time is known now
+            f.erase(f.find(kNever));
+            f.insert(result[ev.block]);
+          }
+        }
+      }
     }
   }
+  std::vector<std::vector<SendEvent>> out;
+  for (HostSchedule& hs : hosts) out.push_back(std::move(hs.sends()));
   return out;
 }
 

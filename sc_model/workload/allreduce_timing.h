@@ -26,8 +26,12 @@ constexpr uint64_t kDupStream = 0x64757073;
 uint64_t timing_draw(uint64_t seed, uint64_t tag, unsigned host, uint64_t n);
 
 // The block a host sends k-th (k = 0 .. nblocks-1): k, or with staggering
-// (host * nblocks / hosts + k) mod nblocks.
-uint64_t block_sent_at(bool stagger, unsigned host, unsigned hosts, uint64_t nblocks, uint64_t k);
+// (host * nblocks / hosts + k) mod nblocks. With a window W, staggering happens within each group
+// of W consecutive blocks (g W .. g W + n - 1, n = W or what is left):
+// g W + (host * W / hosts + k mod W) mod n, so that the blocks a host has in flight are the
+// group's and every group can complete.
+uint64_t block_sent_at(bool stagger, unsigned host, unsigned hosts, uint64_t nblocks, uint64_t k,
+                       unsigned window = 0);
 
 // Exponential variate with mean `mean` ps from a uniform 64-bit draw x: -mean * ln(1 - x/2^64),
 // rounded to the nearest picosecond, in integer fixed-point arithmetic (identical on every
@@ -48,10 +52,11 @@ bool send_lost(uint64_t seed, unsigned host, uint64_t block, unsigned attempt, d
 // block + 1 of the duplicate stream hits `p`.
 bool send_duplicated(uint64_t seed, unsigned host, uint64_t block, double p);
 
-// Every transmission of host `host`, in send order. wire_full is the wire time of a full block's
-// frame, wire_last that of the last block (which may be shorter). Throws InputError when a time
-// overflows 64-bit picoseconds.
-std::vector<SendEvent> schedule_host(const AllreduceGenOptions& o, unsigned host, uint64_t nblocks,
-                                     Picos wire_full, Picos wire_last);
+// Every transmission of every host (by host, each in send order). wire_full is the wire time of a
+// full block's frame, wire_last that of the last block (which may be shorter). Without a window
+// hosts are independent; with one, a host's next original packet waits until fewer than `window`
+// of its blocks are in flight. Throws InputError when a time overflows 64-bit picoseconds.
+std::vector<std::vector<SendEvent>> schedule_hosts(const AllreduceGenOptions& o, uint64_t nblocks, Picos wire_full,
+                                                   Picos wire_last);
 
 }  // namespace fs

@@ -372,3 +372,69 @@ TEST(AllreduceGenOptions, OptionErrors) {
 
 }  // namespace
 }  // namespace fs
+
+namespace fs {
+namespace {
+
+TEST(AllreduceGenOptions, WindowHoldsTheNextBlockUntilAResultIsBack) {
+  // 2 hosts, 8 KiB of int32: 8 blocks of 1082-byte frames, (1082 + 24) * 8 / 100 = 88.48 ns on
+  // the wire. Window 2, results 1 us after the last contribution arrived: blocks 0 and 1 go back
+  // to back; block 0 is complete at 88.48 ns, its result back at 1088.48 ns, when block 2 goes;
+  // block 3 follows it on the wire (1176.96 ns), which is also when block 1's result is back.
+  // So block 2j leaves at j * 1088.48 ns and block 2j + 1 88.48 ns later, on both hosts.
+  AllreduceGenOptions o = opts(2, 8 << 10, 1024);
+  o.window = 2;
+  o.result_latency = 1000000;
+  const AllreduceWorkload w = generate_allreduce(o);
+  ASSERT_EQ(w.records.size(), 16u);
+  for (const TraceRecord& r : w.records) {
+    const Pkt p = pkt(r);
+    const Picos want = Picos(p.block / 2) * 1088480 + (p.block % 2) * 88480;
+    EXPECT_EQ(r.time, want) << "block " << p.block << " port " << r.port;
+  }
+}
+
+TEST(AllreduceGenOptions, NoHostEverHasMoreBlocksInFlightThanItsWindow) {
+  // With staggering, gaps, losses and duplicates: recompute from the sends when each block's
+  // result is back (result_latency after the last host's first delivered send of it has left the
+  // wire) and count, at each original send, the host's blocks sent before it whose result is
+  // not back yet. Also the staggered order within each group of W blocks.
+  for (unsigned window : {1u, 3u, 8u}) {
+    AllreduceGenOptions o = opts(5, 40 << 10, 1024);  // 40 blocks: groups of W, the last shorter
+    o.window = window;
+    o.stagger = true;
+    o.mean_gap = 50000;
+    o.loss = 0.1;
+    o.timeout = 3000000;
+    o.duplicate = 0.1;
+    o.result_latency = 2000000;
+    o.seed = 9 + window;
+    const AllreduceWorkload w = generate_allreduce(o);
+    const uint64_t nb = 40;
+    std::map<std::pair<unsigned, uint32_t>, Picos> first_arrival;  // (host, block) -> end of first delivered send
+    for (const SendEvent& s : w.sends)
+      if (!s.lost && s.kind != SendKind::kDuplicate && !first_arrival.count({s.host, s.block}))
+        first_arrival[{s.host, s.block}] = s.time + s.wire;
+    std::vector<Picos> result(nb, 0);
+    for (const auto& [key, t] : first_arrival) result[key.second] = std::max(result[key.second], t + o.result_latency);
+    ASSERT_EQ(first_arrival.size(), size_t(5 * nb));
+    for (unsigned h = 0; h < 5; ++h) {
+      std::vector<uint32_t> sent;
+      for (const SendEvent& s : w.sends) {
+        if (s.host != h || s.kind != SendKind::kOriginal) continue;
+        unsigned open = 0;
+        for (uint32_t b : sent)
+          if (result[b] > s.time) ++open;
+        EXPECT_LT(open, window) << "host " << h << " block " << s.block << " window " << window;
+        // k-th original: group g = k / W of n = min(W, 40 - g W) blocks, rotated by h W / 5.
+        const uint64_t k = sent.size(), g = k / window * window, n = std::min<uint64_t>(window, nb - g);
+        EXPECT_EQ(s.block, g + (uint64_t(h) * window / 5 + k % window) % n) << "host " << h << " k " << k;
+        sent.push_back(s.block);
+      }
+      EXPECT_EQ(sent.size(), nb);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fs
