@@ -60,8 +60,10 @@ static inline void fs_unlock(uint32_t* lock) { __atomic_store_n(lock, 0u, __ATOM
 /* What the simulator needs to know about a handler set: declared once, next to the handler, with
  * FS_HANDLER_SET below; fs_handler_set() in handlers/CMakeLists.txt registers it. */
 typedef struct fs_outcome_desc {
-  const char* name; /* how stats name the outcome code (index in the table) */
-  int drop;         /* nonzero: the packet is dropped (counted as a drop) */
+  const char* name;    /* how stats name the outcome code (index in the table) */
+  int drop;            /* nonzero: the packet is dropped (counted as a drop) */
+  int completes_block; /* nonzero: the packet completed its block, whose state is free again
+                          (for handler sets with block ids: stats of blocks in flight) */
 } fs_outcome_desc_t;
 
 typedef struct fs_handler_set_desc {

@@ -57,6 +57,10 @@ nlohmann::json collect_stats(Switch& sw, Picos end) {
                                                      {"bank_conflict", k.bank_conflict_cycles},
                                                      {"dma", k.dma_wait_cycles}}}}},
                           {"faults", kv.second.faults}};
+    const HandlerSetStats::BlockOccupancy b = kv.second.block_occupancy(end);
+    if (b.completed || b.open_at_end)
+      handlers[kv.first]["blocks"] = {{"completed", b.completed}, {"open_at_end", b.open_at_end},
+                                      {"max_open", b.max_open}, {"avg_open", b.avg_open}};
   }
   j["handlers"] = handlers;
 
@@ -70,10 +74,11 @@ nlohmann::json collect_stats(Switch& sw, Picos end) {
   const double cycles_total = double(end) / double(clk.period_ps);
   for (const auto& c : pspin.clusters()) {
     Dma& dma = c->dma();
-    handled_bytes += dma.bytes_moved;
+    handled_bytes += dma.bytes_moved - dma.handler_bytes;  // the packets copied to HPUs
     clusters.push_back({{"cluster", c->index()}, {"tasks", c->received}, {"queue_max", c->queued.max()},
                         {"queue_avg", c->queued.average(end)}, {"dma_transfers", dma.transfers},
-                        {"dma_bytes", dma.bytes_moved}, {"dma_busy_cycles", dma.busy_cycles}});
+                        {"dma_bytes", dma.bytes_moved}, {"dma_busy_cycles", dma.busy_cycles},
+                        {"dma_handler_transfers", dma.handler_transfers}, {"dma_handler_bytes", dma.handler_bytes}});
     for (const auto& h : c->hpus()) {
       const double u = cycles_total > 0 ? double(h->handler_cycles) / cycles_total : 0.0;
       umin = std::min(umin, u);

@@ -1,4 +1,5 @@
-// A cluster's DMA engine: copies packets from L2 packet memory into an HPU's L1 slot. One
+// A cluster's DMA engine: copies packets from L2 packet memory into an HPU's L1 slot, and does
+// handlers' fs_dma_copy copies. One
 // transfer moves at a time at `bytes_per_cycle`; each completes `latency` cycles after its last
 // byte is moved, so back-to-back transfers pipeline their latency but not their bandwidth.
 #pragma once
@@ -12,8 +13,13 @@ class Dma : public sc_core::sc_module {
       : sc_core::sc_module(name), clock_(clock), latency_(latency_cycles), bw_(bytes_per_cycle) {}
 
   // Reserves the engine for a copy of `bytes` requested at `request` (now or later); returns
-  // when the copy completes. Copies are served in the order they are reserved.
-  Picos schedule_at(Picos request, uint64_t bytes) {
+  // when the copy completes. Copies are served in the order they are reserved. `handler`: a
+  // handler's fs_dma_copy (counted apart from packet copies too).
+  Picos schedule_at(Picos request, uint64_t bytes, bool handler = false) {
+    if (handler) {
+      ++handler_transfers;
+      handler_bytes += bytes;
+    }
     const Picos start = request > free_at_ ? request : free_at_;
     const uint64_t xfer_cycles = (bytes + bw_ - 1) / bw_;
     free_at_ = start + clock_.cycles_ps(xfer_cycles);
@@ -29,7 +35,8 @@ class Dma : public sc_core::sc_module {
     sc_core::wait(ps_time(done - now_ps()));
   }
 
-  uint64_t transfers = 0, bytes_moved = 0, busy_cycles = 0;
+  uint64_t transfers = 0, bytes_moved = 0, busy_cycles = 0;  // all copies
+  uint64_t handler_transfers = 0, handler_bytes = 0;           // of which handlers' copies
 
  private:
   Clock clock_;

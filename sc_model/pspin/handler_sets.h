@@ -32,6 +32,7 @@ struct InstallTarget {
 struct HandlerOutcome {
   std::string name;
   bool drop;
+  bool completes_block = false;  // the packet's block is complete (its state free again)
 };
 
 struct HandlerSet {

@@ -1,6 +1,8 @@
 // Assembly of the PsPIN unit and handler bookkeeping (see pspin_unit.h).
 #include "pspin/pspin_unit.h"
 
+#include <algorithm>
+
 #include "common/errors.h"
 #include "pspin/iss_engine.h"
 
@@ -51,7 +53,7 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
     return clusters_[c]->l1_state();
   };
   svc.env.dma = [this](uint32_t c, Picos request, uint64_t bytes) -> Picos {
-    return clusters_.at(c)->dma().schedule_at(request, bytes);
+    return clusters_.at(c)->dma().schedule_at(request, bytes, true);
   };
   svc.env.period_ps = clock_.period_ps;
   svc.handler_mem = handler_mem_.data();
@@ -70,6 +72,28 @@ void PspinUnit::set_insn_trace(std::ostream* out) {
   auto* iss = dynamic_cast<IssEngine*>(engine_.get());
   if (!iss) throw InputError("--trace-insn needs --hpu.model iss (native handlers run no instructions)");
   iss->set_insn_trace(out);
+}
+
+HandlerSetStats::BlockOccupancy HandlerSetStats::block_occupancy(Picos end) const {
+  BlockOccupancy o;
+  o.completed = block_spans.size();
+  o.open_at_end = open_blocks.size();
+  std::vector<std::pair<Picos, int>> steps;  // +1 when a block opens, -1 when it completes
+  for (const auto& s : block_spans) steps.push_back({s.first, 1}), steps.push_back({s.second, -1});
+  for (const auto& b : open_blocks) steps.push_back({b.second, 1});
+  std::sort(steps.begin(), steps.end());  // at one instant, completions (-1) before openings
+  int64_t level = 0;
+  Picos last = 0;
+  double area = 0;
+  for (const auto& st : steps) {
+    area += double(level) * double(st.first - last);
+    last = st.first;
+    level += st.second;
+    o.max_open = std::max<uint64_t>(o.max_open, uint64_t(level));
+  }
+  if (end > last) area += double(level) * double(end - last);
+  o.avg_open = end ? area / double(end) : 0.0;
+  return o;
 }
 
 void PspinUnit::finished(Hpu& hpu, Task& task, HandlerRun& run, Picos started) {
@@ -97,6 +121,15 @@ void PspinUnit::finished(Hpu& hpu, Task& task, HandlerRun& run, Picos started) {
     ++st.outcomes[outcome];
     if (known && set.outcomes[size_t(run.outcome)].drop) drops_.count(set.name + "." + outcome);
     outcome_name = outcome;
+    if (known && set.block_id_offset >= 0 && !set.outcomes[size_t(run.outcome)].drop) {
+      // Runs end out of start order: a block is open from the earliest start among its runs.
+      auto it = st.open_blocks.emplace(task.pkt->block_id, started).first;
+      it->second = std::min(it->second, started);
+      if (set.outcomes[size_t(run.outcome)].completes_block) {
+        st.block_spans.emplace_back(it->second, now_ps());
+        st.open_blocks.erase(it);
+      }
+    }
   }
   if (handler_hook_)
     handler_hook_(HandlerEvent{task.cluster, hpu.index(), &set.name, started, now_ps(), task.pkt->id, run.cycles,

@@ -27,6 +27,15 @@ struct HandlerSetStats {
   std::map<std::string, uint64_t> outcomes;
   HandlerCounters counters;          // summed over runs (ISS only)
   std::vector<std::string> faults;   // the first 10 fault messages (hpu.on_fault = drop)
+  // Blocks in flight (handler sets with block ids): a block is open from the start of its first
+  // run that was not a drop until the end of the run that completed it.
+  std::map<uint32_t, Picos> open_blocks;               // block -> open since
+  std::vector<std::pair<Picos, Picos>> block_spans;    // completed blocks: open, completed
+  struct BlockOccupancy {
+    uint64_t completed = 0, open_at_end = 0, max_open = 0;
+    double avg_open = 0;  // time-average over [0, end]
+  };
+  BlockOccupancy block_occupancy(Picos end) const;
 };
 
 // One handler execution, for timelines (Chrome trace): which HPU ran what, when.

@@ -264,10 +264,20 @@ TEST(BlocksCluster, HandlerDmaCopyQueuesBehindPacketCopies) {
   EXPECT_EQ(cl.hpus()[1]->handler_cycles, 63u + 70u);
   EXPECT_EQ(cl.dma().transfers, 4u);  // three packet copies and the result copy
   EXPECT_EQ(cl.dma().bytes_moved, 74u + 74u + 1082u + 16u);
+  EXPECT_EQ(cl.dma().handler_transfers, 1u);
+  EXPECT_EQ(cl.dma().handler_bytes, 16u);
   const fs::HandlerSetStats& st = b.unit.handler_stats().at("flare_dense");
   EXPECT_EQ(st.counters.dma_bytes, 16u);
   EXPECT_EQ(st.counters.dma_wait_cycles, 70u);
   EXPECT_EQ(st.latency_ps.max(), 516 * kCycle);
+  // Blocks in flight: block 0 from its first run's start (14) to its completion (152); block 1
+  // (one contribution of two) from 151 on, still open when the run ends at 516: the average over
+  // 0..516 is (138 + 365) / 516, at most 2 at once (151..152).
+  const fs::HandlerSetStats::BlockOccupancy occ = st.block_occupancy(516 * kCycle);
+  EXPECT_EQ(occ.completed, 1u);
+  EXPECT_EQ(occ.open_at_end, 1u);
+  EXPECT_EQ(occ.max_open, 2u);
+  EXPECT_DOUBLE_EQ(occ.avg_open, (138.0 + 365.0) / 516.0);
   EXPECT_EQ(b.drops.total(), 0u);
 }
 
