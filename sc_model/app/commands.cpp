@@ -77,7 +77,6 @@ int cmd_run(const std::vector<std::string>& args) {
               << run_opts << "\nAny configuration key may follow as --section.key VALUE; 'flaresim info' lists them.\n";
     return 0;
   }
-  if (!vm.count("trace")) throw InputError("missing --trace (see 'flaresim run --help')");
   if (!vm.count("stats")) throw InputError("missing --stats (see 'flaresim run --help')");
 
   RunRequest req;
@@ -86,16 +85,19 @@ int cmd_run(const std::vector<std::string>& args) {
     apply_ini_file(req.cfg, req.config_path);
   }
   apply_overrides(req.cfg, vm);
+  const bool hosts = req.cfg.hosts.model != "none";
+  if (!vm.count("trace") && !hosts)
+    throw InputError("missing --trace (or closed-loop hosts: --hosts.model allreduce; see 'flaresim run --help')");
   if (vm.count("seed")) find_config_key("sim.seed")->set(req.cfg, vm["seed"].as<std::string>());
   if (vm.count("hpu-model")) find_config_key("hpu.model")->set(req.cfg, vm["hpu-model"].as<std::string>());
-  req.trace_path = vm["trace"].as<std::string>();
+  if (vm.count("trace")) req.trace_path = vm["trace"].as<std::string>();
   if (vm.count("egress")) req.egress_path = vm["egress"].as<std::string>();
   req.pcap_port = vm["pcap-port"].as<std::string>();
   const std::string capture_times = vm["capture-times"].as<std::string>();
   if (capture_times != "relative" && capture_times != "absolute")
     throw InputError("bad value '" + capture_times + "' for '--capture-times': expected one of relative, absolute");
   req.relative_capture_times = capture_times == "relative";
-  req.keep_egress = vm.count("verify") > 0;
+  req.keep_egress = vm.count("verify") > 0 || hosts;
   req.progress = isatty(2);
   if (vm.count("chrome-trace")) req.chrome_trace_path = vm["chrome-trace"].as<std::string>();
   if (vm.count("trace-insn")) req.insn_trace_path = vm["trace-insn"].as<std::string>();
@@ -107,18 +109,21 @@ int cmd_run(const std::vector<std::string>& args) {
   RunResult result = run_simulation(req);
   stats_file.stream() << result.stats.dump(2) << "\n";
   stats_file.commit();
-  if (!vm.count("quiet")) std::cout << format_summary(result.stats);
+  if (!vm.count("quiet")) std::cout << format_summary(result.stats) << result.hosts_summary;
 
-  if (vm.count("verify")) {
-    const VerifyReport rep = verify_egress(expected, result.egress);
+  // Results checked against what was expected: the --verify file's, and the closed-loop hosts'.
+  auto check = [&](const Expected& want, const std::string& against) {
+    const VerifyReport rep = verify_egress(want, result.egress);
     std::cout << "verify           " << (rep.ok ? "OK" : "FAILED") << ": " << rep.matched << " of "
               << rep.expected_packets << " result packets match (missing " << rep.missing << ", wrong " << rep.wrong
               << ", duplicate " << rep.duplicate << ", unexpected " << rep.unexpected << ")\n";
     if (!rep.ok) {
       for (const auto& p : rep.problems) std::cerr << "flaresim: verify: " << p << "\n";
-      throw SimError("verification against " + vm["verify"].as<std::string>() + " failed");
+      throw SimError("verification against " + against + " failed");
     }
-  }
+  };
+  if (vm.count("verify")) check(expected, vm["verify"].as<std::string>());
+  if (hosts) check(result.hosts_expected, "the allreduce hosts' expected results");
   return 0;
 }
 

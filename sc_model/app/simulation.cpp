@@ -12,6 +12,7 @@
 #include "common/errors.h"
 #include "net/trace_reader.h"
 #include "net/trace_writer.h"
+#include "hosts/allreduce_hosts.h"
 #include "switch/switch.h"
 
 namespace fs {
@@ -62,7 +63,8 @@ RunResult run_simulation(const RunRequest& req) {
   topts.num_ports = req.cfg.ports.count;
   topts.pcap_port = req.pcap_port;
   topts.relative_capture_times = req.relative_capture_times;
-  std::vector<TraceRecord> records = read_trace(req.trace_path, topts);
+  std::vector<TraceRecord> records;
+  if (!req.trace_path.empty()) records = read_trace(req.trace_path, topts);
 
   std::vector<PacketPtr> packets;
   packets.reserve(records.size());
@@ -85,6 +87,8 @@ RunResult run_simulation(const RunRequest& req) {
   Switch sw("switch", req.cfg);
   sw.load(packets);
   packets.clear();
+  std::unique_ptr<AllreduceHosts> hosts;
+  if (req.cfg.hosts.model == "allreduce") hosts = std::make_unique<AllreduceHosts>("hosts", req.cfg, sw);
 
   RunResult result;
   std::unique_ptr<AtomicFile> egress_file;
@@ -135,6 +139,11 @@ RunResult run_simulation(const RunRequest& req) {
   stats["inputs"] = {{"trace", req.trace_path}, {"config_file", req.config_path}};
   stats["config"] = config_to_json(req.cfg);
   stats.update(collect_stats(sw, end));
+  if (hosts) {
+    stats["hosts"] = hosts->stats();
+    result.hosts_summary = hosts->summary();
+    result.hosts_expected = hosts->expected();
+  }
   stats["wall_seconds"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (egress_file) egress_file->commit();

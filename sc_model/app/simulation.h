@@ -15,7 +15,7 @@ namespace fs {
 
 struct RunRequest {
   Config cfg;
-  std::string trace_path;
+  std::string trace_path;    // "" = none (closed-loop hosts drive the switch)
   std::string config_path;   // for the record in the stats file; "" if none
   std::string egress_path;   // pcapng to write; "" = none
   std::string pcap_port = "src-mac";  // ingress port rule for classic pcap traces
@@ -29,6 +29,8 @@ struct RunRequest {
 struct RunResult {
   nlohmann::json stats;
   std::vector<EgressRecord> egress;
+  Expected hosts_expected;  // hosts.model = allreduce: what every host must get
+  std::string hosts_summary;
 };
 
 // Runs the whole simulation; throws InputError / SimError. Call once per process (SystemC

@@ -217,6 +217,16 @@ std::vector<ConfigKey> make_schema() {
   s.push_back(uint_key("flare.max_payload", "element bytes one block buffer holds", 4, 65535 * 4, FIELD(flare.max_payload)));
   s.push_back(uint_key("flare.buffers", "block states per cluster for the allreduce (hosts may have this many times pspin.clusters blocks in flight); 0 = share the L1 state area equally among the allreduces", 0, kMaxU32, FIELD(flare.buffers)));
   s.push_back(string_key("flare.allreduces", "several allreduces: ';'-separated entries of key=value words, the keys of flare.* (id, ports, algorithm, multi_buffers, bytes, reproducible, parent, rank, max_payload, buffers); unset keys take the flare.* values; empty = the one allreduce flare.* describes", {}, FIELD(flare.allreduces)));
+
+  s.push_back(string_key("hosts.model", "closed-loop hosts on the switch's ports: none (a trace drives the switch), or allreduce (the flare.ports hosts run a Flare allreduce, sending within their window and retransmitting on timeout)", {"none", "allreduce"}, FIELD(hosts.model)));
+  s.push_back(size_key("hosts.bytes", "allreduce hosts: data per host", 1, 1ull << 32, FIELD(hosts.bytes)));
+  s.push_back(uint_key("hosts.elem_bytes", "allreduce hosts: element bytes per packet", 4, 8192, FIELD(hosts.elem_bytes)));
+  s.push_back(string_key("hosts.dtype", "allreduce hosts: element type", {"int32", "int16", "int8", "float32"}, FIELD(hosts.dtype)));
+  s.push_back(string_key("hosts.op", "allreduce hosts: reduction operator", {"sum", "min", "max"}, FIELD(hosts.op)));
+  s.push_back(uint_key("hosts.window", "allreduce hosts: blocks a host has in flight at most (sent, result not back); 0 = no limit", 0, kMaxU32, FIELD(hosts.window)));
+  s.push_back(bool_key("hosts.stagger", "allreduce hosts: staggered sending (host h starts at another block; within each group of hosts.window blocks)", FIELD(hosts.stagger)));
+  s.push_back(uint_key("hosts.timeout_ns", "allreduce hosts: a contribution whose result is not back this long after it was sent is sent again", 1, 1ull << 40, FIELD(hosts.timeout_ns)));
+  s.push_back(double_key("hosts.loss", "allreduce hosts: probability that a send is lost on the host's link", 0, 1, FIELD(hosts.loss)));
   return s;
 }
 #undef FIELD

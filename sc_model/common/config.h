@@ -96,6 +96,19 @@ struct FlareConfig {
   std::string allreduces;         // ';'-separated entries of key=value words (id= and ports= at least)
 };
 
+// Closed-loop host models attached to the switch's ports (instead of, or beside, a trace).
+struct HostsConfig {
+  std::string model = "none";     // none, or allreduce: the flare.ports hosts run a Flare allreduce
+  uint64_t bytes = 1 << 20;       // data per host
+  unsigned elem_bytes = 1024;     // element bytes per packet
+  std::string dtype = "int32";
+  std::string op = "sum";
+  unsigned window = 0;            // blocks in flight per host (Flare 4.3); 0 = no limit
+  bool stagger = false;           // host h starts at block h * blocks / hosts (within each window group)
+  uint64_t timeout_ns = 100000;   // retransmit a contribution whose result is not back by then
+  double loss = 0;                // probability that a host's send is lost on its link
+};
+
 struct Config {
   uint64_t seed = 1;
   PortsConfig ports;
@@ -108,6 +121,7 @@ struct Config {
   HpuConfig hpu;
   CommandConfig command;
   FlareConfig flare;
+  HostsConfig hosts;
 };
 
 // One configuration key: its name, one-line doc, and how to read and show its value.

@@ -1,0 +1,200 @@
+// Closed-loop Flare allreduce hosts (see allreduce_hosts.h).
+#include "hosts/allreduce_hosts.h"
+
+#include <algorithm>
+#include <set>
+
+#include "common/errors.h"
+#include "common/sc_time_util.h"
+#include "net/frame.h"
+#include "workload/allreduce_timing.h"
+
+namespace fs {
+
+constexpr uint64_t kHostLossStream = 0x686c6f73;  // "hlos": losses on a host's link
+
+// One host: a SystemC thread that sends, and a sink for what its switch port sends it.
+class AllreduceHosts::Host : public sc_core::sc_module, public PacketSinkIf {
+ public:
+  SC_HAS_PROCESS(Host);
+  Host(sc_core::sc_module_name name, const Config& cfg, unsigned rank, unsigned port, IngressPort& ingress,
+       std::vector<Bytes> frames, Picos wire_full, Picos wire_last, Picos* done_at)
+      : sc_core::sc_module(name),
+        cfg_(cfg.hosts),
+        seed_(cfg.seed),
+        rank_(rank),
+        hosts_(unsigned(parse_port_list("flare.ports", cfg.flare.ports).size())),
+        port_(port),
+        ingress_(ingress),
+        frames_(std::move(frames)),
+        wire_full_(wire_full),
+        wire_last_(wire_last),
+        done_at_(done_at) {
+    SC_THREAD(run);
+  }
+
+  // What the switch's egress port sends this host: results free window slots.
+  void accept(PacketPtr p) override {
+    const FrameInfo f = parse_frame(p->data.data(), p->data.size());
+    if (!f.ok || !f.udp || f.l4_len < FLARE_HEADER_BYTES) return;
+    flare_header_t h;
+    flare_decode(p->data.data() + f.l4_offset, &h);
+    if (h.version != FLARE_VERSION || h.kind != FLARE_KIND_RESULT) return;
+    ++results;
+    if (in_flight_.erase(h.block_id)) {
+      ++completed;
+      due_.erase(h.block_id);
+      if (completed == frames_.size()) *done_at_ = std::max(*done_at_, now_ps());
+      got_result_.notify(sc_core::SC_ZERO_TIME);
+    }
+  }
+
+  uint64_t sends = 0, retransmissions = 0, lost = 0, results = 0, completed = 0, max_in_flight = 0;
+
+ private:
+  void run() {
+    const uint64_t n = frames_.size();
+    uint64_t k = 0;  // originals sent, in this host's block order
+    for (;;) {
+      const Picos now = now_ps();
+      // A retransmission that is due goes first, then the next original if the window allows.
+      auto due = std::min_element(due_.begin(), due_.end(),
+                                  [](const auto& a, const auto& b) { return a.second < b.second; });
+      if (due != due_.end() && due->second <= now) {
+        const uint32_t block = due->first;
+        ++retransmissions;
+        send(block);
+        continue;
+      }
+      if (k < n && (cfg_.window == 0 || in_flight_.size() < cfg_.window)) {
+        const uint32_t block = uint32_t(block_sent_at(cfg_.stagger, rank_, hosts_, n, k, cfg_.window));
+        ++k;
+        in_flight_.insert(block);
+        max_in_flight = std::max<uint64_t>(max_in_flight, in_flight_.size());
+        send(block);
+        continue;
+      }
+      if (k == n && in_flight_.empty()) return;
+      if (due != due_.end())
+        wait(ps_time(due->second - now), got_result_);
+      else
+        wait(got_result_);
+    }
+  }
+
+  // Puts the contribution to `block` on the link: the switch port has its last bit one wire time
+  // later, unless the send is lost. Its result is expected within the timeout.
+  void send(uint32_t block) {
+    ++sends;
+    const Picos wire = block + 1 == frames_.size() ? wire_last_ : wire_full_;
+    const bool is_lost = cfg_.loss > 0 && draw_hits(timing_draw(seed_, kHostLossStream, rank_, sends), cfg_.loss);
+    wait(ps_time(wire));
+    if (is_lost) {
+      ++lost;
+    } else {
+      auto p = std::make_shared<Packet>();
+      p->data = frames_[block];
+      ingress_.accept(std::move(p));
+    }
+    if (in_flight_.count(block)) due_[block] = now_ps() + cfg_.timeout_ns * kPicosPerNs;
+  }
+
+  HostsConfig cfg_;
+  uint64_t seed_;
+  unsigned rank_, hosts_, port_;
+  IngressPort& ingress_;
+  std::vector<Bytes> frames_;  // by block
+  Picos wire_full_, wire_last_;
+  Picos* done_at_;
+  std::set<uint32_t> in_flight_;
+  std::map<uint32_t, Picos> due_;  // in-flight block -> when to send it again
+  sc_core::sc_event got_result_;
+};
+
+AllreduceHosts::AllreduceHosts(sc_core::sc_module_name name, const Config& cfg, Switch& sw)
+    : sc_core::sc_module(name) {
+  const std::vector<unsigned> ports = parse_port_list("flare.ports", cfg.flare.ports);
+  AllreduceGenOptions o;
+  o.hosts = unsigned(ports.size());
+  o.bytes = cfg.hosts.bytes;
+  o.elem_bytes = cfg.hosts.elem_bytes;
+  o.dtype = cfg.hosts.dtype;
+  o.op = cfg.hosts.op;
+  o.seed = cfg.seed;
+  o.allreduce_id = cfg.flare.allreduce_id;
+  o.num_ports = std::max(cfg.ports.count, unsigned(ports.size()));
+  o.gbps = cfg.ports.gbps;
+  o.wire_overhead = cfg.ports.wire_overhead;
+  // The generator makes the frames (host h on port h) and the expected blocks; here host of rank
+  // r sits on ports[r], so its frames are rebuilt with that port's addresses.
+  const AllreduceWorkload w = generate_allreduce(o);
+  expected_ = w.expected;
+  expected_for_verify_.blocks = w.expected;
+  expected_for_verify_.udp_port = w.udp_port;
+  for (unsigned p : ports) expected_for_verify_.ports.push_back(uint16_t(p));
+  const uint64_t nblocks = expected_.size();
+  std::vector<std::vector<Bytes>> frames(ports.size(), std::vector<Bytes>(nblocks));
+  for (const TraceRecord& r : w.records) {
+    const FrameInfo f = parse_frame(r.data.data(), r.data.size());
+    flare_header_t h;
+    flare_decode(r.data.data() + f.l4_offset, &h);
+    frames[h.sender_rank][h.block_id] =
+        build_flare_packet(h, uint16_t(ports[h.sender_rank]), r.data.data() + f.l4_offset + FLARE_HEADER_BYTES,
+                           f.l4_len - FLARE_HEADER_BYTES);
+  }
+  const Picos wire_full = wire_time(frames[0][0].size(), cfg.ports.wire_overhead, cfg.ports.gbps);
+  const Picos wire_last = wire_time(frames[0][nblocks - 1].size(), cfg.ports.wire_overhead, cfg.ports.gbps);
+  for (size_t r = 0; r < ports.size(); ++r) {
+    if (ports[r] >= sw.ingress().size()) throw InputError("flare.ports: port " + std::to_string(ports[r]) + " does not exist");
+    hosts_.push_back(std::make_unique<Host>(("host" + std::to_string(r)).c_str(), cfg, unsigned(r), ports[r],
+                                            *sw.ingress()[ports[r]], std::move(frames[r]), wire_full, wire_last,
+                                            &done_at_));
+    sw.egress()[ports[r]]->link(hosts_.back().get());
+  }
+}
+
+AllreduceHosts::~AllreduceHosts() = default;
+
+bool AllreduceHosts::complete_and_right() const {
+  for (const auto& h : hosts_)
+    if (h->completed != expected_.size()) return false;
+  return true;
+}
+
+nlohmann::json AllreduceHosts::stats() const {
+  uint64_t sends = 0, re = 0, lost = 0, results = 0, completed = 0, max_in_flight = 0;
+  for (const auto& h : hosts_) {
+    max_in_flight = std::max(max_in_flight, h->max_in_flight);
+    sends += h->sends;
+    re += h->retransmissions;
+    lost += h->lost;
+    results += h->results;
+    completed += h->completed;
+  }
+  const double seconds = double(done_at_) / 1e12;
+  double bytes = 0;  // every host's contribution
+  for (const ExpectedBlock& e : expected_) bytes += double(e.payload.size()) * double(hosts_.size());
+  return {{"model", "allreduce"},
+          {"hosts", hosts_.size()},
+          {"blocks", expected_.size()},
+          {"sends", sends},
+          {"retransmissions", re},
+          {"lost", lost},
+          {"results", results},
+          {"blocks_completed", completed},
+          {"max_in_flight", max_in_flight},
+          {"done_us", double(done_at_) / double(kPicosPerUs)},
+          // The data the hosts reduced (every host's contribution) per second until the last result.
+          {"allreduce_gbps", seconds > 0 ? bytes * 8.0 / seconds / 1e9 : 0.0}};
+}
+
+std::string AllreduceHosts::summary() const {
+  const nlohmann::json s = stats();
+  return "hosts            " + std::to_string(hosts_.size()) + " allreduce hosts, " +
+         std::to_string(s["blocks_completed"].get<uint64_t>()) + " of " +
+         std::to_string(hosts_.size() * expected_.size()) + " block results back by " +
+         std::to_string(s["done_us"].get<double>()) + " us, " + std::to_string(s["retransmissions"].get<uint64_t>()) +
+         " retransmissions\n";
+}
+
+}  // namespace fs
