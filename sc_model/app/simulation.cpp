@@ -13,6 +13,7 @@
 #include "net/trace_reader.h"
 #include "net/trace_writer.h"
 #include "hosts/allreduce_hosts.h"
+#include "pspin/flare_setup.h"
 #include "switch/switch.h"
 
 namespace fs {
@@ -139,6 +140,15 @@ RunResult run_simulation(const RunRequest& req) {
   stats["inputs"] = {{"trace", req.trace_path}, {"config_file", req.config_path}};
   stats["config"] = config_to_json(req.cfg);
   stats.update(collect_stats(sw, end));
+  if (req.cfg.parser.rules.find("flare_dense") != std::string::npos) {
+    // The allreduce table as installed: algorithm, buffers and L1 share of each allreduce.
+    nlohmann::json ars = nlohmann::json::array();
+    for (const FlareAllreduce& a : flare_allreduces(req.cfg, uint32_t(Cluster::l1_state_bytes(req.cfg))))
+      ars.push_back({{"id", a.id}, {"algorithm", a.algorithm}, {"buffers_per_block", a.buffers_per_block},
+                     {"children", a.ports.size()}, {"state_bytes", a.state_bytes},
+                     {"states_per_cluster", a.states_per_cluster}, {"l1_offset", a.l1_offset}});
+    stats["flare"] = {{"allreduces", ars}};
+  }
   if (hosts) {
     stats["hosts"] = hosts->stats();
     result.hosts_summary = hosts->summary();
