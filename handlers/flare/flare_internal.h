@@ -20,7 +20,6 @@ typedef struct flare_ctx {
 
 /* acc[i] = acc[i] op in[i] for n elements of the block's dtype. */
 flare_fold_fn flare_fold_for(uint32_t op, uint32_t dtype);
-void flare_copy(uint8_t* dst, const uint8_t* src, uint32_t n);
 
 static inline flare_buffer_t* flare_buffer(const flare_ctx_t* c, uint32_t i) {
   return (flare_buffer_t*)((uint8_t*)c->st + flare_state_header_bytes(c->ar->algorithm, c->ar->n_children) +

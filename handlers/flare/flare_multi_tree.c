@@ -28,7 +28,7 @@ int flare_multi(flare_ctx_t* c) {
     fs_lock(&b->lock);
   }
   if (!b->filled) {
-    flare_copy(flare_buffer_data(b), c->elems, c->bytes);
+    fs_dma_copy(flare_buffer_data(b), c->elems, c->bytes);
     b->filled = 1;
   } else {
     fold(flare_buffer_data(b), c->elems, c->h.elem_count);
@@ -75,7 +75,7 @@ int flare_tree(flare_ctx_t* c) {
   fs_unlock(&st->lock);
   if (outcome != FS_OK) return outcome;
 
-  flare_copy(flare_buffer_data(flare_buffer(c, rank)), c->elems, c->bytes);
+  fs_dma_copy(flare_buffer_data(flare_buffer(c, rank)), c->elems, c->bytes);
   for (l = 0; l < levels; ++l) {
     const uint32_t left = (rank >> (l + 1)) << (l + 1); /* first rank of the parent node */
     const uint32_t right = left + (1u << l);            /* first rank of its right half */
