@@ -50,6 +50,7 @@ class AllreduceHosts::Host : public sc_core::sc_module, public PacketSinkIf {
   }
 
   uint64_t sends = 0, retransmissions = 0, lost = 0, results = 0, completed = 0, max_in_flight = 0;
+  uint64_t gave_up = 0;  // blocks abandoned after kMaxSendAttempts sends without a result
 
  private:
   void run() {
@@ -62,6 +63,14 @@ class AllreduceHosts::Host : public sc_core::sc_module, public PacketSinkIf {
                                   [](const auto& a, const auto& b) { return a.second < b.second; });
       if (due != due_.end() && due->second <= now) {
         const uint32_t block = due->first;
+        if (++sent_[block] > kMaxSendAttempts) {
+          // No result after every attempt: the host gives the block up (verification then
+          // reports it missing), so that a switch that never answers cannot keep the run going.
+          ++gave_up;
+          in_flight_.erase(block);
+          due_.erase(block);
+          continue;
+        }
         ++retransmissions;
         send(block);
         continue;
@@ -70,6 +79,7 @@ class AllreduceHosts::Host : public sc_core::sc_module, public PacketSinkIf {
         const uint32_t block = uint32_t(block_sent_at(cfg_.stagger, rank_, hosts_, n, k, cfg_.window));
         ++k;
         in_flight_.insert(block);
+        sent_[block] = 1;
         max_in_flight = std::max<uint64_t>(max_in_flight, in_flight_.size());
         send(block);
         continue;
@@ -108,6 +118,7 @@ class AllreduceHosts::Host : public sc_core::sc_module, public PacketSinkIf {
   Picos* done_at_;
   std::set<uint32_t> in_flight_;
   std::map<uint32_t, Picos> due_;  // in-flight block -> when to send it again
+  std::map<uint32_t, unsigned> sent_;  // block -> sends so far
   sc_core::sc_event got_result_;
 };
 
@@ -162,8 +173,9 @@ bool AllreduceHosts::complete_and_right() const {
 }
 
 nlohmann::json AllreduceHosts::stats() const {
-  uint64_t sends = 0, re = 0, lost = 0, results = 0, completed = 0, max_in_flight = 0;
+  uint64_t sends = 0, re = 0, lost = 0, results = 0, completed = 0, max_in_flight = 0, gave_up = 0;
   for (const auto& h : hosts_) {
+    gave_up += h->gave_up;
     max_in_flight = std::max(max_in_flight, h->max_in_flight);
     sends += h->sends;
     re += h->retransmissions;
@@ -183,6 +195,7 @@ nlohmann::json AllreduceHosts::stats() const {
           {"results", results},
           {"blocks_completed", completed},
           {"max_in_flight", max_in_flight},
+          {"gave_up", gave_up},
           {"done_us", double(done_at_) / double(kPicosPerUs)},
           // The data the hosts reduced (every host's contribution) per second until the last result.
           {"allreduce_gbps", seconds > 0 ? bytes * 8.0 / seconds / 1e9 : 0.0}};

@@ -2,8 +2,9 @@
 // (rank = position in the list) sends its contributions at its port's line rate, never with more
 // than hosts.window blocks in flight (Flare 4.3), in staggered order if asked, and sends a
 // contribution again when its result is not back within hosts.timeout_ns; sends may be lost on
-// the link (hosts.loss). Hosts receive what the switch's egress port sends them, check every
-// result against the expected block, and free the window slot. Random choices come from sim.seed.
+// the link (hosts.loss); after kMaxSendAttempts sends without a result a host gives the block up.
+// Hosts receive what the switch's egress port sends them and free the window slot; the run checks
+// every result against the expected block. Random choices come from sim.seed.
 #pragma once
 #include <map>
 #include <memory>

@@ -83,3 +83,27 @@ TEST(E2EHosts, NeedsATraceOrHosts) {
 
 }  // namespace
 }  // namespace fs::test
+
+namespace fs::test {
+namespace {
+
+TEST(E2EHosts, ASwitchThatNeverAnswersEndsTheRunAndFailsVerification) {
+  // The switch takes part in allreduce 4; the hosts run allreduce 0, so every contribution is
+  // dropped (unknown_allreduce). Each host sends each of its 2 blocks 16 times (1 + 15
+  // retransmissions, one per timeout), then gives it up: the run ends and verification fails.
+  ScratchDir dir;
+  const CliResult r = flaresim("run --stats s.json --hosts.model allreduce --flare.ports 0-1 --hosts.bytes 2KiB "
+                               "--hpu.model native --hosts.timeout_ns 1000 --flare.allreduces 'id=4 ports=0-1'",
+                               dir);
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("verify           FAILED: 0 of 4 result packets match (missing 4"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("verification against the allreduce hosts' expected results failed"), std::string::npos) << r.err;
+  const auto s = nlohmann::json::parse(slurp(dir / "s.json"));
+  EXPECT_EQ(s["hosts"]["gave_up"], 4);
+  EXPECT_EQ(s["hosts"]["sends"], 4 * 16);
+  EXPECT_EQ(s["hosts"]["retransmissions"], 4 * 15);
+  EXPECT_EQ(s["handlers"]["flare_dense"]["outcomes"]["unknown_allreduce"], 4 * 16);
+}
+
+}  // namespace
+}  // namespace fs::test
