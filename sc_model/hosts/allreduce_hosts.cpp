@@ -29,7 +29,9 @@ class AllreduceHosts::Host : public sc_core::sc_module, public PacketSinkIf {
         frames_(std::move(frames)),
         wire_full_(wire_full),
         wire_last_(wire_last),
-        done_at_(done_at) {
+        done_at_(done_at),
+        allreduce_id_(cfg.flare.allreduce_id),
+        finished_(frames_.size(), false) {
     SC_THREAD(run);
   }
 
@@ -39,12 +41,11 @@ class AllreduceHosts::Host : public sc_core::sc_module, public PacketSinkIf {
     if (!f.ok || !f.udp || f.l4_len < FLARE_HEADER_BYTES) return;
     flare_header_t h;
     flare_decode(p->data.data() + f.l4_offset, &h);
-    if (h.version != FLARE_VERSION || h.kind != FLARE_KIND_RESULT) return;
+    if (h.version != FLARE_VERSION || h.kind != FLARE_KIND_RESULT || h.allreduce_id != allreduce_id_) return;
     ++results;
     if (in_flight_.erase(h.block_id)) {
       ++completed;
-      due_.erase(h.block_id);
-      if (completed == frames_.size()) *done_at_ = std::max(*done_at_, now_ps());
+      finish(h.block_id);
       got_result_.notify(sc_core::SC_ZERO_TIME);
     }
   }
@@ -68,15 +69,16 @@ class AllreduceHosts::Host : public sc_core::sc_module, public PacketSinkIf {
           // reports it missing), so that a switch that never answers cannot keep the run going.
           ++gave_up;
           in_flight_.erase(block);
-          due_.erase(block);
+          finish(block);
           continue;
         }
         ++retransmissions;
         send(block);
         continue;
       }
-      if (k < n && (cfg_.window == 0 || in_flight_.size() < cfg_.window)) {
-        const uint32_t block = uint32_t(block_sent_at(cfg_.stagger, rank_, hosts_, n, k, cfg_.window));
+      const uint64_t next = k < n ? block_sent_at(cfg_.stagger, rank_, hosts_, n, k, cfg_.window) : 0;
+      if (k < n && (cfg_.window == 0 || next < lowest_open_ + cfg_.window)) {
+        const uint32_t block = uint32_t(next);
         ++k;
         in_flight_.insert(block);
         sent_[block] = 1;
@@ -84,12 +86,22 @@ class AllreduceHosts::Host : public sc_core::sc_module, public PacketSinkIf {
         send(block);
         continue;
       }
-      if (k == n && in_flight_.empty()) return;
+      if (k == n && in_flight_.empty()) {
+        *done_at_ = std::max(*done_at_, now);  // the last result, or the last block given up
+        return;
+      }
       if (due != due_.end())
         wait(ps_time(due->second - now), got_result_);
       else
         wait(got_result_);
     }
+  }
+
+  // The block is done with (its result is back, or it was given up): the window may slide.
+  void finish(uint32_t block) {
+    due_.erase(block);
+    finished_[block] = true;
+    while (lowest_open_ < finished_.size() && finished_[lowest_open_]) ++lowest_open_;
   }
 
   // Puts the contribution to `block` on the link: the switch port has its last bit one wire time
@@ -116,7 +128,10 @@ class AllreduceHosts::Host : public sc_core::sc_module, public PacketSinkIf {
   std::vector<Bytes> frames_;  // by block
   Picos wire_full_, wire_last_;
   Picos* done_at_;
+  uint32_t allreduce_id_;
   std::set<uint32_t> in_flight_;
+  std::vector<bool> finished_;  // by block: result back or given up
+  uint64_t lowest_open_ = 0;    // the lowest block not finished: the window is [this, this + window)
   std::map<uint32_t, Picos> due_;  // in-flight block -> when to send it again
   std::map<uint32_t, unsigned> sent_;  // block -> sends so far
   sc_core::sc_event got_result_;

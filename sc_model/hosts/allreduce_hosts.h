@@ -1,9 +1,10 @@
 // Closed-loop Flare allreduce hosts (hosts.model = allreduce): one host on each flare.ports port
-// (rank = position in the list) sends its contributions at its port's line rate, never with more
-// than hosts.window blocks in flight (Flare 4.3), in staggered order if asked, and sends a
-// contribution again when its result is not back within hosts.timeout_ns; sends may be lost on
-// the link (hosts.loss); after kMaxSendAttempts sends without a result a host gives the block up.
-// Hosts receive what the switch's egress port sends them and free the window slot; the run checks
+// (rank = position in the list) sends its contributions at its port's line rate within a sliding
+// window (Flare 4.3: block b only once blocks 0 .. b - hosts.window are done), in staggered order
+// if asked, and sends a contribution again when its result is not back within hosts.timeout_ns;
+// sends may be lost on the link (hosts.loss); after kMaxSendAttempts sends without a result a
+// host gives the block up. Hosts receive what the switch's egress port sends them (results of
+// their allreduce id slide the window); the run checks
 // every result against the expected block. Random choices come from sim.seed.
 #pragma once
 #include <map>

@@ -13,16 +13,17 @@
 //   send always arrives.
 // * A delivered send may be followed, right after it on the wire, by an identical duplicate (never
 //   lost, never duplicated again).
-// * With a window W, the host's next original packet also waits until fewer than W of its blocks
-//   are in flight: sent, and their result (result_latency after the last host's contribution to
-//   the block has arrived) not yet received. Retransmissions do not wait.
+// * With a window W, the window slides over block ids (Flare 4.3): the host's original packet for
+//   block b also waits until the results of blocks 0 .. b - W are back (result_latency after the
+//   last host's contribution to the block has arrived). So the blocks in flight anywhere lie
+//   within W consecutive ids, and W block states in the switch are enough whatever the order of
+//   sending. Retransmissions do not wait.
 // So transmissions of one host never overlap: each starts no earlier than the previous ended.
 #include "workload/allreduce_timing.h"
 
 #include <algorithm>
 #include <limits>
 #include <queue>
-#include <set>
 
 #include "common/errors.h"
 
@@ -133,7 +134,7 @@ class HostSchedule {
       return send(t_retry, r.block, r.attempt, SendKind::kRetransmission);
     }
     const SendEvent ev =
-        send(t_orig, block_sent_at(o_.stagger, host_, o_.hosts, nblocks_, k_, o_.window), 0, SendKind::kOriginal);
+        send(t_orig, next_block(), 0, SendKind::kOriginal);
     ++k_;
     gap_ = k_ < nblocks_ ? host_gap(o_.seed, host_, k_, o_.mean_gap) : 0;
     return ev;
@@ -141,6 +142,8 @@ class HostSchedule {
   const std::vector<SendEvent>& sends() const { return out_; }
   std::vector<SendEvent>& sends() { return out_; }
   uint64_t originals_sent() const { return k_; }
+  // The block of the next original packet (while originals_sent() < nblocks).
+  uint64_t next_block() const { return block_sent_at(o_.stagger, host_, o_.hosts, nblocks_, k_, o_.window); }
 
  private:
   struct Retry {
@@ -207,13 +210,16 @@ std::vector<std::vector<SendEvent>> schedule_hosts(const AllreduceGenOptions& o,
     std::vector<unsigned> arrived(nblocks, 0);
     std::vector<Picos> last_arrival(nblocks, 0), result(nblocks, kNever);
     std::vector<std::vector<bool>> counted(o.hosts, std::vector<bool>(nblocks, false));
-    // Per host, the result times of the blocks it sent (kNever: not known yet), largest first.
-    std::vector<std::multiset<Picos, std::greater<Picos>>> in_flight(o.hosts);
-    std::vector<std::vector<uint32_t>> sent_blocks(o.hosts);
+    // The window slides (Flare 4.3): block b may leave once every block up to b - W has its
+    // result back, when the latest of their results is. known = how many blocks from 0 on have
+    // known result times; settled[c] = the latest result of blocks 0 .. c.
+    uint64_t known = 0;
+    std::vector<Picos> settled(nblocks, 0);
     auto window_ok = [&](unsigned h) -> Picos {
-      const auto& f = in_flight[h];
-      if (f.size() < o.window) return 0;
-      return *std::next(f.begin(), o.window - 1);  // fewer than W results later than this
+      if (hosts[h].originals_sent() == nblocks) return kNever;
+      const uint64_t b = hosts[h].next_block();
+      if (b < o.window) return 0;
+      return b - o.window < known ? settled[b - o.window] : kNever;
     };
     for (;;) {
       unsigned pick = o.hosts;
@@ -229,16 +235,13 @@ std::vector<std::vector<SendEvent>> schedule_hosts(const AllreduceGenOptions& o,
       if (pick == o.hosts)
         throw InputError("allreduce generator: window " + std::to_string(o.window) + ": every host waits for results");
       const SendEvent ev = hosts[pick].step(window_ok(pick));  // the earliest transmission of any host
-      if (ev.kind == SendKind::kOriginal) in_flight[pick].insert(kNever);
       if (!ev.lost && ev.kind != SendKind::kDuplicate && !counted[pick][ev.block]) {
         counted[pick][ev.block] = true;
         last_arrival[ev.block] = std::max(last_arrival[ev.block], add_time(ev.time, ev.wire));
         if (++arrived[ev.block] == o.hosts) {
           result[ev.block] = add_time(last_arrival[ev.block], o.result_latency);
-          for (auto& f : in_flight) {  // every host has the block in flight: its time is known now
-            f.erase(f.find(kNever));
-            f.insert(result[ev.block]);
-          }
+          for (; known < nblocks && result[known] != kNever; ++known)
+            settled[known] = std::max(known ? settled[known - 1] : 0, result[known]);
         }
       }
     }

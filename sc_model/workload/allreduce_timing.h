@@ -54,8 +54,9 @@ bool send_duplicated(uint64_t seed, unsigned host, uint64_t block, double p);
 
 // Every transmission of every host (by host, each in send order). wire_full is the wire time of a
 // full block's frame, wire_last that of the last block (which may be shorter). Without a window
-// hosts are independent; with one, a host's next original packet waits until fewer than `window`
-// of its blocks are in flight. Throws InputError when a time overflows 64-bit picoseconds.
+// hosts are independent; with one, a host's original packet for block b waits until the results of
+// blocks 0 .. b - window are back (a sliding window). Throws InputError when a time overflows
+// 64-bit picoseconds.
 std::vector<std::vector<SendEvent>> schedule_hosts(const AllreduceGenOptions& o, uint64_t nblocks, Picos wire_full,
                                                    Picos wire_last);
 
