@@ -212,8 +212,9 @@ nlohmann::json AllreduceHosts::stats() const {
           {"max_in_flight", max_in_flight},
           {"gave_up", gave_up},
           {"done_us", double(done_at_) / double(kPicosPerUs)},
-          // The data the hosts reduced (every host's contribution) per second until the last result.
-          {"allreduce_gbps", seconds > 0 ? bytes * 8.0 / seconds / 1e9 : 0.0}};
+          // The data the hosts reduced (every host's contribution) per second until the last result;
+          // 0 when a block was given up (the allreduce did not complete).
+          {"allreduce_gbps", seconds > 0 && !gave_up ? bytes * 8.0 / seconds / 1e9 : 0.0}};
 }
 
 std::string AllreduceHosts::summary() const {

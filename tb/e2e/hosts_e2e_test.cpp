@@ -129,6 +129,12 @@ TEST(E2EHosts, ASwitchThatNeverAnswersEndsTheRunAndFailsVerification) {
   EXPECT_EQ(s["hosts"]["sends"], 4 * 16);
   EXPECT_EQ(s["hosts"]["retransmissions"], 4 * 15);
   EXPECT_EQ(s["handlers"]["flare_dense"]["outcomes"]["unknown_allreduce"], 4 * 16);
+  // Frames of 1082 bytes at 100 Gbit/s: w = (1082 + 24) * 8 / 100 = 88.48 ns. Both hosts send
+  // block 0 then block 1; each send of block 1 ends w after that of block 0, and every resend
+  // starts one timeout (1 us) after the previous send ended. Block 1's 16th send ends at
+  // 17 w + 15 us, and the host gives it up one timeout later: 17 w + 16 us = 17.50416 us.
+  EXPECT_DOUBLE_EQ(s["hosts"]["done_us"].get<double>(), 17.50416);
+  EXPECT_EQ(s["hosts"]["allreduce_gbps"], 0.0);  // no allreduce completed
 }
 
 }  // namespace
