@@ -329,6 +329,9 @@ Stop Cpu::run(uint64_t budget, uint64_t cycle_limit, const Gates& gates) {
           if ((csr >> 10) == 3 || !csr_write(csr, v)) return raise(Fault::kIllegalInstruction, in.raw);
         }
         rd_value = old;
+        // A loop that reads a counter (a time-bounded try-lock) can end without any store, so it
+        // must never be taken for a spin and fast-forwarded: the read breaks the spin probe.
+        if (csr >= 0xB00 && csr < 0xD00) ++writes_;
         break;
       }
       case Op::kMul: rd_value = a * b; cost = t_.mul; break;
@@ -506,8 +509,9 @@ bool Cpu::probe_spin(uint32_t load_pc, uint32_t addr, uint32_t value, const uint
                      uint64_t load_cycle) {
   SpinProbe& p = probe_;
   const bool same = p.stage > 0 && p.pc == load_pc && p.addr == addr && p.value == value && p.writes == writes_;
-  if (same && p.stage == 2 && std::memcmp(p.x, x, sizeof x) == 0 && std::memcmp(p.f, f, sizeof f) == 0 &&
-      p.fflags == fflags && p.frm == frm) {
+  // A loop that takes no cycles (every timing.* at 0) cannot be fast-forwarded by its period.
+  if (same && p.stage == 2 && cycles > p.cycles && std::memcmp(p.x, x, sizeof x) == 0 &&
+      std::memcmp(p.f, f, sizeof f) == 0 && p.fflags == fflags && p.frm == frm) {
     spin_ = Spin{host, size, load_cycle, cycles - p.cycles};
     spin_instret_ = instret - p.instret;
     spin_counters_ = counters;

@@ -205,7 +205,7 @@ class Cpu {
                   uint64_t load_cycle);
   StoreWatch* watch_ = nullptr;
   Reservations* reservations_ = nullptr;
-  uint64_t writes_ = 0;  // stores, atomics and device writes so far (spin detection)
+  uint64_t writes_ = 0;  // stores, atomics, device writes and counter reads so far (spin detection)
   SpinProbe probe_;
   Spin spin_;
   uint64_t spin_instret_ = 0;  // per iteration

@@ -173,6 +173,39 @@ TEST(IssSharedMemory, SpinIsDetectedAndFastForwarded) {
   EXPECT_EQ(d.instret, 1000u);
 }
 
+TEST(IssSharedMemory, ALoopThatReadsACounterIsNotASpin) {
+  // loop: rdcycle x7; lw x7, 0(x11); bne x7, x0, loop -- the counter value is dead (the load
+  // overwrites x7), so the registers repeat exactly, but a loop like this (a try-lock with a
+  // time limit) can end without any store: it must run, not be parked.
+  Machine m({rdcycle(7), lw(7, 11, 0), bne(7, 0, -8), kEcall});
+  m.shared[0] = 1;
+  RecordingWatch watch;
+  Cpu c = m.cpu();
+  c.set_store_watch(&watch);
+  EXPECT_EQ(c.run(999), Stop::kBudget);
+  EXPECT_EQ(c.instret, 999u);
+  // Reading another CSR (fflags) in the same place does not hide a spin.
+  Machine f({csrrs(7, 0x001, 0), lw(7, 11, 0), bne(7, 0, -8), kEcall});
+  f.shared[0] = 1;
+  Cpu d = f.cpu();
+  d.set_store_watch(&watch);
+  EXPECT_EQ(d.run(999), Stop::kSpin);
+}
+
+TEST(IssSharedMemory, ALoopThatTakesNoCyclesIsNotASpin) {
+  // With every cost at 0 a spin loop has period 0: it cannot be fast-forwarded by its period
+  // (and must not divide by it); it runs until the budget is used up.
+  Machine m({lw(6, 11, 0), bne(6, 0, -4), kEcall});
+  std::memset(&m.timing, 0, sizeof m.timing);  // every cost, whatever fields Timing has
+  m.shared[0] = 1;
+  RecordingWatch watch;
+  Cpu c = m.cpu();
+  c.set_store_watch(&watch);
+  EXPECT_EQ(c.run(1000), Stop::kBudget);
+  EXPECT_EQ(c.cycles, 0u);
+  EXPECT_EQ(c.instret, 1000u);
+}
+
 TEST(IssSharedMemory, AStoreByAnotherCoreBreaksAReservation) {
   // Core A: lr.w x5, (x11); sc.w x6, x8, (x11). Core B: sw x7, 0(x11) or sc.w x6, x8, (x11).
   for (int scenario = 0; scenario < 3; ++scenario) {
