@@ -134,29 +134,9 @@ Stop Cpu::run(uint64_t budget, uint64_t cycle_limit, const Gates& gates) {
       return raise(Fault::kFetchAccess, r ? uint32_t(load_le(r->host + (pc - r->base), 2)) : 0);
     }
     const Insn& in = *ip;
-    if (cycles > any_gate && accesses_memory(in.op)) {
-      // Checked before anything of the instruction happens, so that it can run again later.
-      const bool atomic = in.op >= Op::kLrW && in.op <= Op::kAmomaxuW;
-      const uint32_t addr = X[in.rs1] + (atomic ? 0u : uint32_t(in.imm));
-      if (const MemRegion* r = mem_.find(addr, 1)) {
-        const bool store = in.op == Op::kSb || in.op == Op::kSh || in.op == Op::kSw || in.op == Op::kFsw;
-        if (r->mmio && cycles > gates.device && r->mmio->reaches_switch(addr - r->base, store)) {
-          gate_ = GateKind::kDevice;
-          return Stop::kGate;
-        }
-        if (r->sharing == kClusterShared && cycles > gates.cluster) {
-          gate_ = GateKind::kCluster;
-          return Stop::kGate;
-        }
-        if (r->sharing == kGlobalShared && cycles > gates.shared) {
-          gate_ = GateKind::kShared;
-          return Stop::kGate;
-        }
-      }
-    }
     last_len_ = in.len;
     uint64_t cost = t_.alu;  // the instruction's own cycles; cases below replace it
-    uint64_t stall = 0;      // added on top: load-use stall
+    uint64_t stall = 0;      // before the instruction: load-use stall, instruction-cache refill
     if (pending_load_ != kNoReg &&
         (in.src[0] == pending_load_ || in.src[1] == pending_load_ || in.src[2] == pending_load_)) {
       stall = t_.load_use_stall;
@@ -170,6 +150,31 @@ Stop Cpu::run(uint64_t budget, uint64_t cycle_limit, const Gates& gates) {
         stall += refill;
         ++counters.icache_misses;
         counters.icache_stall_cycles += refill;
+      }
+    }
+    // The access happens after the stalls, so the gates compare that cycle. Checked before the
+    // instruction itself does anything, so that it can run again later; the stalls are spent
+    // (and not counted again when it does).
+    if (cycles + stall > any_gate && accesses_memory(in.op)) {
+      const bool atomic = in.op >= Op::kLrW && in.op <= Op::kAmomaxuW;
+      const uint32_t addr = X[in.rs1] + (atomic ? 0u : uint32_t(in.imm));
+      if (const MemRegion* r = mem_.find(addr, 1)) {
+        const bool store = in.op == Op::kSb || in.op == Op::kSh || in.op == Op::kSw || in.op == Op::kFsw;
+        if (r->mmio && cycles + stall > gates.device && r->mmio->reaches_switch(addr - r->base, store)) {
+          gate_ = GateKind::kDevice;
+          cycles += stall;
+          return Stop::kGate;
+        }
+        if (r->sharing == kClusterShared && cycles + stall > gates.cluster) {
+          gate_ = GateKind::kCluster;
+          cycles += stall;
+          return Stop::kGate;
+        }
+        if (r->sharing == kGlobalShared && cycles + stall > gates.shared) {
+          gate_ = GateKind::kShared;
+          cycles += stall;
+          return Stop::kGate;
+        }
       }
     }
     uint32_t next = pc + in.len;

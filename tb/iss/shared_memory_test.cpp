@@ -106,6 +106,24 @@ TEST(IssSharedMemory, GatesStopBeforeSharedAndSwitchAccesses) {
   EXPECT_EQ(c.cycles, 5u);
 }
 
+TEST(IssSharedMemory, AGateComparesTheCycleAfterTheStalls) {
+  // lw x6 from private memory (0..1), then sw x6 to the cluster's memory: it reads x6 just
+  // loaded, so it stalls a cycle and its access is at cycle 2. Gate 1 stops it, stalled (2);
+  // gate 2 lets it run (2..3) without stalling again.
+  Machine m({lw(6, 13, 0), sw(6, 10, 0), kEcall});
+  Cpu c = m.cpu();
+  ASSERT_EQ(c.run(100, ~0ull, gates(1, ~0ull, ~0ull)), Stop::kGate);
+  EXPECT_EQ(c.gate(), GateKind::kCluster);
+  EXPECT_EQ(c.pc, kCode + 4);
+  EXPECT_EQ(c.cycles, 2u);
+  EXPECT_EQ(c.instret, 1u);
+  EXPECT_EQ(c.counters.stores, 0u);
+  ASSERT_EQ(c.run(100, ~0ull, gates(2, ~0ull, ~0ull)), Stop::kEcall);
+  EXPECT_EQ(c.cycles, 3u);  // the store 2..3; the ecall stops the core before it costs a cycle
+  EXPECT_EQ(c.counters.load_use_stalls, 1u);
+  EXPECT_EQ(c.counters.stores, 1u);
+}
+
 TEST(IssSharedMemory, StoresToSharedMemoryAreReportedAndCanYield) {
   Machine m({sw(5, 11, 0), sw(5, 13, 0), sw(5, 10, 4), kEcall});
   RecordingWatch watch;
