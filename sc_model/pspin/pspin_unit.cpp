@@ -121,13 +121,18 @@ void PspinUnit::finished(Hpu& hpu, Task& task, HandlerRun& run, Picos started) {
     ++st.outcomes[outcome];
     if (known && set.outcomes[size_t(run.outcome)].drop) drops_.count(set.name + "." + outcome);
     outcome_name = outcome;
-    if (known && set.block_id_offset >= 0 && !set.outcomes[size_t(run.outcome)].drop) {
+    const uint32_t block = task.pkt->block_id;
+    const auto closed = st.closed_blocks.find(block);
+    const bool of_closed_block = closed != st.closed_blocks.end() && started <= closed->second &&
+                                 !st.open_blocks.count(block);
+    if (known && set.block_id_offset >= 0 && !set.outcomes[size_t(run.outcome)].drop && !of_closed_block) {
       // Runs end out of start order: a block is open from the earliest start among its runs.
-      auto it = st.open_blocks.emplace(task.pkt->block_id, started).first;
+      auto it = st.open_blocks.emplace(block, started).first;
       it->second = std::min(it->second, started);
       if (set.outcomes[size_t(run.outcome)].completes_block) {
         st.block_spans.emplace_back(it->second, now_ps());
         st.open_blocks.erase(it);
+        st.closed_blocks[block] = started;
       }
     }
   }
