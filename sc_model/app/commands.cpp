@@ -156,10 +156,14 @@ int cmd_gen(const std::vector<std::string>& args) {
       ("duplicate", po::value<double>(&o.duplicate)->default_value(0),
        "probability (0..1) that a delivered packet is followed by an identical copy")
       ("window", po::value<unsigned>(&o.window)->default_value(0),
-       "blocks a host may have in flight (Flare 4.3: the allreduce's buffers); 0 = no limit. With --stagger "
-       "hosts stagger within each group of this many blocks")
+       "blocks a host may have in flight (Flare 4.3); 0 = no limit")
+      ("states", po::value<unsigned>(&o.states)->default_value(0),
+       "block states the switch has for the allreduce (block b in state b mod states): block b waits for "
+       "block b - states's result; 0 = as many as --window. With --stagger hosts stagger within groups of "
+       "min(window, states / 2) blocks")
       ("result-latency", po::value<std::string>()->default_value("10us"),
-       "with --window: when a block's result reaches the hosts, after the last contribution to it arrived")
+       "with --window or --states: when a block's result reaches the hosts, after the last contribution to it "
+       "arrived")
       ("output,o", po::value<std::string>()->required(), "trace to write: .pcapng for pcapng, anything else text");
   if (std::find(rest.begin(), rest.end(), "--help") != rest.end() || std::find(rest.begin(), rest.end(), "-h") != rest.end()) {
     std::cout << desc;

@@ -223,8 +223,8 @@ std::vector<ConfigKey> make_schema() {
   s.push_back(uint_key("hosts.elem_bytes", "allreduce hosts: element bytes per packet", 4, 8192, FIELD(hosts.elem_bytes)));
   s.push_back(string_key("hosts.dtype", "allreduce hosts: element type", {"int32", "int16", "int8", "float32"}, FIELD(hosts.dtype)));
   s.push_back(string_key("hosts.op", "allreduce hosts: reduction operator", {"sum", "min", "max"}, FIELD(hosts.op)));
-  s.push_back(uint_key("hosts.window", "allreduce hosts: sliding window (Flare 4.3): a host sends block b only once the results of blocks 0 .. b - window are back, so at most this many consecutive blocks are in flight; 0 = no limit", 0, kMaxU32, FIELD(hosts.window)));
-  s.push_back(bool_key("hosts.stagger", "allreduce hosts: staggered sending (host h starts at another block; within each group of hosts.window blocks)", FIELD(hosts.stagger)));
+  s.push_back(uint_key("hosts.window", "allreduce hosts: blocks a host has in flight at most (sent, result not back); 0 = no limit. Hosts also send block b only once block b - T is done (T: the allreduce's block states, clusters x states per cluster)", 0, kMaxU32, FIELD(hosts.window)));
+  s.push_back(bool_key("hosts.stagger", "allreduce hosts: staggered sending (host h starts at another block; within groups of min(hosts.window, T / 2) blocks, T: the allreduce's block states)", FIELD(hosts.stagger)));
   s.push_back(uint_key("hosts.timeout_ns", "allreduce hosts: a contribution whose result is not back this long after it was sent is sent again", 1, 1ull << 40, FIELD(hosts.timeout_ns)));
   s.push_back(double_key("hosts.loss", "allreduce hosts: probability that a send is lost on the host's link", 0, 1, FIELD(hosts.loss)));
   return s;

@@ -103,8 +103,8 @@ struct HostsConfig {
   unsigned elem_bytes = 1024;     // element bytes per packet
   std::string dtype = "int32";
   std::string op = "sum";
-  unsigned window = 0;            // sliding window of blocks in flight (Flare 4.3); 0 = no limit
-  bool stagger = false;           // host h starts at block h * blocks / hosts (within each window group)
+  unsigned window = 0;            // blocks in flight per host (Flare 4.3); 0 = no limit
+  bool stagger = false;           // host h starts at block h * blocks / hosts (within groups: stagger_group)
   uint64_t timeout_ns = 100000;   // retransmit a contribution whose result is not back by then
   double loss = 0;                // probability that a host's send is lost on its link
 };

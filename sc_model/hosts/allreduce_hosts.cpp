@@ -7,6 +7,8 @@
 #include "common/errors.h"
 #include "common/sc_time_util.h"
 #include "net/frame.h"
+#include "pspin/cluster.h"
+#include "pspin/flare_setup.h"
 #include "workload/allreduce_timing.h"
 
 namespace fs {
@@ -18,7 +20,7 @@ class AllreduceHosts::Host : public sc_core::sc_module, public PacketSinkIf {
  public:
   SC_HAS_PROCESS(Host);
   Host(sc_core::sc_module_name name, const Config& cfg, unsigned rank, unsigned port, IngressPort& ingress,
-       std::vector<Bytes> frames, Picos wire_full, Picos wire_last, Picos* done_at)
+       std::vector<Bytes> frames, Picos wire_full, Picos wire_last, Picos* done_at, unsigned states)
       : sc_core::sc_module(name),
         cfg_(cfg.hosts),
         seed_(cfg.seed),
@@ -31,6 +33,7 @@ class AllreduceHosts::Host : public sc_core::sc_module, public PacketSinkIf {
         wire_last_(wire_last),
         done_at_(done_at),
         allreduce_id_(cfg.flare.allreduce_id),
+        states_(states),
         finished_(frames_.size(), false) {
     SC_THREAD(run);
   }
@@ -76,8 +79,9 @@ class AllreduceHosts::Host : public sc_core::sc_module, public PacketSinkIf {
         send(block);
         continue;
       }
-      const uint64_t next = k < n ? block_sent_at(cfg_.stagger, rank_, hosts_, n, k, cfg_.window) : 0;
-      if (k < n && (cfg_.window == 0 || next < lowest_open_ + cfg_.window)) {
+      const uint64_t next = k < n ? block_sent_at(cfg_.stagger, rank_, hosts_, n, k, stagger_group(cfg_.window, states_)) : 0;
+      if (k < n && (cfg_.window == 0 || in_flight_.size() < cfg_.window) &&
+          (states_ == 0 || next < states_ || finished_[next - states_])) {
         const uint32_t block = uint32_t(next);
         ++k;
         in_flight_.insert(block);
@@ -97,11 +101,10 @@ class AllreduceHosts::Host : public sc_core::sc_module, public PacketSinkIf {
     }
   }
 
-  // The block is done with (its result is back, or it was given up): the window may slide.
+  // The block is done with (its result is back, or it was given up): block + states may go.
   void finish(uint32_t block) {
     due_.erase(block);
     finished_[block] = true;
-    while (lowest_open_ < finished_.size() && finished_[lowest_open_]) ++lowest_open_;
   }
 
   // Puts the contribution to `block` on the link: the switch port has its last bit one wire time
@@ -129,9 +132,9 @@ class AllreduceHosts::Host : public sc_core::sc_module, public PacketSinkIf {
   Picos wire_full_, wire_last_;
   Picos* done_at_;
   uint32_t allreduce_id_;
+  unsigned states_;  // the allreduce's block states at the switch (0: not known)
   std::set<uint32_t> in_flight_;
   std::vector<bool> finished_;  // by block: result back or given up
-  uint64_t lowest_open_ = 0;    // the lowest block not finished: the window is [this, this + window)
   std::map<uint32_t, Picos> due_;  // in-flight block -> when to send it again
   std::map<uint32_t, unsigned> sent_;  // block -> sends so far
   sc_core::sc_event got_result_;
@@ -140,6 +143,7 @@ class AllreduceHosts::Host : public sc_core::sc_module, public PacketSinkIf {
 AllreduceHosts::AllreduceHosts(sc_core::sc_module_name name, const Config& cfg, Switch& sw)
     : sc_core::sc_module(name) {
   const std::vector<unsigned> ports = parse_port_list("flare.ports", cfg.flare.ports);
+  const unsigned states = block_states(cfg);
   AllreduceGenOptions o;
   o.hosts = unsigned(ports.size());
   o.bytes = cfg.hosts.bytes;
@@ -174,12 +178,19 @@ AllreduceHosts::AllreduceHosts(sc_core::sc_module_name name, const Config& cfg, 
     if (ports[r] >= sw.ingress().size()) throw InputError("flare.ports: port " + std::to_string(ports[r]) + " does not exist");
     hosts_.push_back(std::make_unique<Host>(("host" + std::to_string(r)).c_str(), cfg, unsigned(r), ports[r],
                                             *sw.ingress()[ports[r]], std::move(frames[r]), wire_full, wire_last,
-                                            &done_at_));
+                                            &done_at_, states));
     sw.egress()[ports[r]]->link(hosts_.back().get());
   }
 }
 
 AllreduceHosts::~AllreduceHosts() = default;
+
+unsigned AllreduceHosts::block_states(const Config& cfg) {
+  if (cfg.parser.rules.find("flare_dense") == std::string::npos) return 0;
+  for (const FlareAllreduce& a : flare_allreduces(cfg, uint32_t(Cluster::l1_state_bytes(cfg))))
+    if (a.id == cfg.flare.allreduce_id) return a.states_per_cluster * cfg.pspin.clusters;
+  return 0;
+}
 
 bool AllreduceHosts::complete_and_right() const {
   for (const auto& h : hosts_)

@@ -1,11 +1,11 @@
 // Closed-loop Flare allreduce hosts (hosts.model = allreduce): one host on each flare.ports port
-// (rank = position in the list) sends its contributions at its port's line rate within a sliding
-// window (Flare 4.3: block b only once blocks 0 .. b - hosts.window are done), in staggered order
-// if asked, and sends a contribution again when its result is not back within hosts.timeout_ns;
-// sends may be lost on the link (hosts.loss); after kMaxSendAttempts sends without a result a
-// host gives the block up. Hosts receive what the switch's egress port sends them (results of
-// their allreduce id slide the window); the run checks
-// every result against the expected block. Random choices come from sim.seed.
+// (rank = position in the list) sends its contributions at its port's line rate, in staggered
+// order if asked, never with more than hosts.window blocks in flight (Flare 4.3) and never block
+// b before block b - states is done (the two share a block state at the switch). A host sends a
+// contribution again when its result is not back within hosts.timeout_ns; sends may be lost on
+// the link (hosts.loss); after kMaxSendAttempts sends without a result it gives the block up.
+// Hosts receive what the switch's egress port sends them (results of their allreduce id); the
+// run checks every result against the expected block. Random choices come from sim.seed.
 #pragma once
 #include <map>
 #include <memory>
@@ -33,6 +33,9 @@ class AllreduceHosts : public sc_core::sc_module {
 
  private:
   class Host;
+  // The block states the switch has for the hosts' allreduce (block b in state b mod states), as
+  // the network manager would tell the hosts; 0 when the switch has no such allreduce.
+  static unsigned block_states(const Config& cfg);
   std::vector<std::unique_ptr<Host>> hosts_;
   std::vector<ExpectedBlock> expected_;  // by block id
   Expected expected_for_verify_;

@@ -33,11 +33,13 @@ struct AllreduceGenOptions {
   double loss = 0;                    // probability that one send of a contribution is lost (0..1)
   Picos timeout = 100 * kPicosPerUs;  // retransmission timer, from the end of the lost send
   double duplicate = 0;               // probability that a delivered packet is sent twice (0..1)
-  // Flare 4.3: a sliding window over block ids; a host sends block b only once the results of
-  // blocks 0 .. b - window are back, so at most `window` consecutive blocks are in flight
-  // anywhere; 0 = no limit. A block's result is taken to reach the hosts result_latency after the
-  // last host's contribution to it has arrived.
+  // Flare 4.3: a host has at most `window` blocks in flight (sent, result not yet received);
+  // 0 = no limit. The switch has `states` block states for the allreduce (0: as many as the
+  // window), block b in state b mod states, so block b also waits for block b - states's
+  // result. A block's result is taken to reach the hosts result_latency after the last host's
+  // contribution to it has arrived.
   unsigned window = 0;
+  unsigned states = 0;
   Picos result_latency = 10 * kPicosPerUs;
 };
 

@@ -13,17 +13,20 @@
 //   send always arrives.
 // * A delivered send may be followed, right after it on the wire, by an identical duplicate (never
 //   lost, never duplicated again).
-// * With a window W, the window slides over block ids (Flare 4.3): the host's original packet for
-//   block b also waits until the results of blocks 0 .. b - W are back (result_latency after the
-//   last host's contribution to the block has arrived). So the blocks in flight anywhere lie
-//   within W consecutive ids, and W block states in the switch are enough whatever the order of
-//   sending. Retransmissions do not wait.
+// * With a window W (Flare 4.3), the host's next original packet also waits until fewer than W of
+//   its blocks are in flight: sent, and their result (result_latency after the last host's
+//   contribution to the block has arrived) not yet received.
+// * With T block states at the switch (--states, default W), the original packet for block b also
+//   waits until block b - T's result is back: blocks b and b + T share a state (b mod T), and
+//   results come back out of order, so counting alone could put both in flight.
+//   Retransmissions wait for neither.
 // So transmissions of one host never overlap: each starts no earlier than the previous ended.
 #include "workload/allreduce_timing.h"
 
 #include <algorithm>
 #include <limits>
 #include <queue>
+#include <set>
 
 #include "common/errors.h"
 
@@ -79,12 +82,18 @@ uint64_t timing_draw(uint64_t seed, uint64_t tag, unsigned host, uint64_t n) {
   return mix64(state + n * 0x9E3779B97F4A7C15ull);
 }
 
-uint64_t block_sent_at(bool stagger, unsigned host, unsigned hosts, uint64_t nblocks, uint64_t k, unsigned window) {
+uint64_t stagger_group(unsigned window, unsigned states) {
+  const uint64_t half_states = std::max(1u, states / 2);
+  if (window) return states ? std::min<uint64_t>(window, half_states) : window;
+  return states ? half_states : 0;
+}
+
+uint64_t block_sent_at(bool stagger, unsigned host, unsigned hosts, uint64_t nblocks, uint64_t k, uint64_t group) {
   if (!stagger) return k;
   // host < 65536 and nblocks <= 2^32: the products fit easily.
-  if (!window || window >= nblocks) return (uint64_t(host) * nblocks / hosts + k) % nblocks;
-  const uint64_t first = k / window * window, n = std::min<uint64_t>(window, nblocks - first);
-  return first + (uint64_t(host) * window / hosts + k % window) % n;
+  if (!group || group >= nblocks) return (uint64_t(host) * nblocks / hosts + k) % nblocks;
+  const uint64_t first = k / group * group, n = std::min<uint64_t>(group, nblocks - first);
+  return first + (uint64_t(host) * group / hosts + k % group) % n;
 }
 
 Picos exponential_gap(uint64_t x, Picos mean) {
@@ -143,7 +152,10 @@ class HostSchedule {
   std::vector<SendEvent>& sends() { return out_; }
   uint64_t originals_sent() const { return k_; }
   // The block of the next original packet (while originals_sent() < nblocks).
-  uint64_t next_block() const { return block_sent_at(o_.stagger, host_, o_.hosts, nblocks_, k_, o_.window); }
+  uint64_t next_block() const {
+    return block_sent_at(o_.stagger, host_, o_.hosts, nblocks_, k_,
+                         stagger_group(o_.window, o_.states ? o_.states : o_.window));
+  }
 
  private:
   struct Retry {
@@ -201,7 +213,8 @@ std::vector<std::vector<SendEvent>> schedule_hosts(const AllreduceGenOptions& o,
                                                    Picos wire_last) {
   std::vector<HostSchedule> hosts;
   for (unsigned h = 0; h < o.hosts; ++h) hosts.emplace_back(o, h, nblocks, wire_full, wire_last);
-  if (!o.window) {
+  const unsigned states = o.states ? o.states : o.window;
+  if (!o.window && !states) {
     for (HostSchedule& hs : hosts)
       while (!hs.done()) hs.step(0);
   } else {
@@ -210,16 +223,19 @@ std::vector<std::vector<SendEvent>> schedule_hosts(const AllreduceGenOptions& o,
     std::vector<unsigned> arrived(nblocks, 0);
     std::vector<Picos> last_arrival(nblocks, 0), result(nblocks, kNever);
     std::vector<std::vector<bool>> counted(o.hosts, std::vector<bool>(nblocks, false));
-    // The window slides (Flare 4.3): block b may leave once every block up to b - W has its
-    // result back, when the latest of their results is. known = how many blocks from 0 on have
-    // known result times; settled[c] = the latest result of blocks 0 .. c.
-    uint64_t known = 0;
-    std::vector<Picos> settled(nblocks, 0);
+    // The window: before its k-th original (k >= W) a host needs k - W + 1 of its k blocks in
+    // flight back, i.e. the (k - W + 1)-th earliest of their result times. pending[h] holds the
+    // result times of host h's sent blocks not taken yet (kNever: not known yet); its earliest is
+    // the next one needed, because a block sent later has its result after every time taken
+    // before (they were no later than its sending).
+    std::vector<std::multiset<Picos>> pending(o.hosts);
     auto window_ok = [&](unsigned h) -> Picos {
       if (hosts[h].originals_sent() == nblocks) return kNever;
+      Picos t = 0;
+      if (o.window && hosts[h].originals_sent() >= o.window) t = *pending[h].begin();
       const uint64_t b = hosts[h].next_block();
-      if (b < o.window) return 0;
-      return b - o.window < known ? settled[b - o.window] : kNever;
+      if (states && b >= states) t = std::max(t, result[b - states]);  // the state's previous block
+      return t;
     };
     for (;;) {
       unsigned pick = o.hosts;
@@ -234,14 +250,21 @@ std::vector<std::vector<SendEvent>> schedule_hosts(const AllreduceGenOptions& o,
       if (all_done) break;
       if (pick == o.hosts)
         throw InputError("allreduce generator: window " + std::to_string(o.window) + ": every host waits for results");
+      const bool window_bound = o.window && hosts[pick].originals_sent() >= o.window;
       const SendEvent ev = hosts[pick].step(window_ok(pick));  // the earliest transmission of any host
+      if (ev.kind == SendKind::kOriginal) {
+        if (window_bound) pending[pick].erase(pending[pick].begin());
+        pending[pick].insert(kNever);
+      }
       if (!ev.lost && ev.kind != SendKind::kDuplicate && !counted[pick][ev.block]) {
         counted[pick][ev.block] = true;
         last_arrival[ev.block] = std::max(last_arrival[ev.block], add_time(ev.time, ev.wire));
         if (++arrived[ev.block] == o.hosts) {
           result[ev.block] = add_time(last_arrival[ev.block], o.result_latency);
-          for (; known < nblocks && result[known] != kNever; ++known)
-            settled[known] = std::max(known ? settled[known - 1] : 0, result[known]);
+          for (auto& p : pending) {  // every host has the block pending: its time is known now
+            p.erase(p.find(kNever));
+            p.insert(result[ev.block]);
+          }
         }
       }
     }

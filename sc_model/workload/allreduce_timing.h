@@ -25,13 +25,20 @@ constexpr uint64_t kDupStream = 0x64757073;
 // s = mix(mix(seed ^ tag) + host) and mix is the splitmix64 finalizer of the element values.
 uint64_t timing_draw(uint64_t seed, uint64_t tag, unsigned host, uint64_t n);
 
+// The groups hosts stagger within, for a window of W blocks in flight and T block states (either
+// 0: none): G = min(W, max(1, T / 2)), or W without states, or max(1, T / 2) without a window; 0
+// (no groups) without either. Groups must be at most W so that a host can send a whole group;
+// at most T / 2 so that the block a state had before (T back, two groups) is sent a group
+// earlier and a group can go while the one before is reduced (groups of T would make hosts
+// stop at every group until it was reduced).
+uint64_t stagger_group(unsigned window, unsigned states);
+
 // The block a host sends k-th (k = 0 .. nblocks-1): k, or with staggering
-// (host * nblocks / hosts + k) mod nblocks. With a window W, staggering happens within each group
-// of W consecutive blocks (g W .. g W + n - 1, n = W or what is left):
-// g W + (host * W / hosts + k mod W) mod n, so that the blocks a host has in flight are the
-// group's and every group can complete.
+// (host * nblocks / hosts + k) mod nblocks. With groups of G blocks (see stagger_group; G = 0 or
+// G >= nblocks: one group) staggering happens within each group (g G .. g G + n - 1, n = G or
+// what is left): g G + (host * G / hosts + k mod G) mod n, so every group can complete.
 uint64_t block_sent_at(bool stagger, unsigned host, unsigned hosts, uint64_t nblocks, uint64_t k,
-                       unsigned window = 0);
+                       uint64_t group = 0);
 
 // Exponential variate with mean `mean` ps from a uniform 64-bit draw x: -mean * ln(1 - x/2^64),
 // rounded to the nearest picosecond, in integer fixed-point arithmetic (identical on every
@@ -54,9 +61,9 @@ bool send_duplicated(uint64_t seed, unsigned host, uint64_t block, double p);
 
 // Every transmission of every host (by host, each in send order). wire_full is the wire time of a
 // full block's frame, wire_last that of the last block (which may be shorter). Without a window
-// hosts are independent; with one, a host's original packet for block b waits until the results of
-// blocks 0 .. b - window are back (a sliding window). Throws InputError when a time overflows
-// 64-bit picoseconds.
+// hosts are independent; with one, a host's next original packet waits until fewer than `window`
+// of its blocks are in flight, and the one for block b until block b - T's result is back (T =
+// o.states, or the window). Throws InputError when a time overflows 64-bit picoseconds.
 std::vector<std::vector<SendEvent>> schedule_hosts(const AllreduceGenOptions& o, uint64_t nblocks, Picos wire_full,
                                                    Picos wire_last);
 

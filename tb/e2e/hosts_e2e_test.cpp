@@ -38,19 +38,22 @@ TEST(E2EHosts, WindowIsNeverExceededAndEveryResultIsRight) {
   }
 }
 
-TEST(E2EHosts, TheWindowSlidesSoBlocksSharingAStateNeverOverlap) {
+TEST(E2EHosts, BlocksSharingAStateNeverOverlap) {
   // 4 clusters x 1 state: blocks b and b + 4 share a block state. Results come back out of order
   // (blocks live on different clusters), so a host that only counted its blocks in flight would
   // send b + 4 while b is still open at the switch, which drops one of them (window_exceeded, or
-  // a late b taken for a stale duplicate). The sliding window sends b + 4 only after blocks
-  // 0 .. b are done, in block order and staggered alike; nothing is ever sent twice.
+  // a late b taken for a stale duplicate). A host sends b + 4 only once b is done, in block
+  // order and staggered alike, with a window of 4 blocks or of 8 (more than the states);
+  // nothing is ever sent twice.
   ScratchDir dir;
-  for (const char* stagger : {"false", "true"}) {
+  for (const char* opts : {"--hosts.window 4 --hosts.stagger false", "--hosts.window 4 --hosts.stagger true",
+                           "--hosts.window 8 --hosts.stagger true"}) {
     for (const char* model : {"native", "iss"}) {
+      const std::string stagger = opts;
       const auto s = run_hosts(dir,
-                               std::string("--flare.ports 0-7 --hosts.bytes 64KiB --hosts.window 4 --flare.buffers 1 "
-                                           "--hosts.timeout_ns 10000000 --hosts.stagger ") +
-                                   stagger + " --hpu.model " + model);
+                               std::string("--flare.ports 0-7 --hosts.bytes 64KiB --flare.buffers 1 "
+                                           "--hosts.timeout_ns 10000000 ") +
+                                   opts + " --hpu.model " + model);
       const auto& outcomes = s["handlers"]["flare_dense"]["outcomes"];
       EXPECT_EQ(outcomes.value("window_exceeded", 0), 0) << model << " stagger " << stagger;
       EXPECT_EQ(outcomes.value("duplicate", 0), 0) << model << " stagger " << stagger;
@@ -60,6 +63,7 @@ TEST(E2EHosts, TheWindowSlidesSoBlocksSharingAStateNeverOverlap) {
       EXPECT_EQ(s["hosts"]["sends"], 8 * 64) << model << " stagger " << stagger;
       EXPECT_LE(s["hosts"]["max_in_flight"], 4) << model << " stagger " << stagger;
       EXPECT_EQ(s["handlers"]["flare_dense"]["blocks"]["max_open"], 4) << model << " stagger " << stagger;
+      EXPECT_EQ(s["handlers"]["flare_dense"]["blocks"]["open_at_end"], 0) << model << " stagger " << stagger;
     }
   }
 }

@@ -394,64 +394,77 @@ TEST(AllreduceGenOptions, WindowHoldsTheNextBlockUntilAResultIsBack) {
   }
 }
 
-TEST(AllreduceGenOptions, TheWindowSlidesAndNoHostEverHasMoreBlocksInFlight) {
+TEST(AllreduceGenOptions, WindowAndStatesHoldEachOriginalExactlyAsLongAsNeeded) {
   // With staggering, gaps, losses and duplicates: recompute from the sends when each block's
   // result is back (result_latency after the last host's first delivered send of it has left the
-  // wire) and count, at each original send, the host's blocks sent before it whose result is
-  // not back yet. Also the staggered order within each group of W blocks.
-  for (unsigned window : {1u, 3u, 8u}) {
-    AllreduceGenOptions o = opts(5, 40 << 10, 1024);  // 40 blocks: groups of W, the last shorter
+  // wire). Each original leaves exactly when the last of these allows it: the host's wire is
+  // free (the end of its previous transmission of any kind, plus the gap drawn for this
+  // original); fewer than W of the host's blocks are in flight; block b - T's result is back
+  // (T = states, or W). Also the staggered order within groups of min(W, max(1, T / 2)) blocks.
+  const std::vector<std::pair<unsigned, unsigned>> cases = {{1, 0}, {3, 0}, {6, 0}, {8, 0}, {3, 12}, {8, 16}, {0, 6}};
+  for (const auto& [window, states] : cases) {
+    AllreduceGenOptions o = opts(5, 40 << 10, 1024);  // 40 blocks: groups of G, the last shorter
     o.window = window;
+    o.states = states;
     o.stagger = true;
     o.mean_gap = 50000;
     o.loss = 0.1;
     o.timeout = 3000000;
     o.duplicate = 0.1;
     o.result_latency = 2000000;
-    o.seed = 9 + window;
+    o.seed = 9 + window + states;
+    const std::string where = "window " + std::to_string(window) + " states " + std::to_string(states);
     const AllreduceWorkload w = generate_allreduce(o);
-    const uint64_t nb = 40;
+    const uint64_t nb = 40, T = states ? states : window;
+    const uint64_t G = window ? std::min<uint64_t>(window, std::max<uint64_t>(1, T / 2)) : std::max<uint64_t>(1, T / 2);
     std::map<std::pair<unsigned, uint32_t>, Picos> first_arrival;  // (host, block) -> end of first delivered send
     for (const SendEvent& s : w.sends)
       if (!s.lost && s.kind != SendKind::kDuplicate && !first_arrival.count({s.host, s.block}))
         first_arrival[{s.host, s.block}] = s.time + s.wire;
     std::vector<Picos> result(nb, 0);
     for (const auto& [key, t] : first_arrival) result[key.second] = std::max(result[key.second], t + o.result_latency);
-    ASSERT_EQ(first_arrival.size(), size_t(5 * nb));
-    // The window slides over block ids: block b leaves when the host's wire is free (the end of
-    // its previous transmission of any kind, plus the gap drawn for this original) or when the
-    // last result of blocks 0 .. b - W is back, whichever is later; never earlier, never later.
+    ASSERT_EQ(first_arrival.size(), size_t(5 * nb)) << where;
     for (unsigned h = 0; h < 5; ++h) {
       Picos free = 0;
-      uint64_t k = 0;
+      std::vector<uint32_t> sent;  // originals so far, in order
       for (const SendEvent& s : w.sends) {
         if (s.host != h) continue;
         if (s.kind == SendKind::kOriginal) {
-          Picos window_ok = 0;
-          for (uint64_t c = 0; c + window <= s.block; ++c) window_ok = std::max(window_ok, result[c]);
+          const uint64_t k = sent.size();
           const Picos gap = k ? host_gap(o.seed, h, k, o.mean_gap) : 0;
-          EXPECT_EQ(s.time, std::max(free + gap, window_ok)) << "host " << h << " block " << s.block << " window " << window;
-          ++k;
+          Picos count_ok = 0;  // fewer than W in flight from the (k - W + 1)-th earliest result on
+          if (window && k >= window) {
+            std::vector<Picos> r;
+            for (uint32_t b : sent) r.push_back(result[b]);
+            std::sort(r.begin(), r.end());
+            count_ok = r[k - window];
+          }
+          const Picos state_ok = s.block >= T ? result[s.block - T] : 0;
+          EXPECT_EQ(s.time, std::max({free + gap, count_ok, state_ok})) << where << " host " << h << " block " << s.block;
+          unsigned open = 0;
+          for (uint32_t b : sent)
+            if (result[b] > s.time) ++open;
+          if (window) EXPECT_LT(open, window) << where << " host " << h << " block " << s.block;
+          // k-th original: group g = k / G of n = min(G, 40 - g G) blocks, rotated by h G / 5.
+          const uint64_t g = k / G * G, n = std::min<uint64_t>(G, nb - g);
+          EXPECT_EQ(s.block, g + (uint64_t(h) * G / 5 + k % G) % n) << where << " host " << h << " k " << k;
+          sent.push_back(s.block);
         }
         free = s.time + s.wire;
       }
-    }
-    for (unsigned h = 0; h < 5; ++h) {
-      std::vector<uint32_t> sent;
-      for (const SendEvent& s : w.sends) {
-        if (s.host != h || s.kind != SendKind::kOriginal) continue;
-        unsigned open = 0;
-        for (uint32_t b : sent)
-          if (result[b] > s.time) ++open;
-        EXPECT_LT(open, window) << "host " << h << " block " << s.block << " window " << window;
-        // k-th original: group g = k / W of n = min(W, 40 - g W) blocks, rotated by h W / 5.
-        const uint64_t k = sent.size(), g = k / window * window, n = std::min<uint64_t>(window, nb - g);
-        EXPECT_EQ(s.block, g + (uint64_t(h) * window / 5 + k % window) % n) << "host " << h << " k " << k;
-        sent.push_back(s.block);
-      }
-      EXPECT_EQ(sent.size(), nb);
+      EXPECT_EQ(sent.size(), nb) << where;
     }
   }
+}
+
+TEST(AllreduceGenOptions, StaggerGroups) {
+  EXPECT_EQ(stagger_group(0, 0), 0u);     // one group: the whole allreduce
+  EXPECT_EQ(stagger_group(8, 0), 8u);     // the window
+  EXPECT_EQ(stagger_group(8, 8), 4u);     // half the states
+  EXPECT_EQ(stagger_group(8, 64), 8u);
+  EXPECT_EQ(stagger_group(0, 10), 5u);
+  EXPECT_EQ(stagger_group(1, 1), 1u);
+  EXPECT_EQ(stagger_group(0, 1), 1u);
 }
 
 }  // namespace
