@@ -67,6 +67,10 @@ int cmd_run(const std::vector<std::string>& args) {
        "pcap/pcapng timestamps: relative (time 0 = the capture's first packet) or absolute")
       ("trace-insn", po::value<std::string>(), "instruction trace of every handler run (needs --hpu.model iss)")
       ("chrome-trace", po::value<std::string>(), "Chrome/Perfetto trace-event JSON: one track per HPU, one slice per handler run")
+      ("rtl", po::value<std::string>(),
+       "blocks to simulate as Verilated RTL instead of their SystemC twins: a comma-separated list of pkt_sched, "
+       "cluster_sched, crc32, or all (results are the same; see docs/RTL.md)")
+      ("vcd", po::value<std::string>(), "VCD waveforms of the Verilated blocks (needs --rtl), for GTKWave")
       ("quiet,q", "print no summary");
   po::options_description all;
   all.add(run_opts).add(config_options_description());
@@ -101,6 +105,11 @@ int cmd_run(const std::vector<std::string>& args) {
   req.progress = isatty(2);
   if (vm.count("chrome-trace")) req.chrome_trace_path = vm["chrome-trace"].as<std::string>();
   if (vm.count("trace-insn")) req.insn_trace_path = vm["trace-insn"].as<std::string>();
+  if (vm.count("rtl")) req.cfg.rtl = parse_rtl_blocks(vm["rtl"].as<std::string>());
+  if (vm.count("vcd")) {
+    if (!req.cfg.rtl.any()) throw InputError("--vcd: no block runs as RTL (add --rtl pkt_sched,cluster_sched,crc32)");
+    req.cfg.rtl.vcd = vm["vcd"].as<std::string>();
+  }
 
   Expected expected;
   if (vm.count("verify")) expected = read_expected(vm["verify"].as<std::string>());  // fail before running

@@ -327,4 +327,21 @@ nlohmann::json config_to_json(const Config& cfg) {
   return j;
 }
 
+RtlChoice parse_rtl_blocks(const std::string& list) {
+  RtlChoice r;
+  std::istringstream in(list);
+  for (std::string raw; std::getline(in, raw, ',');) {
+    const std::string b = trim(raw);
+    if (b == "pkt_sched") r.pkt_sched = true;
+    else if (b == "cluster_sched") r.cluster_sched = true;
+    else if (b == "crc32") r.crc32 = true;
+    else if (b == "all") r.pkt_sched = r.cluster_sched = r.crc32 = true;
+    else if (b == "none" || b.empty()) continue;
+    else
+      throw InputError("--rtl: unknown block '" + b + "': expected a comma-separated list of pkt_sched, cluster_sched, "
+                       "crc32, or all, or none");
+  }
+  return r;
+}
+
 }  // namespace fs

@@ -109,6 +109,17 @@ struct HostsConfig {
   double loss = 0;                // probability that a host's send is lost on its link
 };
 
+// Which blocks run as Verilated RTL instead of their SystemC twins (run --rtl, --vcd). Not a
+// configuration key: the twins make the same decisions, so results do not depend on it, and the
+// stats (which echo the keys) are the same either way.
+struct RtlChoice {
+  bool pkt_sched = false, cluster_sched = false, crc32 = false;
+  std::string vcd;  // waveform file of the Verilated blocks ("" = none)
+  bool any() const { return pkt_sched || cluster_sched || crc32; }
+};
+// Parses a comma-separated list of pkt_sched, cluster_sched, crc32 (or "all", or "none").
+RtlChoice parse_rtl_blocks(const std::string& list);
+
 struct Config {
   uint64_t seed = 1;
   PortsConfig ports;
@@ -122,6 +133,7 @@ struct Config {
   CommandConfig command;
   FlareConfig flare;
   HostsConfig hosts;
+  RtlChoice rtl;  // not a key (see RtlChoice)
 };
 
 // One configuration key: its name, one-line doc, and how to read and show its value.

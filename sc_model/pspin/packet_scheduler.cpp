@@ -13,34 +13,40 @@ PacketScheduler::Policy PacketScheduler::parse_policy(const std::string& name) {
 
 PacketScheduler::PacketScheduler(sc_core::sc_module_name name, Policy policy, unsigned clusters,
                                  unsigned hpus_per_cluster, unsigned subset, Picos latency,
-                                 std::function<void(Task)> dispatch)
+                                 std::function<void(Task)> dispatch, std::unique_ptr<PktSchedCore> core)
     : sc_core::sc_module(name),
-      policy_(policy),
-      clusters_(clusters),
-      subsets_per_cluster_(hpus_per_cluster / subset),
-      outstanding_(clusters, 0),
+      core_(core ? std::move(core) : std::make_unique<PktSchedModel>()),
+      policy_hier_(policy == Policy::kHierFcfs),
       assigned_(clusters, 0),
       dispatch_(std::move(dispatch)),
-      stage_("stage", latency, [this](PacketPtr p) { dispatch_(place(std::move(p))); }) {}
+      stage_("stage", latency, [this](PacketPtr p) { dispatch_(place(std::move(p))); }) {
+  PktSchedConfig c;
+  c.clusters = clusters;
+  c.hier = policy == Policy::kHierFcfs;
+  c.subsets = c.hier ? hpus_per_cluster / subset : 1;
+  core_->reset(c);
+}
 
 void PacketScheduler::accept(PacketPtr p) { stage_.push(std::move(p)); }
 
+void PacketScheduler::done(unsigned cluster) {
+  PktSchedIn in;
+  in.done_valid = true;
+  in.done_cluster = uint16_t(cluster);
+  core_->tick(in);
+}
+
 Task PacketScheduler::place(PacketPtr p) {
+  PktSchedIn in;
+  in.req_valid = true;
+  in.req_block = p->block_id;
+  const PktSchedOut out = core_->tick(in);
+  if (!out.grant_valid)
+    throw SimError(std::string(name()) + ": a cluster has " + std::to_string(PktSchedCore::kCountMax) +
+                   " outstanding tasks; the scheduler counts no more");
   Task t;
-  if (policy_ == Policy::kFcfs) {
-    unsigned best = next_;
-    for (unsigned i = 0; i < clusters_; ++i) {
-      const unsigned c = (next_ + i) % clusters_;
-      if (outstanding_[c] < outstanding_[best]) best = c;
-    }
-    t.cluster = best;
-    next_ = (best + 1) % clusters_;
-  } else {
-    const uint64_t subset = p->block_id % (uint64_t(clusters_) * subsets_per_cluster_);
-    t.cluster = unsigned(subset % clusters_);
-    t.subset = int(subset / clusters_);
-  }
-  ++outstanding_[t.cluster];
+  t.cluster = out.grant_cluster;
+  t.subset = policy_hier_ ? int(out.grant_subset) : -1;
   ++assigned_[t.cluster];
   t.pkt = std::move(p);
   return t;

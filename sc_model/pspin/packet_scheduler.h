@@ -1,15 +1,19 @@
 // The global packet scheduler: picks the cluster (and, under hier-fcfs, the subset of HPUs)
-// for each matched packet. fcfs: the cluster with the fewest outstanding tasks, round robin on
-// ties. hier-fcfs: every packet of a block goes to the same subset of S HPUs; subsets are
-// numbered so that consecutive blocks land on consecutive clusters (block b -> subset
+// for each matched packet, after `latency`. The decisions are its core's (pkt_sched_core.h): the
+// C++ model, or the Verilated RTL with --rtl pkt_sched; the core is ticked once per event (a
+// finished task, a packet to place). fcfs: the cluster with the fewest outstanding tasks, round
+// robin on ties. hier-fcfs: every packet of a block goes to the same subset of S HPUs; subsets
+// are numbered so that consecutive blocks land on consecutive clusters (block b -> subset
 // b mod (clusters * hpus/S), cluster = subset mod clusters), so block b's home cluster is always
 // b mod clusters, where handlers keep its state.
 #pragma once
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "common/delay_line.h"
+#include "pspin/pkt_sched_core.h"
 #include "pspin/task.h"
 #include "switch/packet_sink.h"
 
@@ -21,21 +25,21 @@ class PacketScheduler : public sc_core::sc_module, public PacketSinkIf {
   static Policy parse_policy(const std::string& name);  // throws InputError
 
   PacketScheduler(sc_core::sc_module_name name, Policy policy, unsigned clusters, unsigned hpus_per_cluster,
-                  unsigned subset, Picos latency, std::function<void(Task)> dispatch);
+                  unsigned subset, Picos latency, std::function<void(Task)> dispatch,
+                  std::unique_ptr<PktSchedCore> core = nullptr);  // nullptr: the C++ model
 
   void accept(PacketPtr p) override;
   // Decides where a packet goes and counts it as outstanding there.
   Task place(PacketPtr p);
   // A task on `cluster` finished.
-  void done(unsigned cluster) { --outstanding_[cluster]; }
+  void done(unsigned cluster);
 
   const std::vector<uint64_t>& assigned() const { return assigned_; }
 
  private:
-  Policy policy_;
-  unsigned clusters_, subsets_per_cluster_;
-  unsigned next_ = 0;  // round-robin start for ties
-  std::vector<uint64_t> outstanding_, assigned_;
+  std::unique_ptr<PktSchedCore> core_;
+  bool policy_hier_;
+  std::vector<uint64_t> assigned_;
   std::function<void(Task)> dispatch_;
   DelayLine<PacketPtr> stage_;
 };

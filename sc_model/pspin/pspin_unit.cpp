@@ -5,11 +5,20 @@
 
 #include "common/errors.h"
 #include "pspin/iss_engine.h"
+#include "rtl_bridge/pkt_sched_rtl.h"
 
 namespace fs {
 
+namespace {
+std::unique_ptr<PktSchedCore> pkt_sched_core(const Config& cfg, RtlContext* rtl) {
+  if (!cfg.rtl.pkt_sched) return nullptr;  // the C++ model
+  if (!rtl) throw SimError("--rtl pkt_sched: no RTL context");
+  return std::make_unique<PktSchedRtl>(*rtl);
+}
+}  // namespace
+
 PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std::vector<int>& installed,
-                     DropLedger& drops)
+                     DropLedger& drops, RtlContext* rtl)
     : sc_core::sc_module(name),
       in("in"),
       clock_(Clock::from_ghz(cfg.pspin.clock_ghz)),
@@ -18,7 +27,7 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
       buffer_("packet_buffer", cfg.packet_buffer.bytes, drops),
       scheduler_("packet_scheduler", PacketScheduler::parse_policy(cfg.scheduler.policy), cfg.pspin.clusters,
                  cfg.pspin.hpus_per_cluster, cfg.scheduler.subset, clock_.cycles_ps(cfg.scheduler.latency_cycles),
-                 [this](Task t) { clusters_[t.cluster]->submit(std::move(t)); }),
+                 [this](Task t) { clusters_[t.cluster]->submit(std::move(t)); }, pkt_sched_core(cfg, rtl)),
       commands_("command_unit", clock_.cycles_ps(cfg.command.latency_cycles)) {
   if (cfg.hpu.model == "iss") {
     auto iss = std::make_unique<IssEngine>(cfg, uint32_t(Cluster::l1_state_bytes(cfg)));

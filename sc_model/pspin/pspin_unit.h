@@ -17,6 +17,7 @@
 #include "pspin/interleaver.h"
 #include "pspin/packet_buffer.h"
 #include "pspin/packet_scheduler.h"
+#include "rtl_bridge/rtl_context.h"
 
 namespace fs {
 
@@ -59,7 +60,9 @@ class PspinUnit : public sc_core::sc_module {
   sc_core::sc_export<PacketSinkIf> in;
 
   // `installed` lists the handler sets (indices into handler_sets()) the control plane installs.
-  PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std::vector<int>& installed, DropLedger& drops);
+  // rtl: the Verilated blocks' context when cfg.rtl chooses any (else unused).
+  PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std::vector<int>& installed, DropLedger& drops,
+            RtlContext* rtl = nullptr);
 
   PacketBuffer& packet_buffer() { return buffer_; }
   PacketScheduler& scheduler() { return scheduler_; }

@@ -15,11 +15,12 @@ Switch::Switch(sc_core::sc_module_name name, const Config& cfg) : sc_core::sc_mo
     if (std::find(installed.begin(), installed.end(), r.handler_set) == installed.end())
       installed.push_back(r.handler_set);
   const int default_port = cfg_.routing.default_route == "drop" ? -1 : std::stoi(cfg_.routing.default_route);
+  if (cfg_.rtl.any()) rtl_ = std::make_unique<RtlContext>(cfg_.rtl.vcd);
 
   parser_ = std::make_unique<Parser>("parser", std::move(rules), clock.cycles_ps(cfg_.parser.latency_cycles), drops);
   router_ = std::make_unique<Router>("router", parse_routes(cfg_.routing.routes, cfg_.ports.count), default_port,
                                      clock.cycles_ps(cfg_.routing.latency_cycles), drops);
-  pspin_ = std::make_unique<PspinUnit>("pspin", cfg_, installed, drops);
+  pspin_ = std::make_unique<PspinUnit>("pspin", cfg_, installed, drops, rtl_.get());
   for (unsigned p = 0; p < cfg_.ports.count; ++p) {
     ingress_.push_back(std::make_unique<IngressPort>(("ingress" + std::to_string(p)).c_str(), p, cfg_.ports.gbps,
                                                      cfg_.ports.wire_overhead));

@@ -7,6 +7,7 @@
 
 #include "common/config.h"
 #include "pspin/pspin_unit.h"
+#include "rtl_bridge/rtl_context.h"
 #include "switch/egress_port.h"
 #include "switch/ingress_port.h"
 #include "switch/parser.h"
@@ -40,6 +41,7 @@ class Switch : public sc_core::sc_module {
 
   Config cfg_;
   std::vector<PacketPtr> replay_;  // trace packets by received time
+  std::unique_ptr<RtlContext> rtl_;  // the Verilated blocks' context (--rtl); outlives them
   std::vector<std::unique_ptr<IngressPort>> ingress_;
   std::vector<std::unique_ptr<EgressPort>> egress_;
   std::unique_ptr<Parser> parser_;

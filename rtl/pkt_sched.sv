@@ -1,0 +1,98 @@
+// Global packet scheduler of the PsPIN unit: picks the cluster (and, under hier-fcfs, the subset
+// of HPUs) for each packet the parser matched. Twin of PktSchedModel (sc_model/pspin/
+// pkt_sched_core.*), the decision core of the SystemC packet scheduler; both make the same
+// decision in the same cycle.
+//
+// Each cycle the block takes at most one finished task (done_valid, done_cluster) and at most one
+// packet to place (req_valid, req_block). The finished task is counted first, so a packet placed
+// in the same cycle sees its cluster one task emptier. The decision is registered: grant_* hold
+// it for the cycle after the clock edge.
+//   fcfs:      the cluster with the fewest outstanding tasks; ties go to the first one in
+//              round-robin order from the cluster after the previous grant.
+//   hier-fcfs: every packet of a block goes to one subset of HPUs: subset s = block mod
+//              (clusters * subsets), cluster s mod clusters, subset index s / clusters.
+// A finished task on a cluster with none outstanding is ignored (the switch never sends one). A
+// packet whose cluster is at the counter's maximum is not placed: req_ready is low and the
+// sender holds it (back-pressure).
+module pkt_sched #(
+    parameter int MAX_CLUSTERS = 64,  // the largest cfg_clusters, 1 .. 255
+    parameter int COUNT_W      = 16   // outstanding tasks per cluster: 0 .. 2^COUNT_W - 1
+) (
+    input  logic        clk,
+    input  logic        rst,           // synchronous, active high
+    input  logic [7:0]  cfg_clusters,  // 1 .. MAX_CLUSTERS
+    input  logic        cfg_hier,      // 0: fcfs, 1: hier-fcfs
+    input  logic [7:0]  cfg_subsets,   // hier-fcfs: subsets per cluster, 1 .. 255
+    input  logic        done_valid,
+    input  logic [7:0]  done_cluster,
+    input  logic        req_valid,
+    input  logic [31:0] req_block,
+    output logic        req_ready,     // the packet can be placed this cycle
+    output logic        grant_valid,
+    output logic [7:0]  grant_cluster,
+    output logic [7:0]  grant_subset
+);
+  localparam logic [COUNT_W-1:0] COUNT_MAX = {COUNT_W{1'b1}};
+  localparam int IDX_W = $clog2(MAX_CLUSTERS > 1 ? MAX_CLUSTERS : 2);  // index bits of the counters
+
+  logic [COUNT_W-1:0] outstanding [MAX_CLUSTERS];
+  logic [7:0]         next_rr;
+
+  // Counts after this cycle's finished task.
+  logic [COUNT_W-1:0] counts [MAX_CLUSTERS];
+  always_comb begin
+    for (int c = 0; c < MAX_CLUSTERS; c++) begin
+      counts[c] = outstanding[c];
+      if (done_valid && int'(done_cluster) == c && outstanding[c] != '0) counts[c] = outstanding[c] - 1'b1;
+    end
+  end
+
+  // fcfs: the least loaded cluster, scanning from next_rr.
+  logic [7:0] fcfs_pick;
+  always_comb begin
+    logic [7:0] idx;
+    fcfs_pick = next_rr;
+    idx = next_rr;
+    for (int i = 1; i < MAX_CLUSTERS; i++) begin
+      if (i < int'(cfg_clusters)) begin
+        idx = idx + 8'd1 == cfg_clusters ? 8'd0 : idx + 8'd1;
+        if (counts[idx[IDX_W-1:0]] < counts[fcfs_pick[IDX_W-1:0]]) fcfs_pick = idx;
+      end
+    end
+  end
+
+  // hier-fcfs: the block's subset.
+  logic [7:0] hier_cluster, hier_subset;
+  always_comb begin
+    logic [31:0] clusters, subset_all;
+    clusters     = {24'd0, cfg_clusters == 8'd0 ? 8'd1 : cfg_clusters};
+    subset_all   = req_block % (clusters * {24'd0, cfg_subsets == 8'd0 ? 8'd1 : cfg_subsets});
+    hier_cluster = 8'(subset_all % clusters);
+    hier_subset  = 8'(subset_all / clusters);
+  end
+
+  logic [7:0] pick;
+  assign pick      = cfg_hier ? hier_cluster : fcfs_pick;
+  assign req_ready = counts[pick[IDX_W-1:0]] != COUNT_MAX;
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      for (int c = 0; c < MAX_CLUSTERS; c++) outstanding[c] <= '0;
+      next_rr       <= '0;
+      grant_valid   <= 1'b0;
+      grant_cluster <= '0;
+      grant_subset  <= '0;
+    end else begin
+      for (int c = 0; c < MAX_CLUSTERS; c++) begin
+        if (req_valid && req_ready && int'(pick) == c) outstanding[c] <= counts[c] + 1'b1;
+        else outstanding[c] <= counts[c];
+      end
+      grant_valid <= req_valid && req_ready;
+      if (req_valid && req_ready) begin
+        grant_cluster <= pick;
+        grant_subset  <= cfg_hier ? hier_subset : 8'd0;
+        if (!cfg_hier) next_rr <= pick + 8'd1 == cfg_clusters ? 8'd0 : pick + 8'd1;
+      end
+    end
+  end
+endmodule

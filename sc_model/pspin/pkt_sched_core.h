@@ -1,0 +1,59 @@
+// The global packet scheduler's decision core, one clock cycle at a time: the interface that both
+// the C++ model (PktSchedModel, here) and the Verilated RTL (rtl/pkt_sched.sv, driven by
+// rtl_bridge/pkt_sched_rtl.*) implement, so that the SystemC PacketScheduler can use either and
+// the two can be run in lockstep. The policies are described in rtl/pkt_sched.sv.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace fs {
+
+struct PktSchedConfig {
+  unsigned clusters = 4;  // 1 .. 65535 (the RTL: 1 .. 64)
+  bool hier = false;      // hier-fcfs (else fcfs)
+  unsigned subsets = 1;   // hier-fcfs: subsets of HPUs per cluster, 1 .. 255
+};
+
+// One cycle's inputs: at most one finished task and at most one packet to place.
+struct PktSchedIn {
+  bool done_valid = false;
+  uint16_t done_cluster = 0;
+  bool req_valid = false;
+  uint32_t req_block = 0;
+};
+
+// req_ready: before the clock edge (the packet can be placed); grant_*: after it.
+struct PktSchedOut {
+  bool req_ready = false;
+  bool grant_valid = false;
+  uint16_t grant_cluster = 0, grant_subset = 0;
+  bool operator==(const PktSchedOut& o) const {
+    return req_ready == o.req_ready && grant_valid == o.grant_valid && grant_cluster == o.grant_cluster &&
+           grant_subset == o.grant_subset;
+  }
+};
+
+class PktSchedCore {
+ public:
+  static constexpr unsigned kMaxClusters = 64;  // what the RTL block supports
+  static constexpr unsigned kCountMax = 0xFFFF;  // outstanding tasks a cluster can count
+  virtual ~PktSchedCore() = default;
+  // Synchronous reset with this configuration (one clock cycle).
+  virtual void reset(const PktSchedConfig& cfg) = 0;
+  // One clock cycle.
+  virtual PktSchedOut tick(const PktSchedIn& in) = 0;
+};
+
+class PktSchedModel : public PktSchedCore {
+ public:
+  void reset(const PktSchedConfig& cfg) override;
+  PktSchedOut tick(const PktSchedIn& in) override;
+
+ private:
+  PktSchedConfig cfg_;
+  std::vector<uint32_t> outstanding_ = std::vector<uint32_t>(1, 0);
+  unsigned next_ = 0;
+  PktSchedOut out_;  // the registered outputs
+};
+
+}  // namespace fs

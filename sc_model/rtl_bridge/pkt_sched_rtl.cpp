@@ -1,0 +1,59 @@
+// Drives the Verilated packet scheduler one clock cycle per tick (see pkt_sched_rtl.h).
+#include "rtl_bridge/pkt_sched_rtl.h"
+
+#include <Vpkt_sched.h>
+#include <verilated_vcd_c.h>
+
+#include "common/errors.h"
+#include "common/sc_time_util.h"
+#include "rtl_bridge/rtl_context.h"
+
+namespace fs {
+
+PktSchedRtl::PktSchedRtl(RtlContext& rtl) : rtl_(rtl), m_(std::make_unique<Vpkt_sched>(rtl.context(), "pkt_sched")) {
+  if (rtl_.vcd()) m_->trace(rtl_.vcd(), 99);
+}
+
+PktSchedRtl::~PktSchedRtl() { m_->final(); }
+
+void PktSchedRtl::clock() {
+  const uint64_t t = rtl_.stamp(now_ps());
+  m_->clk = 0;
+  m_->eval();
+  rtl_.dump(t);
+  m_->clk = 1;
+  m_->eval();
+  rtl_.dump(t + 1);
+}
+
+void PktSchedRtl::reset(const PktSchedConfig& cfg) {
+  if (cfg.clusters < 1 || cfg.clusters > kMaxClusters || cfg.subsets < 1 || cfg.subsets > 255)
+    throw InputError("rtl pkt_sched: " + std::to_string(cfg.clusters) + " clusters and " + std::to_string(cfg.subsets) +
+                     " subsets per cluster: the block supports 1 to 64 clusters and 1 to 255 subsets");
+  m_->cfg_clusters = uint8_t(cfg.clusters);
+  m_->cfg_hier = cfg.hier;
+  m_->cfg_subsets = uint8_t(cfg.subsets);
+  m_->done_valid = 0;
+  m_->req_valid = 0;
+  m_->rst = 1;
+  clock();
+  m_->rst = 0;
+}
+
+PktSchedOut PktSchedRtl::tick(const PktSchedIn& in) {
+  m_->done_valid = in.done_valid;
+  m_->done_cluster = in.done_cluster;
+  m_->req_valid = in.req_valid;
+  m_->req_block = in.req_block;
+  m_->clk = 0;
+  m_->eval();
+  PktSchedOut out;
+  out.req_ready = m_->req_ready;
+  clock();
+  out.grant_valid = m_->grant_valid;
+  out.grant_cluster = m_->grant_cluster;
+  out.grant_subset = m_->grant_subset;
+  return out;
+}
+
+}  // namespace fs

@@ -1,0 +1,41 @@
+// What the Verilated RTL twins share in a run: one VerilatedContext and, with --vcd FILE, one
+// VCD waveform file that every block's model traces into (time in picoseconds of simulated time).
+// The blocks are ticked only when they have work; a tick is two clock phases, stamped at the
+// simulated time of the work (nudged forward by a picosecond when several ticks share an
+// instant, so the waveform's time never goes back).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+class VerilatedContext;
+class VerilatedVcdC;
+
+namespace fs {
+
+class RtlContext {
+ public:
+  explicit RtlContext(std::string vcd_path = "");  // empty: no waveforms
+  ~RtlContext();
+  RtlContext(const RtlContext&) = delete;
+  RtlContext& operator=(const RtlContext&) = delete;
+
+  VerilatedContext* context() { return ctx_.get(); }
+  // The waveform every model traces into, or nullptr.
+  VerilatedVcdC* vcd() { return vcd_.get(); }
+  // Time stamps for the low and the high phase of a tick at simulated time `ps`.
+  uint64_t stamp(uint64_t ps);
+  // Writes the waveform's values at `t` (opens the file at the first dump, once every model
+  // has registered its signals).
+  void dump(uint64_t t);
+  void close();
+
+ private:
+  std::unique_ptr<VerilatedContext> ctx_;
+  std::unique_ptr<VerilatedVcdC> vcd_;
+  std::string vcd_path_;
+  bool opened_ = false;
+  uint64_t last_ = 0;
+};
+
+}  // namespace fs
