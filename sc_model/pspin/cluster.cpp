@@ -1,6 +1,7 @@
 // Cluster scheduler and L1 (see cluster.h).
 #include "pspin/cluster.h"
 
+#include <algorithm>
 #include <string>
 
 #include "common/errors.h"
@@ -17,7 +18,8 @@ uint64_t Cluster::l1_state_bytes(const Config& cfg) {
   return cfg.pspin.l1_bytes - slots;
 }
 
-Cluster::Cluster(sc_core::sc_module_name name, unsigned index, const Config& cfg, HpuServices services)
+Cluster::Cluster(sc_core::sc_module_name name, unsigned index, const Config& cfg, HpuServices services,
+                 std::unique_ptr<ClusterSchedCore> core)
     : sc_core::sc_module(name),
       index_(index),
       subset_size_(cfg.scheduler.policy == "hier-fcfs" ? cfg.scheduler.subset : cfg.pspin.hpus_per_cluster),
@@ -25,7 +27,8 @@ Cluster::Cluster(sc_core::sc_module_name name, unsigned index, const Config& cfg
       svc_(std::move(services)),
       l1_(l1_state_bytes(cfg)),
       dma_("dma", svc_.clock, cfg.dma.latency_cycles, cfg.dma.bytes_per_cycle),
-      queues_(cfg.pspin.hpus_per_cluster / subset_size_) {
+      core_(core ? std::move(core) : std::make_unique<ClusterSchedModel>()),
+      backlog_(cfg.pspin.hpus_per_cluster / subset_size_) {
   upstream_finished_ = svc_.finished;
   svc_.cluster_id = index;
   svc_.l1 = l1_.data();
@@ -33,37 +36,64 @@ Cluster::Cluster(sc_core::sc_module_name name, unsigned index, const Config& cfg
   svc_.finished = [this](Hpu& h, Task& t, HandlerRun& r, Picos s) { on_finished(h, t, r, s); };
   for (unsigned i = 0; i < cfg.pspin.hpus_per_cluster; ++i)
     hpus_.push_back(std::make_unique<Hpu>(("hpu" + std::to_string(i)).c_str(), i, svc_));
+  ClusterSchedConfig c;
+  c.hpus = cfg.pspin.hpus_per_cluster;
+  c.subset_size = subset_size_;
+  // 16-bit tags name the tasks inside the core: every FIFO full, plus one running on each HPU.
+  c.depth = unsigned(std::min<size_t>(kTaskFifoDepth, (65536 - hpus_.size()) / backlog_.size()));
+  core_->reset(c);
 }
 
 void Cluster::submit(Task t) {
   ++received;
   const size_t q = t.subset < 0 ? 0 : size_t(t.subset);
-  queues_[q].push_back(std::move(t));
+  backlog_[q].push_back(std::move(t));
   ++waiting_;
-  dispatch();
+  feed(unsigned(q));
   queued.set(now_ps(), waiting_);
 }
 
-void Cluster::dispatch() {
-  for (size_t q = 0; q < queues_.size(); ++q) {
-    const size_t first = q * subset_size_;
-    for (size_t h = first; h < first + subset_size_ && !queues_[q].empty(); ++h) {
-      if (hpus_[h]->busy()) continue;
-      // The DMA copy is reserved here, in dispatch order, so that which HPU is served first
-      // is the model's decision and not the order the kernel happens to run processes in.
-      Task& t = queues_[q].front();
-      const Picos copy_done = dma_.schedule_at(now_ps() + svc_.clock.cycles_ps(dispatch_cycles_), t.pkt->data.size());
-      if (svc_.interleaver) svc_.interleaver->expect(copy_done);
-      hpus_[h]->start(std::move(t), copy_done);
-      queues_[q].pop_front();
-      --waiting_;
+void Cluster::feed(unsigned subset) {
+  while (!backlog_[subset].empty()) {
+    ClusterSchedIn in;
+    in.push_valid = true;
+    in.push_subset = uint16_t(subset);
+    if (free_tags_.empty()) {  // tags are made as needed
+      free_tags_.push_back(uint16_t(tasks_.size()));
+      tasks_.emplace_back();
     }
+    in.push_tag = free_tags_.back();
+    tasks_[in.push_tag] = std::move(backlog_[subset].front());  // taken back below if refused
+    const ClusterSchedOut out = core_->tick(in);
+    if (!out.push_ready) {
+      backlog_[subset].front() = std::move(tasks_[in.push_tag]);
+      return;
+    }
+    free_tags_.pop_back();
+    backlog_[subset].pop_front();
+    act(out);
   }
+}
+
+void Cluster::act(const ClusterSchedOut& out) {
+  if (!out.disp_valid) return;
+  Task& t = tasks_[out.disp_tag];
+  // The DMA copy is reserved here, in dispatch order, so that which HPU is served first is the
+  // model's decision and not the order the kernel happens to run processes in.
+  const Picos copy_done = dma_.schedule_at(now_ps() + svc_.clock.cycles_ps(dispatch_cycles_), t.pkt->data.size());
+  if (svc_.interleaver) svc_.interleaver->expect(copy_done);
+  hpus_[out.disp_hpu]->start(std::move(t), copy_done);
+  free_tags_.push_back(out.disp_tag);
+  --waiting_;
+  feed(out.disp_hpu / subset_size_);  // the FIFO has room for one more
 }
 
 void Cluster::on_finished(Hpu& hpu, Task& task, HandlerRun& run, Picos started) {
   upstream_finished_(hpu, task, run, started);
-  dispatch();
+  ClusterSchedIn in;
+  in.free_valid = true;
+  in.free_hpu = uint16_t(hpu.index());
+  act(core_->tick(in));
   queued.set(now_ps(), waiting_);
 }
 

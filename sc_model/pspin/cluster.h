@@ -2,7 +2,10 @@
 // are the rest), its DMA engine, its HPUs, and the cluster scheduler that hands queued tasks to
 // free HPUs (lowest-numbered free HPU first; under hier-fcfs only the HPUs of the task's subset)
 // and reserves each task's L2->L1 copy on the DMA engine in that order (`pspin.dispatch_cycles`
-// ahead of the copy's start). Handler DMA copies (fs_dma_copy) queue on the same engine.
+// ahead of the copy's start). Handler DMA copies (fs_dma_copy) queue on the same engine. The
+// scheduler's decisions are its core's (cluster_sched_core.h): the C++ model, or the Verilated RTL
+// with --rtl cluster_sched, ticked once per event (a task arrives, an HPU finishes). The core's
+// FIFOs hold kTaskFifoDepth tasks per subset; more wait here, in order, so the depth never shows.
 #pragma once
 #include <deque>
 #include <memory>
@@ -11,6 +14,7 @@
 #include "common/config.h"
 #include "common/stats.h"
 #include "common/zeroed_memory.h"
+#include "pspin/cluster_sched_core.h"
 #include "pspin/hpu.h"
 
 namespace fs {
@@ -18,7 +22,10 @@ namespace fs {
 class Cluster : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(Cluster);
-  Cluster(sc_core::sc_module_name name, unsigned index, const Config& cfg, HpuServices services);
+  static constexpr unsigned kTaskFifoDepth = 1024;
+  // core: the scheduler's decision core (nullptr: the C++ model).
+  Cluster(sc_core::sc_module_name name, unsigned index, const Config& cfg, HpuServices services,
+          std::unique_ptr<ClusterSchedCore> core = nullptr);
 
   // A task the global scheduler placed here.
   void submit(Task t);
@@ -36,7 +43,10 @@ class Cluster : public sc_core::sc_module {
   static uint64_t l1_state_bytes(const Config& cfg);
 
  private:
-  void dispatch();
+  // Moves tasks waiting here into the core's FIFO of `subset` while it takes them.
+  void feed(unsigned subset);
+  // Acts on a core decision: starts the task on its HPU and refills that subset's FIFO.
+  void act(const ClusterSchedOut& out);
   void on_finished(Hpu& hpu, Task& task, HandlerRun& run, Picos started);
 
   unsigned index_;
@@ -46,7 +56,10 @@ class Cluster : public sc_core::sc_module {
   ZeroedMemory l1_;
   Dma dma_;
   std::vector<std::unique_ptr<Hpu>> hpus_;
-  std::vector<std::deque<Task>> queues_;  // one per subset (one in all under fcfs)
+  std::unique_ptr<ClusterSchedCore> core_;
+  std::vector<std::deque<Task>> backlog_;  // per subset: tasks the core's FIFO had no room for
+  std::vector<Task> tasks_;                // in the core, by tag
+  std::vector<uint16_t> free_tags_;
   std::function<void(Hpu&, Task&, HandlerRun&, Picos)> upstream_finished_;
   uint64_t waiting_ = 0;
 };

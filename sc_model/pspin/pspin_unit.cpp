@@ -5,6 +5,7 @@
 
 #include "common/errors.h"
 #include "pspin/iss_engine.h"
+#include "rtl_bridge/cluster_sched_rtl.h"
 #include "rtl_bridge/pkt_sched_rtl.h"
 
 namespace fs {
@@ -69,7 +70,9 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
   svc.handler_mem_size = uint32_t(handler_mem_.size());
   svc.finished = [this](Hpu& h, Task& t, HandlerRun& r, Picos s) { finished(h, t, r, s); };
   for (unsigned c = 0; c < cfg.pspin.clusters; ++c)
-    clusters_.push_back(std::make_unique<Cluster>(("cluster" + std::to_string(c)).c_str(), c, cfg, svc));
+    clusters_.push_back(std::make_unique<Cluster>(
+        ("cluster" + std::to_string(c)).c_str(), c, cfg, svc,
+        cfg.rtl.cluster_sched ? std::make_unique<ClusterSchedRtl>(*rtl, "cluster_sched" + std::to_string(c)) : nullptr));
 
   // Control plane: install the handler sets the parser rules refer to.
   const InstallTarget target{handler_mem_.data(), uint32_t(handler_mem_.size()),
