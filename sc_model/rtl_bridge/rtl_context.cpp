@@ -25,14 +25,15 @@ uint64_t RtlContext::stamp(uint64_t ps) {
   return t;
 }
 
+void RtlContext::open() {
+  if (!vcd_ || opened_) return;
+  vcd_->open(vcd_path_.c_str());
+  if (!vcd_->isOpen()) throw InputError("--vcd: cannot write '" + vcd_path_ + "'");
+  opened_ = true;
+}
+
 void RtlContext::dump(uint64_t t) {
-  if (!vcd_) return;
-  if (!opened_) {
-    vcd_->open(vcd_path_.c_str());
-    if (!vcd_->isOpen()) throw InputError("--vcd: cannot write '" + vcd_path_ + "'");
-    opened_ = true;
-  }
-  vcd_->dump(t);
+  if (opened_) vcd_->dump(t);
 }
 
 void RtlContext::close() {

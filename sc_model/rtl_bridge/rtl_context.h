@@ -25,8 +25,10 @@ class RtlContext {
   VerilatedVcdC* vcd() { return vcd_.get(); }
   // Time stamps for the low and the high phase of a tick at simulated time `ps`.
   uint64_t stamp(uint64_t ps);
-  // Writes the waveform's values at `t` (opens the file at the first dump, once every model
-  // has registered its signals).
+  // Opens the waveform file once every model has registered its signals (the models trace
+  // from their construction on; ticks before this, such as resets, are not in the file).
+  void open();
+  // Writes the waveform's values at `t` (once open).
   void dump(uint64_t t);
   void close();
 

@@ -37,6 +37,10 @@ Switch::Switch(sc_core::sc_module_name name, const Config& cfg) : sc_core::sc_mo
   }
 }
 
+void Switch::start_of_simulation() {
+  if (rtl_) rtl_->open();  // every Verilated block exists and traces by now
+}
+
 void Switch::load(const std::vector<PacketPtr>& packets) {
   std::vector<Picos> free_at(cfg_.ports.count, 0);
   replay_.clear();

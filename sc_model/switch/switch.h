@@ -38,6 +38,7 @@ class Switch : public sc_core::sc_module {
 
  private:
   void replay();
+  void start_of_simulation() override;
 
   Config cfg_;
   std::vector<PacketPtr> replay_;  // trace packets by received time
