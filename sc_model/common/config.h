@@ -24,6 +24,7 @@ struct PortsConfig {
 struct ParserConfig {
   std::string rules = "udp_dport=4950 -> flare_dense";  // ';'-separated match rules
   unsigned latency_cycles = 2;
+  std::string icrc = "check";  // RoCEv2 invariant CRC: check | off
 };
 
 struct RoutingConfig {

@@ -5,7 +5,6 @@
 #include <verilated_vcd_c.h>
 
 #include "common/errors.h"
-#include "common/sc_time_util.h"
 #include "rtl_bridge/rtl_context.h"
 
 namespace fs {
@@ -16,16 +15,6 @@ ClusterSchedRtl::ClusterSchedRtl(RtlContext& rtl, const std::string& name)
 }
 
 ClusterSchedRtl::~ClusterSchedRtl() { m_->final(); }
-
-void ClusterSchedRtl::clock() {
-  const uint64_t t = rtl_.stamp(now_ps());
-  m_->clk = 0;
-  m_->eval();
-  rtl_.dump(t);
-  m_->clk = 1;
-  m_->eval();
-  rtl_.dump(t + 1);
-}
 
 void ClusterSchedRtl::reset(const ClusterSchedConfig& cfg) {
   const unsigned size = cfg.subset_size ? cfg.subset_size : cfg.hpus;
@@ -40,7 +29,7 @@ void ClusterSchedRtl::reset(const ClusterSchedConfig& cfg) {
   m_->push_valid = 0;
   m_->free_valid = 0;
   m_->rst = 1;
-  clock();
+  rtl_.clock(*m_);
   m_->rst = 0;
 }
 
@@ -54,7 +43,7 @@ ClusterSchedOut ClusterSchedRtl::tick(const ClusterSchedIn& in) {
   m_->eval();
   ClusterSchedOut out;
   out.push_ready = m_->push_ready;
-  clock();
+  rtl_.clock(*m_);
   out.disp_valid = m_->disp_valid;
   out.disp_hpu = m_->disp_hpu;
   out.disp_tag = m_->disp_tag;

@@ -21,7 +21,6 @@ class ClusterSchedRtl : public ClusterSchedCore {
   ClusterSchedOut tick(const ClusterSchedIn& in) override;
 
  private:
-  void clock();
   RtlContext& rtl_;
   std::unique_ptr<Vcluster_sched> m_;
 };

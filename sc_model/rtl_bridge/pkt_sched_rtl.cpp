@@ -5,7 +5,6 @@
 #include <verilated_vcd_c.h>
 
 #include "common/errors.h"
-#include "common/sc_time_util.h"
 #include "rtl_bridge/rtl_context.h"
 
 namespace fs {
@@ -15,16 +14,6 @@ PktSchedRtl::PktSchedRtl(RtlContext& rtl) : rtl_(rtl), m_(std::make_unique<Vpkt_
 }
 
 PktSchedRtl::~PktSchedRtl() { m_->final(); }
-
-void PktSchedRtl::clock() {
-  const uint64_t t = rtl_.stamp(now_ps());
-  m_->clk = 0;
-  m_->eval();
-  rtl_.dump(t);
-  m_->clk = 1;
-  m_->eval();
-  rtl_.dump(t + 1);
-}
 
 void PktSchedRtl::reset(const PktSchedConfig& cfg) {
   if (cfg.clusters < 1 || cfg.clusters > kMaxClusters || cfg.subsets < 1 || cfg.subsets > 255)
@@ -36,7 +25,7 @@ void PktSchedRtl::reset(const PktSchedConfig& cfg) {
   m_->done_valid = 0;
   m_->req_valid = 0;
   m_->rst = 1;
-  clock();
+  rtl_.clock(*m_);
   m_->rst = 0;
 }
 
@@ -49,7 +38,7 @@ PktSchedOut PktSchedRtl::tick(const PktSchedIn& in) {
   m_->eval();
   PktSchedOut out;
   out.req_ready = m_->req_ready;
-  clock();
+  rtl_.clock(*m_);
   out.grant_valid = m_->grant_valid;
   out.grant_cluster = m_->grant_cluster;
   out.grant_subset = m_->grant_subset;

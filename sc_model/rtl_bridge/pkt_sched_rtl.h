@@ -19,7 +19,6 @@ class PktSchedRtl : public PktSchedCore {
   PktSchedOut tick(const PktSchedIn& in) override;
 
  private:
-  void clock();
   RtlContext& rtl_;
   std::unique_ptr<Vpkt_sched> m_;
 };

@@ -5,6 +5,7 @@
 #include <verilated_vcd_c.h>
 
 #include "common/errors.h"
+#include "common/sc_time_util.h"
 
 namespace fs {
 
@@ -24,6 +25,8 @@ uint64_t RtlContext::stamp(uint64_t ps) {
   last_ = t + 1;
   return t;
 }
+
+uint64_t RtlContext::stamp_now() { return stamp(now_ps()); }
 
 void RtlContext::open() {
   if (!vcd_ || opened_) return;

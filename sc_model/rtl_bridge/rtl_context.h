@@ -25,12 +25,28 @@ class RtlContext {
   VerilatedVcdC* vcd() { return vcd_.get(); }
   // Time stamps for the low and the high phase of a tick at simulated time `ps`.
   uint64_t stamp(uint64_t ps);
+  // The same at the current simulated time. (This header stays free of SystemC: verilated.h
+  // must come before systemc.h, or it takes the model for a SystemC one.)
+  uint64_t stamp_now();
   // Opens the waveform file once every model has registered its signals (the models trace
   // from their construction on; ticks before this, such as resets, are not in the file).
   void open();
   // Writes the waveform's values at `t` (once open).
   void dump(uint64_t t);
   void close();
+
+  // One clock cycle of a Verilated model at the current simulated time: the low phase, then the
+  // rising edge, each evaluated and written to the waveform.
+  template <class Model>
+  void clock(Model& m) {
+    const uint64_t t = stamp_now();
+    m.clk = 0;
+    m.eval();
+    dump(t);
+    m.clk = 1;
+    m.eval();
+    dump(t + 1);
+  }
 
  private:
   std::unique_ptr<VerilatedContext> ctx_;

@@ -1,13 +1,16 @@
 // The parser/matcher: validates each frame's headers (malformed frames are dropped and counted),
-// matches it against the configured rules (EtherType, IP protocol, UDP destination port) and
-// sends matching frames, tagged with their handler set and block id, to the PsPIN unit; all
-// other frames go to the routing table.
+// checks the invariant CRC of RoCEv2 frames on its CRC engine (parser.icrc; wrong: dropped as
+// icrc), matches the frame against the configured rules (EtherType, IP protocol, UDP destination
+// port) and sends matching frames, tagged with their handler set and block id, to the PsPIN unit;
+// all other frames go to the routing table.
 #pragma once
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "common/delay_line.h"
+#include "net/icrc.h"
 #include "switch/packet_sink.h"
 
 namespace fs {
@@ -29,15 +32,19 @@ class Parser : public sc_core::sc_module, public PacketSinkIf {
   sc_core::sc_port<PacketSinkIf> to_pspin;   // matched: processed by a handler
   sc_core::sc_port<PacketSinkIf> to_router;  // not matched: forwarded by the routing table
 
-  Parser(sc_core::sc_module_name name, std::vector<MatchRule> rules, Picos latency, DropLedger& drops);
+  // icrc: the CRC engine that checks RoCEv2 frames (nullptr: they are not checked).
+  Parser(sc_core::sc_module_name name, std::vector<MatchRule> rules, Picos latency, DropLedger& drops,
+         std::unique_ptr<IcrcCore> icrc = nullptr);
   void accept(PacketPtr p) override;
 
   uint64_t matched = 0, routed = 0;
+  uint64_t icrc_checked = 0, icrc_engine_cycles = 0;  // RoCEv2 frames checked, engine clock cycles
 
  private:
   void classify(PacketPtr p);
 
   std::vector<MatchRule> rules_;
+  std::unique_ptr<IcrcCore> icrc_;
   DropLedger& drops_;
   DelayLine<PacketPtr> stage_;
 };

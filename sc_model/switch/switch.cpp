@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <string>
 
+#include "rtl_bridge/icrc_rtl.h"
+
 namespace fs {
 
 Switch::Switch(sc_core::sc_module_name name, const Config& cfg) : sc_core::sc_module(name), cfg_(cfg) {
@@ -17,7 +19,15 @@ Switch::Switch(sc_core::sc_module_name name, const Config& cfg) : sc_core::sc_mo
   const int default_port = cfg_.routing.default_route == "drop" ? -1 : std::stoi(cfg_.routing.default_route);
   if (cfg_.rtl.any()) rtl_ = std::make_unique<RtlContext>(cfg_.rtl.vcd);
 
-  parser_ = std::make_unique<Parser>("parser", std::move(rules), clock.cycles_ps(cfg_.parser.latency_cycles), drops);
+  std::unique_ptr<IcrcCore> icrc;
+  if (cfg_.parser.icrc == "check") {
+    if (cfg_.rtl.crc32)
+      icrc = std::make_unique<IcrcRtl>(*rtl_);
+    else
+      icrc = std::make_unique<IcrcEngineModel>(kIcrcEngineBytesPerCycle);
+  }
+  parser_ = std::make_unique<Parser>("parser", std::move(rules), clock.cycles_ps(cfg_.parser.latency_cycles), drops,
+                                     std::move(icrc));
   router_ = std::make_unique<Router>("router", parse_routes(cfg_.routing.routes, cfg_.ports.count), default_port,
                                      clock.cycles_ps(cfg_.routing.latency_cycles), drops);
   pspin_ = std::make_unique<PspinUnit>("pspin", cfg_, installed, drops, rtl_.get());
