@@ -46,6 +46,19 @@ uint32_t crc_byte_bits(uint32_t crc, uint8_t b) {
 
 }  // namespace
 
+bool addressed_as_roce(const uint8_t* frame, size_t len) {
+  if (len < 14) return false;
+  size_t ip = 14;
+  uint16_t ethertype = be16(frame + 12);
+  if (ethertype == 0x8100 && len >= 18) {
+    ethertype = be16(frame + 16);
+    ip = 18;
+  }
+  if (ethertype != 0x0800 || len < ip + 20 || (frame[ip] >> 4) != 4 || frame[ip + 9] != 17) return false;
+  const size_t udp = ip + size_t(frame[ip] & 0xF) * 4;
+  return len >= udp + 4 && be16(frame + udp + 2) == kRoceUdpPort;
+}
+
 RoceLayout roce_layout(const uint8_t* frame, size_t len) {
   if (len < 14) not_roce("frame of " + std::to_string(len) + " bytes is shorter than an Ethernet header (14)");
   RoceLayout l;

@@ -43,6 +43,11 @@ struct RoceLayout {
 // UDP payload shorter than BTH + ICRC. Checksums are not checked (the ICRC does not cover them).
 RoceLayout roce_layout(const uint8_t* frame, size_t len);
 
+// Whether a frame is addressed as RoCEv2: Ethernet (at most one 802.1Q tag), IPv4, UDP to port
+// 4791 (the IPv4 header's IHL and protocol, and the UDP destination port, are present). Says
+// nothing about whether roce_layout accepts the rest.
+bool addressed_as_roce(const uint8_t* frame, size_t len);
+
 // The ICRC the frame should carry, computed with a table-driven CRC over a masked copy of the
 // covered bytes. Throws InputError as roce_layout does.
 uint32_t roce_icrc(const uint8_t* frame, size_t len);

@@ -79,7 +79,7 @@ void Parser::classify(PacketPtr p) {
     drops_.count("malformed");
     return;
   }
-  if (icrc_ && f.ipv4 && f.udp && f.udp_dport == kRoceUdpPort) {
+  if (icrc_ && addressed_as_roce(p->data.data(), p->data.size())) {  // VLAN-tagged too
     // The engine streams the frame as it comes in; its verdict is there with the last byte.
     try {
       uint64_t cycles = 0;
