@@ -1,8 +1,8 @@
 // The parser/matcher: validates each frame's headers (malformed frames are dropped and counted),
-// checks the invariant CRC of RoCEv2 frames (VLAN-tagged too) on its CRC engine (parser.icrc; wrong: dropped as
-// icrc), matches the frame against the configured rules (EtherType, IP protocol, UDP destination
-// port) and sends matching frames, tagged with their handler set and block id, to the PsPIN unit;
-// all other frames go to the routing table.
+// checks the invariant CRC of RoCEv2 frames (VLAN-tagged too) on its CRC engine (parser.icrc;
+// wrong: dropped as icrc), matches the frame against the configured rules (EtherType, IP
+// protocol, UDP destination port) and sends matching frames, tagged with their handler set and
+// block id, to the PsPIN unit; all other frames go to the routing table.
 #pragma once
 #include <memory>
 #include <optional>
