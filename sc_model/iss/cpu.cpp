@@ -193,7 +193,7 @@ Stop Cpu::run(uint64_t budget, uint64_t cycle_limit, const Gates& gates) {
     auto tell_stored = [&](const MemRegion* r, const uint8_t* host, unsigned size) {
       if (!r->sharing) return;
       if (reservations_ && !reservations_->empty()) reservations_->stored(this, host, size);
-      if (watch_ && watch_->armed) watch_->stored(host, size, cycle_base_ + cycles);
+      if (watch_ && watch_->armed) watch_->stored(host, size, cycle_base_ + cycles + stall);  // after the stalls
     };
     const MemRegion* accessed = nullptr;  // the region of the last mem_at
     // `tell`: a store that certainly writes (an SC tells only once it succeeds).
@@ -490,7 +490,7 @@ Stop Cpu::run(uint64_t budget, uint64_t cycle_limit, const Gates& gates) {
       const uint32_t v = in.dst == kNoReg ? 0 : in.dst >= kF ? f[in.dst - kF] : X[in.dst];
       observer_->retired(cycles, pc, in, in.dst, v);
     }
-    const uint64_t started = cycles;
+    const uint64_t started = cycles + stall;  // when the instruction's access happened
     cycles += cost + stall;
     ++instret;
     const uint32_t load_pc = pc;

@@ -111,7 +111,10 @@ TEST(IssSharedMemory, AGateComparesTheCycleAfterTheStalls) {
   // loaded, so it stalls a cycle and its access is at cycle 2. Gate 1 stops it, stalled (2);
   // gate 2 lets it run (2..3) without stalling again.
   Machine m({lw(6, 13, 0), sw(6, 10, 0), kEcall});
+  RecordingWatch watch;
+  watch.armed = true;
   Cpu c = m.cpu();
+  c.set_store_watch(&watch);
   ASSERT_EQ(c.run(100, ~0ull, gates(1, ~0ull, ~0ull)), Stop::kGate);
   EXPECT_EQ(c.gate(), GateKind::kCluster);
   EXPECT_EQ(c.pc, kCode + 4);
@@ -122,6 +125,16 @@ TEST(IssSharedMemory, AGateComparesTheCycleAfterTheStalls) {
   EXPECT_EQ(c.cycles, 3u);  // the store 2..3; the ecall stops the core before it costs a cycle
   EXPECT_EQ(c.counters.load_use_stalls, 1u);
   EXPECT_EQ(c.counters.stores, 1u);
+  // The store is reported at the cycle it happened, after the stall.
+  ASSERT_EQ(watch.stores.size(), 1u);
+  EXPECT_EQ(std::get<2>(watch.stores[0]), 2u);
+  // Without a gate in between, the same: the stall comes before the store.
+  watch.stores.clear();
+  Cpu d = m.cpu();
+  d.set_store_watch(&watch);
+  ASSERT_EQ(d.run(100), Stop::kEcall);
+  ASSERT_EQ(watch.stores.size(), 1u);
+  EXPECT_EQ(std::get<2>(watch.stores[0]), 2u);
 }
 
 TEST(IssSharedMemory, StoresToSharedMemoryAreReportedAndCanYield) {
