@@ -19,7 +19,7 @@ PacketScheduler::PacketScheduler(sc_core::sc_module_name name, Policy policy, un
       policy_hier_(policy == Policy::kHierFcfs),
       assigned_(clusters, 0),
       dispatch_(std::move(dispatch)),
-      stage_("stage", latency, [this](PacketPtr p) { dispatch_(place(std::move(p))); }) {
+      stage_("stage", latency, [this](PacketPtr p) { offer(std::move(p)); }) {
   PktSchedConfig c;
   c.clusters = clusters;
   c.hier = policy == Policy::kHierFcfs;
@@ -34,22 +34,28 @@ void PacketScheduler::done(unsigned cluster) {
   in.done_valid = true;
   in.done_cluster = uint16_t(cluster);
   core_->tick(in);
+  while (!held_.empty() && try_place(held_.front())) held_.pop_front();
 }
 
-Task PacketScheduler::place(PacketPtr p) {
+void PacketScheduler::offer(PacketPtr p) {
+  if (held_.empty() && try_place(p)) return;
+  ++held;
+  held_.push_back(std::move(p));
+}
+
+bool PacketScheduler::try_place(PacketPtr& p) {
   PktSchedIn in;
   in.req_valid = true;
   in.req_block = p->block_id;
   const PktSchedOut out = core_->tick(in);
-  if (!out.grant_valid)
-    throw SimError(std::string(name()) + ": a cluster has " + std::to_string(PktSchedCore::kCountMax) +
-                   " outstanding tasks; the scheduler counts no more");
+  if (!out.grant_valid) return false;
   Task t;
   t.cluster = out.grant_cluster;
   t.subset = policy_hier_ ? int(out.grant_subset) : -1;
   ++assigned_[t.cluster];
   t.pkt = std::move(p);
-  return t;
+  dispatch_(std::move(t));
+  return true;
 }
 
 }  // namespace fs

@@ -5,8 +5,11 @@
 // robin on ties. hier-fcfs: every packet of a block goes to the same subset of S HPUs; subsets
 // are numbered so that consecutive blocks land on consecutive clusters (block b -> subset
 // b mod (clusters * hpus/S), cluster = subset mod clusters), so block b's home cluster is always
-// b mod clusters, where handlers keep its state.
+// b mod clusters, where handlers keep its state. A cluster counts at most PktSchedCore::kCountMax
+// outstanding tasks; a packet for a full cluster is held (and every packet after it) until a task
+// finishes.
 #pragma once
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -29,16 +32,21 @@ class PacketScheduler : public sc_core::sc_module, public PacketSinkIf {
                   std::unique_ptr<PktSchedCore> core = nullptr);  // nullptr: the C++ model
 
   void accept(PacketPtr p) override;
-  // Decides where a packet goes and counts it as outstanding there.
-  Task place(PacketPtr p);
-  // A task on `cluster` finished.
+  // A task on `cluster` finished (held packets may go now).
   void done(unsigned cluster);
 
   const std::vector<uint64_t>& assigned() const { return assigned_; }
+  uint64_t held = 0;  // packets that waited because their cluster's counter was full
 
  private:
+  // Places the packet if the core takes it (its cluster's counter is not full); false: not taken.
+  bool try_place(PacketPtr& p);
+  // A packet out of the latency stage: placed, or held behind the packets already held.
+  void offer(PacketPtr p);
+
   std::unique_ptr<PktSchedCore> core_;
   bool policy_hier_;
+  std::deque<PacketPtr> held_;  // in arrival order
   std::vector<uint64_t> assigned_;
   std::function<void(Task)> dispatch_;
   DelayLine<PacketPtr> stage_;

@@ -1,6 +1,7 @@
 // Tests of the global packet scheduler (sc_model/pspin/packet_scheduler): fcfs placement (least
 // outstanding tasks, round robin on ties), hier-fcfs placement of blocks on subsets (hand-computed
-// table), policy names, and the accept() path through the scheduler's fixed latency.
+// table), policy names, the accept() path through the scheduler's fixed latency, and packets held
+// while their cluster's counter is full.
 #include "pspin/packet_scheduler.h"
 
 #include <gtest/gtest.h>
@@ -32,6 +33,13 @@ struct SchedBench {
   SchedBench(PacketScheduler::Policy policy, unsigned clusters, unsigned hpus, unsigned subset, Picos latency)
       : sched("sched", policy, clusters, hpus, subset, latency,
               [this](Task t) { out.push_back(Dispatched{fs::now_ps(), std::move(t)}); }) {}
+  // With latency 0 a packet is placed as it is accepted: the task it became.
+  Task place(fs::PacketPtr p) {
+    const size_t n = out.size();
+    sched.accept(std::move(p));
+    EXPECT_EQ(out.size(), n + 1) << "not placed";
+    return out.empty() ? Task{} : out.back().task;
+  }
 };
 
 TEST(BlocksScheduler, FcfsRoundRobinOnTies) {
@@ -41,7 +49,7 @@ TEST(BlocksScheduler, FcfsRoundRobinOnTies) {
   SchedBench b(PacketScheduler::Policy::kFcfs, 4, 8, 1, 0);
   std::vector<unsigned> got;
   for (int i = 0; i < 8; ++i) {
-    const Task t = b.sched.place(block_packet(uint32_t(i)));
+    const Task t = b.place(block_packet(uint32_t(i)));
     EXPECT_EQ(t.subset, -1);  // fcfs: any HPU of the cluster
     got.push_back(t.cluster);
   }
@@ -52,7 +60,7 @@ TEST(BlocksScheduler, FcfsRoundRobinOnTies) {
 TEST(BlocksScheduler, FcfsPicksLeastLoadedCluster) {
   quiet_systemc();
   SchedBench b(PacketScheduler::Policy::kFcfs, 4, 8, 1, 0);
-  auto place = [&]() { return b.sched.place(block_packet(0)).cluster; };
+  auto place = [&]() { return b.place(block_packet(0)).cluster; };
   for (int i = 0; i < 8; ++i) place();  // outstanding [2,2,2,2], next tie-break start: 0
   b.sched.done(2);
   b.sched.done(2);                       // [2,2,0,2]
@@ -66,6 +74,29 @@ TEST(BlocksScheduler, FcfsPicksLeastLoadedCluster) {
   EXPECT_EQ(place(), 3u);                // [2,2,2,1]: 3 is least loaded
   EXPECT_EQ(place(), 0u);                // [2,2,2,2]: tie, round robin after 3 -> 0
   EXPECT_EQ(b.sched.assigned(), (std::vector<uint64_t>{3, 3, 4, 4}));
+}
+
+TEST(BlocksScheduler, AFullClusterHoldsPacketsInOrderUntilTasksFinish) {
+  quiet_systemc();
+  // One cluster counts at most 65535 outstanding tasks: packets 65535 and 65536 wait (in order)
+  // until tasks finish, one per finished task; nothing is lost or reordered.
+  SchedBench b(PacketScheduler::Policy::kFcfs, 1, 8, 1, 0);
+  const uint32_t max = fs::PktSchedCore::kCountMax;
+  for (uint32_t i = 0; i < max + 2; ++i) b.sched.accept(block_packet(i));
+  EXPECT_EQ(b.out.size(), size_t(max));
+  EXPECT_EQ(b.sched.held, 2u);
+  b.sched.done(0);
+  ASSERT_EQ(b.out.size(), size_t(max) + 1);
+  EXPECT_EQ(b.out.back().task.pkt->block_id, max);
+  b.sched.accept(block_packet(7));  // behind the one still held, though nothing is free yet
+  EXPECT_EQ(b.out.size(), size_t(max) + 1);
+  EXPECT_EQ(b.sched.held, 3u);
+  b.sched.done(0);
+  b.sched.done(0);
+  ASSERT_EQ(b.out.size(), size_t(max) + 3);
+  EXPECT_EQ(b.out[max + 1].task.pkt->block_id, max + 1);
+  EXPECT_EQ(b.out[max + 2].task.pkt->block_id, 7u);
+  EXPECT_EQ(b.sched.assigned()[0], uint64_t(max) + 3);
 }
 
 TEST(BlocksScheduler, HierFcfsPlacesBlocksOnSubsets) {
@@ -82,21 +113,21 @@ TEST(BlocksScheduler, HierFcfsPlacesBlocksOnSubsets) {
       {0xFFFFFFFFu, 3, 3},                     // 4294967295 % 16 = 15
   };
   for (const Row& r : table) {
-    const Task t = b.sched.place(block_packet(r.block));
+    const Task t = b.place(block_packet(r.block));
     EXPECT_EQ(t.cluster, r.cluster) << "block " << r.block;
     EXPECT_EQ(t.subset, r.subset) << "block " << r.block;
   }
   // Every packet of a block goes to the same place whatever the load (nothing ever finishes).
   for (int i = 0; i < 5; ++i) {
-    const Task t17 = b.sched.place(block_packet(17));
+    const Task t17 = b.place(block_packet(17));
     EXPECT_EQ(t17.cluster, 1u);
     EXPECT_EQ(t17.subset, 0);
-    const Task t2 = b.sched.place(block_packet(2));  // subset 2: cluster 2, subset 0
+    const Task t2 = b.place(block_packet(2));  // subset 2: cluster 2, subset 0
     EXPECT_EQ(t2.cluster, 2u);
     EXPECT_EQ(t2.subset, 0);
   }
   // A block's home cluster (where handlers keep its state) is always b % clusters.
-  for (uint32_t blk = 0; blk < 64; ++blk) EXPECT_EQ(b.sched.place(block_packet(blk)).cluster, blk % 4);
+  for (uint32_t blk = 0; blk < 64; ++blk) EXPECT_EQ(b.place(block_packet(blk)).cluster, blk % 4);
 }
 
 TEST(BlocksScheduler, HierFcfsSubsetOfOneIsOneHpu) {
@@ -108,7 +139,7 @@ TEST(BlocksScheduler, HierFcfsSubsetOfOneIsOneHpu) {
   const unsigned clusters[] = {0, 1, 0, 1, 0, 1};
   const int subsets[] = {0, 0, 1, 1, 1, 0};
   for (int i = 0; i < 6; ++i) {
-    const Task t = b.sched.place(block_packet(blocks[i]));
+    const Task t = b.place(block_packet(blocks[i]));
     EXPECT_EQ(t.cluster, clusters[i]) << "block " << blocks[i];
     EXPECT_EQ(t.subset, subsets[i]) << "block " << blocks[i];
   }
