@@ -32,7 +32,8 @@ nlohmann::json collect_stats(Switch& sw, Picos end) {
   j["ports"] = ports;
   j["totals"] = {{"packets_in", pin}, {"bytes_in", bin}, {"packets_out", pout}, {"bytes_out", bout},
                  {"matched", sw.parser().matched}, {"routed", sw.parser().routed}, {"ingress_late_starts", late},
-                 {"icrc_checked", sw.parser().icrc_checked}, {"icrc_engine_cycles", sw.parser().icrc_engine_cycles}};
+                 {"icrc_checked", sw.parser().icrc_checked}, {"icrc_engine_cycles", sw.parser().icrc_engine_cycles},
+                 {"icrc_wait_us", double(sw.parser().icrc_wait_ps) / double(kPicosPerUs)}};
 
   json by_cause = {{"malformed", 0}, {"icrc", 0}, {"oversize", 0}, {"buffer_full", 0}, {"no_route", 0}, {"egress_full", 0}};
   for (const auto& kv : sw.drops.by_cause) by_cause[kv.first] = kv.second;

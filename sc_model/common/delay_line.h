@@ -1,6 +1,7 @@
 // A fixed-latency pipeline stage as a SystemC module: items pushed now come out `latency`
 // later, in order, handed to a consumer callback. Every block with a constant latency (parser,
-// router, scheduler, command unit) uses it instead of spawning a process per item.
+// router, scheduler, command unit) uses it instead of spawning a process per item. push_at
+// serves a stage whose items take varying times but leave in order (a single engine).
 #pragma once
 #include <deque>
 #include <functional>
@@ -29,6 +30,19 @@ class DelayLine : public sc_core::sc_module {
     }
     const Picos due = now_ps() + latency_;
     if (items_.empty()) wake_.notify(ps_time(latency_));
+    items_.emplace_back(due, std::move(item));
+  }
+
+  // Hands `item` on at `due`, or when the item before it leaves if that is later (items leave
+  // in push order); at once if `due` is now and nothing waits.
+  void push_at(T item, Picos due) {
+    const Picos now = now_ps();
+    if (!items_.empty() && due < items_.back().first) due = items_.back().first;
+    if (due <= now && items_.empty()) {
+      consumer_(std::move(item));
+      return;
+    }
+    if (items_.empty()) wake_.notify(ps_time(due - now));
     items_.emplace_back(due, std::move(item));
   }
 

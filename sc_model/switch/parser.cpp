@@ -1,6 +1,7 @@
 // Parser/matcher (see parser.h).
 #include "switch/parser.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "common/errors.h"
@@ -64,10 +65,16 @@ std::vector<MatchRule> parse_match_rules(const std::string& text) {
 }
 
 Parser::Parser(sc_core::sc_module_name name, std::vector<MatchRule> rules, Picos latency, DropLedger& drops,
-               std::unique_ptr<IcrcCore> icrc)
+               std::unique_ptr<IcrcCore> icrc, Picos cycle_ps)
     : sc_core::sc_module(name),
       rules_(std::move(rules)),
       icrc_(std::move(icrc)),
+      cycle_ps_(cycle_ps),
+      icrc_stage_("icrc_stage", 0,
+                  [this](PacketPtr p) {
+                    const FrameInfo f = parse_frame(p->data.data(), p->data.size());
+                    match(std::move(p), f);
+                  }),
       drops_(drops),
       stage_("stage", latency, [this](PacketPtr p) { classify(std::move(p)); }) {}
 
@@ -80,21 +87,30 @@ void Parser::classify(PacketPtr p) {
     return;
   }
   if (icrc_ && addressed_as_roce(p->data.data(), p->data.size())) {  // VLAN-tagged too
-    // The engine streams the frame as it comes in; its verdict is there with the last byte.
+    uint64_t cycles = 0;
+    uint32_t want = 0;
     try {
-      uint64_t cycles = 0;
-      const uint32_t want = icrc_of_frame(*icrc_, p->data.data(), p->data.size(), &cycles);
-      ++icrc_checked;
-      icrc_engine_cycles += cycles;
-      if (want != carried_icrc(p->data.data(), p->data.size())) {
-        drops_.count("icrc");
-        return;
-      }
+      want = icrc_of_frame(*icrc_, p->data.data(), p->data.size(), &cycles);
     } catch (const InputError&) {  // not a RoCEv2 frame after all: no room for BTH and ICRC, a fragment, ...
       drops_.count("malformed");
       return;
     }
+    ++icrc_checked;
+    icrc_engine_cycles += cycles;
+    const Picos now = now_ps();
+    engine_free_ = std::max(engine_free_, now) + cycles * cycle_ps_;
+    icrc_wait_ps += engine_free_ - now;
+    if (want != carried_icrc(p->data.data(), p->data.size())) {
+      drops_.count("icrc");
+      return;
+    }
+    icrc_stage_.push_at(std::move(p), engine_free_);
+    return;
   }
+  match(std::move(p), f);
+}
+
+void Parser::match(PacketPtr p, const FrameInfo& f) {
   for (const MatchRule& r : rules_) {
     if (r.ethertype && f.ethertype != *r.ethertype) continue;
     if (r.ip_proto && (!f.ipv4 || f.ip_proto != *r.ip_proto)) continue;

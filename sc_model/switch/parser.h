@@ -2,7 +2,9 @@
 // checks the invariant CRC of RoCEv2 frames (VLAN-tagged too) on its CRC engine (parser.icrc;
 // wrong: dropped as icrc), matches the frame against the configured rules (EtherType, IP
 // protocol, UDP destination port) and sends matching frames, tagged with their handler set and
-// block id, to the PsPIN unit; all other frames go to the routing table.
+// block id, to the PsPIN unit; all other frames go to the routing table. The one CRC engine
+// takes a frame at a time, after the parser's latency, for one cycle per beat: RoCEv2 frames
+// wait for it and for their check; other frames pass them.
 #pragma once
 #include <memory>
 #include <optional>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "common/delay_line.h"
+#include "net/frame.h"
 #include "net/icrc.h"
 #include "switch/packet_sink.h"
 
@@ -32,19 +35,25 @@ class Parser : public sc_core::sc_module, public PacketSinkIf {
   sc_core::sc_port<PacketSinkIf> to_pspin;   // matched: processed by a handler
   sc_core::sc_port<PacketSinkIf> to_router;  // not matched: forwarded by the routing table
 
-  // icrc: the CRC engine that checks RoCEv2 frames (nullptr: they are not checked).
+  // icrc: the CRC engine that checks RoCEv2 frames (nullptr: they are not checked); cycle_ps:
+  // its clock period.
   Parser(sc_core::sc_module_name name, std::vector<MatchRule> rules, Picos latency, DropLedger& drops,
-         std::unique_ptr<IcrcCore> icrc = nullptr);
+         std::unique_ptr<IcrcCore> icrc = nullptr, Picos cycle_ps = 1000);
   void accept(PacketPtr p) override;
 
   uint64_t matched = 0, routed = 0;
   uint64_t icrc_checked = 0, icrc_engine_cycles = 0;  // RoCEv2 frames checked, engine clock cycles
+  Picos icrc_wait_ps = 0;  // summed time RoCEv2 frames spent waiting for and in the engine
 
  private:
   void classify(PacketPtr p);
+  void match(PacketPtr p, const FrameInfo& f);  // after the checks: to the PsPIN unit or the router
 
   std::vector<MatchRule> rules_;
   std::unique_ptr<IcrcCore> icrc_;
+  Picos cycle_ps_;
+  Picos engine_free_ = 0;  // the CRC engine takes one frame at a time
+  DelayLine<PacketPtr> icrc_stage_;  // frames leave the engine in order
   DropLedger& drops_;
   DelayLine<PacketPtr> stage_;
 };

@@ -27,7 +27,7 @@ Switch::Switch(sc_core::sc_module_name name, const Config& cfg) : sc_core::sc_mo
       icrc = std::make_unique<IcrcEngineModel>(kIcrcEngineBytesPerCycle);
   }
   parser_ = std::make_unique<Parser>("parser", std::move(rules), clock.cycles_ps(cfg_.parser.latency_cycles), drops,
-                                     std::move(icrc));
+                                     std::move(icrc), clock.cycles_ps(1));
   router_ = std::make_unique<Router>("router", parse_routes(cfg_.routing.routes, cfg_.ports.count), default_port,
                                      clock.cycles_ps(cfg_.routing.latency_cycles), drops);
   pspin_ = std::make_unique<PspinUnit>("pspin", cfg_, installed, drops, rtl_.get());

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "net/roce_frame.h"
+
 #include "blocks/sc_testbench.h"
 #include "common/errors.h"
 #include "pspin/handler_sets.h"
@@ -113,8 +115,8 @@ struct ParserBench {
   Script script{"script"};
   RecordingSink pspin{"pspin"}, router{"router"};
   fs::Parser parser;
-  ParserBench(const std::string& rules, Picos latency)
-      : parser("parser", parse_match_rules(rules), latency, drops) {
+  ParserBench(const std::string& rules, Picos latency, std::unique_ptr<fs::IcrcCore> icrc = nullptr)
+      : parser("parser", parse_match_rules(rules), latency, drops, std::move(icrc), 1000) {
     parser.to_pspin.bind(pspin);
     parser.to_router.bind(router);
   }
@@ -168,6 +170,34 @@ TEST(BlocksParser, ClassifiesFramesAndAppliesLatency) {
   EXPECT_EQ(b.drops.by_cause["malformed"], 3u);
   EXPECT_EQ(b.parser.matched, 2u);
   EXPECT_EQ(b.parser.routed, 2u);
+}
+
+TEST(BlocksParser, RoceFramesWaitForTheOneCrcEngine) {
+  quiet_systemc();
+  // Latency 2000 ps, an engine of 8 bytes a cycle at 1 GHz. A RoCEv2 frame of payload p is
+  // 58 + p bytes; the engine takes the 8 prefix bytes and the frame from the IPv4 header to the
+  // ICRC: 48 + p bytes, ceil((48 + p) / 8) cycles. A (p = 100): 19 cycles; B and D (p = 4): 7.
+  // A, B and a plain UDP frame C come in at 5000, D (wrong ICRC) at 6000; all are parsed 2000
+  // later. C passes at 7000; A has the engine 7000..26000, B 26000..33000, D 33000..40000 and is
+  // dropped. They leave for the router when their check ends.
+  ParserBench b("udp_dport=4950 -> flare_dense", 2000, std::make_unique<fs::IcrcEngineModel>(8));
+  const Bytes a = fs::test::roce_frame(100, 1, false), bb = fs::test::roce_frame(4, 2, false);
+  b.send(5000, a);
+  b.send(5000, bb);
+  b.send(5000, udp_frame(80, 20));
+  b.send(6000, fs::test::roce_frame(4, 3, true));
+  sc_core::sc_start();
+  ASSERT_EQ(b.router.got.size(), 3u);
+  EXPECT_EQ(b.router.got[0].time, 7000u);
+  EXPECT_EQ(b.router.got[0].pkt->data.size(), 62u);
+  EXPECT_EQ(b.router.got[1].time, 26000u);
+  EXPECT_EQ(b.router.got[1].pkt->data, a);
+  EXPECT_EQ(b.router.got[2].time, 33000u);
+  EXPECT_EQ(b.router.got[2].pkt->data, bb);
+  EXPECT_EQ(b.drops.by_cause["icrc"], 1u);
+  EXPECT_EQ(b.parser.icrc_checked, 3u);
+  EXPECT_EQ(b.parser.icrc_engine_cycles, 33u);
+  EXPECT_EQ(b.parser.icrc_wait_ps, Picos(19000 + 26000 + 32000));
 }
 
 TEST(BlocksParser, AllConditionsOfARuleMustHoldAndOrderIsKept) {
