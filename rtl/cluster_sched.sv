@@ -12,10 +12,12 @@
 // registered: disp_* hold it for the cycle after the clock edge, and the HPU is busy from then
 // until it is freed. A FIFO holds cfg_depth tasks: push_ready is low when the subset's FIFO is
 // full (or the subset does not exist) and the task is not taken (back-pressure). Freeing an HPU
-// that is not busy changes nothing.
+// that is not busy changes nothing. The FIFOs are read combinationally (a task can start in the
+// cycle it is pushed), so they map to registers or LUT RAM, not to SRAM with a registered read
+// port: 16 x 1024 x 16 bits per cluster at the simulator's parameters.
 module cluster_sched #(
-    parameter int MAX_HPUS = 16,    // the largest cfg_hpus (and number of subsets)
-    parameter int DEPTH    = 1024,  // the largest cfg_depth; a power of two
+    parameter int MAX_HPUS = 16,    // the largest cfg_hpus (and number of subsets), >= 2
+    parameter int DEPTH    = 1024,  // the largest cfg_depth; a power of two >= 2
     parameter int TAG_W    = 16
 ) (
     input  logic                     clk,

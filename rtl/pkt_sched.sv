@@ -13,9 +13,11 @@
 //              (clusters * subsets), cluster s mod clusters, subset index s / clusters.
 // A finished task on a cluster with none outstanding is ignored (the switch never sends one). A
 // packet whose cluster is at the counter's maximum is not placed: req_ready is low and the
-// sender holds it (back-pressure).
+// sender holds it (back-pressure). The hier-fcfs subset takes combinational 32-bit modulo and
+// division by run-time values; a faster build would precompute them or restrict the sizes to
+// powers of two.
 module pkt_sched #(
-    parameter int MAX_CLUSTERS = 64,  // the largest cfg_clusters, 1 .. 255
+    parameter int MAX_CLUSTERS = 64,  // the largest cfg_clusters, 1 .. 64 (lint: BLKLOOPINIT above)
     parameter int COUNT_W      = 16   // outstanding tasks per cluster: 0 .. 2^COUNT_W - 1
 ) (
     input  logic        clk,

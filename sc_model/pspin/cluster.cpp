@@ -39,7 +39,8 @@ Cluster::Cluster(sc_core::sc_module_name name, unsigned index, const Config& cfg
   ClusterSchedConfig c;
   c.hpus = cfg.pspin.hpus_per_cluster;
   c.subset_size = subset_size_;
-  // 16-bit tags name the tasks inside the core: every FIFO full, plus one running on each HPU.
+  // 16-bit tags name the tasks inside the core (queued ones; a tag is free again once its task
+  // starts): the FIFOs, full, must not need more.
   c.depth = unsigned(std::min<size_t>(kTaskFifoDepth, (65536 - hpus_.size()) / backlog_.size()));
   core_->reset(c);
 }
