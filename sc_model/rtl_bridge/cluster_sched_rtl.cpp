@@ -9,12 +9,9 @@
 
 namespace fs {
 
-ClusterSchedRtl::ClusterSchedRtl(RtlContext& rtl, const std::string& name)
-    : rtl_(rtl), m_(std::make_unique<Vcluster_sched>(rtl.context(), name.c_str())) {
-  if (rtl_.vcd()) m_->trace(rtl_.vcd(), 99);
-}
+ClusterSchedRtl::ClusterSchedRtl(RtlContext& rtl, const std::string& name) : m_(rtl, name) {}
 
-ClusterSchedRtl::~ClusterSchedRtl() { m_->final(); }
+ClusterSchedRtl::~ClusterSchedRtl() = default;
 
 void ClusterSchedRtl::reset(const ClusterSchedConfig& cfg) {
   const unsigned size = cfg.subset_size ? cfg.subset_size : cfg.hpus;
@@ -28,9 +25,7 @@ void ClusterSchedRtl::reset(const ClusterSchedConfig& cfg) {
   m_->cfg_depth = uint16_t(cfg.depth);
   m_->push_valid = 0;
   m_->free_valid = 0;
-  m_->rst = 1;
-  rtl_.clock(*m_);
-  m_->rst = 0;
+  m_.reset_cycle();
 }
 
 ClusterSchedOut ClusterSchedRtl::tick(const ClusterSchedIn& in) {
@@ -39,11 +34,10 @@ ClusterSchedOut ClusterSchedRtl::tick(const ClusterSchedIn& in) {
   m_->push_tag = in.push_tag;
   m_->free_valid = in.free_valid;
   m_->free_hpu = uint8_t(in.free_hpu > 255 ? 255 : in.free_hpu);
-  m_->clk = 0;
-  m_->eval();
+  m_.settle();
   ClusterSchedOut out;
   out.push_ready = m_->push_ready;
-  rtl_.clock(*m_);
+  m_.clock();
   out.disp_valid = m_->disp_valid;
   out.disp_hpu = m_->disp_hpu;
   out.disp_tag = m_->disp_tag;

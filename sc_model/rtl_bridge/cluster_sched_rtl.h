@@ -5,12 +5,11 @@
 #include <string>
 
 #include "pspin/cluster_sched_core.h"
+#include "rtl_bridge/rtl_context.h"
 
 class Vcluster_sched;
 
 namespace fs {
-
-class RtlContext;
 
 class ClusterSchedRtl : public ClusterSchedCore {
  public:
@@ -21,8 +20,7 @@ class ClusterSchedRtl : public ClusterSchedCore {
   ClusterSchedOut tick(const ClusterSchedIn& in) override;
 
  private:
-  RtlContext& rtl_;
-  std::unique_ptr<Vcluster_sched> m_;
+  VerilatedBlock<Vcluster_sched> m_;
 };
 
 }  // namespace fs

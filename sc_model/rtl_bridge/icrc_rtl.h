@@ -21,18 +21,12 @@ class IcrcRtlOf : public IcrcCore {
 
  public:
   // name: the block's scope in the waveform.
-  IcrcRtlOf(RtlContext& rtl, const std::string& name) : rtl_(rtl), m_(std::make_unique<V>(rtl.context(), name.c_str())) {
-    if (rtl_.vcd()) m_->trace(rtl_.vcd(), 99);
-    reset();
-  }
-  ~IcrcRtlOf() override { m_->final(); }
+  IcrcRtlOf(RtlContext& rtl, const std::string& name) : m_(rtl, name) { reset(); }
   unsigned bytes_per_cycle() const override { return kBytes; }
 
   void reset() override {
     m_->in_valid = 0;
-    m_->rst = 1;
-    clock();
-    m_->rst = 0;
+    m_.reset_cycle();
   }
 
   IcrcOut tick(const IcrcBeat& in) override {
@@ -51,7 +45,7 @@ class IcrcRtlOf : public IcrcCore {
         m_->in_data.at(w) = uint32_t(in.data[4 * w]) | uint32_t(in.data[4 * w + 1]) << 8 |
                             uint32_t(in.data[4 * w + 2]) << 16 | uint32_t(in.data[4 * w + 3]) << 24;
     }
-    clock();
+    m_.clock();
     IcrcOut out;
     out.valid = m_->out_valid;
     out.crc = m_->out_crc;
@@ -59,9 +53,7 @@ class IcrcRtlOf : public IcrcCore {
   }
 
  private:
-  void clock() { rtl_.clock(*m_); }
-  RtlContext& rtl_;
-  std::unique_ptr<V> m_;
+  VerilatedBlock<V> m_;
 };
 
 // The simulator's engine: 8 bytes per cycle. Starts reset.

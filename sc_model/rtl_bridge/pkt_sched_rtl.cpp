@@ -9,11 +9,9 @@
 
 namespace fs {
 
-PktSchedRtl::PktSchedRtl(RtlContext& rtl) : rtl_(rtl), m_(std::make_unique<Vpkt_sched>(rtl.context(), "pkt_sched")) {
-  if (rtl_.vcd()) m_->trace(rtl_.vcd(), 99);
-}
+PktSchedRtl::PktSchedRtl(RtlContext& rtl) : m_(rtl, "pkt_sched") {}
 
-PktSchedRtl::~PktSchedRtl() { m_->final(); }
+PktSchedRtl::~PktSchedRtl() = default;
 
 void PktSchedRtl::reset(const PktSchedConfig& cfg) {
   if (cfg.clusters < 1 || cfg.clusters > kMaxClusters || cfg.subsets < 1 || cfg.subsets > 255)
@@ -24,9 +22,7 @@ void PktSchedRtl::reset(const PktSchedConfig& cfg) {
   m_->cfg_subsets = uint8_t(cfg.subsets);
   m_->done_valid = 0;
   m_->req_valid = 0;
-  m_->rst = 1;
-  rtl_.clock(*m_);
-  m_->rst = 0;
+  m_.reset_cycle();
 }
 
 PktSchedOut PktSchedRtl::tick(const PktSchedIn& in) {
@@ -34,11 +30,10 @@ PktSchedOut PktSchedRtl::tick(const PktSchedIn& in) {
   m_->done_cluster = in.done_cluster;
   m_->req_valid = in.req_valid;
   m_->req_block = in.req_block;
-  m_->clk = 0;
-  m_->eval();
+  m_.settle();
   PktSchedOut out;
   out.req_ready = m_->req_ready;
-  rtl_.clock(*m_);
+  m_.clock();
   out.grant_valid = m_->grant_valid;
   out.grant_cluster = m_->grant_cluster;
   out.grant_subset = m_->grant_subset;

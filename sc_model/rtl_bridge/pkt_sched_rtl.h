@@ -4,12 +4,11 @@
 #include <memory>
 
 #include "pspin/pkt_sched_core.h"
+#include "rtl_bridge/rtl_context.h"
 
 class Vpkt_sched;
 
 namespace fs {
-
-class RtlContext;
 
 class PktSchedRtl : public PktSchedCore {
  public:
@@ -19,8 +18,7 @@ class PktSchedRtl : public PktSchedCore {
   PktSchedOut tick(const PktSchedIn& in) override;
 
  private:
-  RtlContext& rtl_;
-  std::unique_ptr<Vpkt_sched> m_;
+  VerilatedBlock<Vpkt_sched> m_;
 };
 
 }  // namespace fs

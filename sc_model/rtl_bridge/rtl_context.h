@@ -56,4 +56,35 @@ class RtlContext {
   uint64_t last_ = 0;
 };
 
+// A Verilated model in a run: made in the run's context, traced into its waveform (if any) and
+// finalised when it goes; clocked through the context. V is the Verilated class (its header is
+// needed where the members are used). Every RTL wrapper holds its model this way.
+template <class V>
+class VerilatedBlock {
+ public:
+  VerilatedBlock(RtlContext& rtl, const std::string& name)
+      : rtl_(rtl), m_(std::make_unique<V>(rtl.context(), name.c_str())) {
+    if (rtl_.vcd()) m_->trace(rtl_.vcd(), 99);
+  }
+  ~VerilatedBlock() { m_->final(); }
+  V* operator->() { return m_.get(); }
+  // Evaluates the inputs as set, clock low, to read combinational outputs before the edge.
+  void settle() {
+    m_->clk = 0;
+    m_->eval();
+  }
+  // One clock cycle (RtlContext::clock).
+  void clock() { rtl_.clock(*m_); }
+  // One clock cycle with rst high.
+  void reset_cycle() {
+    m_->rst = 1;
+    clock();
+    m_->rst = 0;
+  }
+
+ private:
+  RtlContext& rtl_;
+  std::unique_ptr<V> m_;
+};
+
 }  // namespace fs
