@@ -2,7 +2,8 @@
 // VCD waveform file that every block's model traces into (time in picoseconds of simulated time).
 // The blocks are ticked only when they have work; a tick is two clock phases, stamped at the
 // simulated time of the work (nudged forward by a picosecond when several ticks share an
-// instant, so the waveform's time never goes back).
+// instant, so the waveform's time never goes back). VerilatedBlock is how a wrapper holds its
+// model in that context.
 #pragma once
 #include <cstdint>
 #include <memory>
