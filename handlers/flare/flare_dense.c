@@ -223,4 +223,4 @@ static const fs_outcome_desc_t flare_dense_outcomes[] = {
 FS_HANDLER_SET(flare_dense,
                "Flare dense allreduce: single buffer, multiple buffers or tree per allreduce "
                "(int32/int16/int8/float32; sum/min/max)",
-               FLARE_OFF_BLOCK, flare_dense_outcomes);
+               FLARE_OFF_BLOCK, FLARE_OFF_ALLREDUCE, flare_dense_outcomes);

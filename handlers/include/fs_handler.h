@@ -71,20 +71,24 @@ typedef struct fs_handler_set_desc {
   const char* doc;
   fs_handler_fn fn;
   int block_id_offset; /* byte offset of a big-endian u32 block id in the UDP payload, or -1 */
+  int block_group_offset; /* byte offset of a big-endian u32 that tells apart blocks with the same
+                             id (e.g. an allreduce id), or -1 */
   const fs_outcome_desc_t* outcomes; /* index = return code; outcomes[0] is FS_OK */
   uint32_t n_outcomes;
 } fs_handler_set_desc_t;
 
-/* FS_HANDLER_SET(NAME, doc, block_id_offset, outcomes): describes handler set NAME, whose handler
+/* FS_HANDLER_SET(NAME, doc, block_id_offset, block_group_offset, outcomes): describes handler set
+ * NAME, whose handler
  * is NAME_handler and whose outcome table is the array `outcomes`. Host builds only: the RISC-V
  * build of the same file compiles it away. */
 #if defined(__riscv)
 /* (sizeof counts as a use of the outcome table, which the RISC-V build does not otherwise need) */
-#define FS_HANDLER_SET(NAME, DOC, BLOCK_OFFSET, OUTCOMES) typedef char NAME##_outcomes_size[sizeof(OUTCOMES) > 0 ? 1 : -1]
+#define FS_HANDLER_SET(NAME, DOC, BLOCK_OFFSET, GROUP_OFFSET, OUTCOMES) \
+  typedef char NAME##_outcomes_size[sizeof(OUTCOMES) > 0 ? 1 : -1]
 #else
-#define FS_HANDLER_SET(NAME, DOC, BLOCK_OFFSET, OUTCOMES)                                        \
-  const fs_handler_set_desc_t NAME##_handler_set = {#NAME, DOC, NAME##_handler, BLOCK_OFFSET, OUTCOMES, \
-                                                    (uint32_t)(sizeof(OUTCOMES) / sizeof((OUTCOMES)[0]))}
+#define FS_HANDLER_SET(NAME, DOC, BLOCK_OFFSET, GROUP_OFFSET, OUTCOMES)                                  \
+  const fs_handler_set_desc_t NAME##_handler_set = {#NAME, DOC, NAME##_handler, BLOCK_OFFSET, GROUP_OFFSET, \
+                                                    OUTCOMES, (uint32_t)(sizeof(OUTCOMES) / sizeof((OUTCOMES)[0]))}
 #endif
 
 /* Host back end: the table the simulator or a test harness installs before running handlers. */

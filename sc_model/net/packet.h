@@ -20,6 +20,7 @@ struct Packet {
   Picos received = 0;         // last bit received (store and forward)
   int handler_set = -1;       // set by the parser when a rule matches; -1 = routed
   uint32_t block_id = 0;      // set by the parser for handler sets that name a block
+  uint32_t block_group = 0;   // and, for those that name one, the block's group (allreduce id)
   uint32_t payload_offset = 0;  // where the handler's payload (after the UDP header) starts
 };
 

@@ -30,6 +30,7 @@ std::vector<HandlerSet> make_sets() {
     for (uint32_t k = 0; k < d.n_outcomes; ++k) hs.outcomes.push_back(
           HandlerOutcome{d.outcomes[k].name, d.outcomes[k].drop != 0, d.outcomes[k].completes_block != 0});
     hs.block_id_offset = d.block_id_offset;
+    hs.block_group_offset = d.block_group_offset;
     const auto it = installers().find(hs.name);
     hs.install = it != installers().end() ? it->second : [](const Config&, const InstallTarget&) {};
     sets.push_back(std::move(hs));

@@ -133,7 +133,7 @@ void PspinUnit::finished(Hpu& hpu, Task& task, HandlerRun& run, Picos started) {
     ++st.outcomes[outcome];
     if (known && set.outcomes[size_t(run.outcome)].drop) drops_.count(set.name + "." + outcome);
     outcome_name = outcome;
-    const uint32_t block = task.pkt->block_id;
+    const uint64_t block = uint64_t(task.pkt->block_group) << 32 | task.pkt->block_id;
     const auto closed = st.closed_blocks.find(block);
     const bool of_closed_block = closed != st.closed_blocks.end() && started <= closed->second &&
                                  !st.open_blocks.count(block);

@@ -30,10 +30,11 @@ struct HandlerSetStats {
   std::vector<std::string> faults;   // the first 10 fault messages (hpu.on_fault = drop)
   // Blocks in flight (handler sets with block ids): a block is open from the start of its first
   // run that was not a drop until the end of the run that completed it.
-  std::map<uint32_t, Picos> open_blocks;               // block -> open since
+  // Blocks are keyed (group << 32) | id: two allreduces' block 0 are two blocks.
+  std::map<uint64_t, Picos> open_blocks;               // block -> open since
   // block -> when its last completion's run started: a run of the block that started no later
   // ended after the completing run (runs end out of start order) and belongs to that block.
-  std::map<uint32_t, Picos> closed_blocks;
+  std::map<uint64_t, Picos> closed_blocks;
   std::vector<std::pair<Picos, Picos>> block_spans;    // completed blocks: open, completed
   struct BlockOccupancy {
     uint64_t completed = 0, open_at_end = 0, max_open = 0;

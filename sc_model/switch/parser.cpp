@@ -119,13 +119,19 @@ void Parser::match(PacketPtr p, const FrameInfo& f) {
     p->handler_set = r.handler_set;
     p->payload_offset = f.udp ? f.l4_offset : 0;
     if (hs.block_id_offset >= 0) {
-      // The block id must be inside the UDP payload; a frame too short to carry it is malformed.
-      if (!f.udp || f.l4_len < uint32_t(hs.block_id_offset) + 4) {
+      // The block id (and group) must be inside the UDP payload; a frame too short to carry them
+      // is malformed.
+      const uint32_t need = uint32_t(std::max(hs.block_id_offset, hs.block_group_offset)) + 4;
+      if (!f.udp || f.l4_len < need) {
         drops_.count("malformed");
         return;
       }
-      const uint8_t* b = p->data.data() + f.l4_offset + hs.block_id_offset;
-      p->block_id = (uint32_t(b[0]) << 24) | (uint32_t(b[1]) << 16) | (uint32_t(b[2]) << 8) | b[3];
+      auto be32 = [&](int off) {
+        const uint8_t* b = p->data.data() + f.l4_offset + off;
+        return (uint32_t(b[0]) << 24) | (uint32_t(b[1]) << 16) | (uint32_t(b[2]) << 8) | b[3];
+      };
+      p->block_id = be32(hs.block_id_offset);
+      if (hs.block_group_offset >= 0) p->block_group = be32(hs.block_group_offset);
     }
     ++matched;
     to_pspin->accept(std::move(p));

@@ -52,7 +52,8 @@ TEST(BlocksFlareHandler, OutcomeTableAndInstaller) {
   const int idx = fs::find_handler_set("flare_dense");
   ASSERT_GE(idx, 0);
   const fs::HandlerSet& set = fs::handler_sets()[size_t(idx)];
-  EXPECT_EQ(set.block_id_offset, 8);  // FLARE_OFF_BLOCK in the UDP payload
+  EXPECT_EQ(set.block_id_offset, 8);     // FLARE_OFF_BLOCK in the UDP payload
+  EXPECT_EQ(set.block_group_offset, 4);  // FLARE_OFF_ALLREDUCE
   const char* names[] = {"ok",       "result_sent",       "sent_up",  "result_forwarded", "malformed",
                          "unknown_allreduce", "bad_rank", "duplicate", "window_exceeded", "too_large",
                          "mismatch", "not_installed"};

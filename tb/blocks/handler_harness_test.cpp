@@ -37,6 +37,7 @@ fs::HandlerSet probe_set() {
   s.fn = probe_handler;
   s.outcomes = {{"ok", false}};
   s.block_id_offset = -1;
+  s.block_group_offset = -1;
   s.install = [](const fs::Config&, const fs::InstallTarget& t) {
     t.handler_mem[1] = 0x55;
     std::memcpy(t.handler_mem + 4, &t.l1_state_bytes, 4);

@@ -75,3 +75,30 @@ TEST(E2EFlareAlgorithms, UnknownAllreduceIsDroppedAndCounted) {
 
 }  // namespace
 }  // namespace fs::test
+
+namespace fs::test {
+namespace {
+
+TEST(E2EFlareAlgorithms, BlocksOfTwoAllreducesWithTheSameIdAreCountedApart) {
+  // Allreduces 1 (ports 0-1) and 2 (ports 2-3) both have a block 0, open at the same time: the
+  // blocks-in-flight statistic sees two blocks, not one.
+  ScratchDir dir;
+  write_file(dir / "t.txt",
+             "0ns 0 flare ar=1 block=0 rank=0 values=1,2\n"
+             "0ns 2 flare ar=2 block=0 rank=0 values=5,6\n"
+             "1us 1 flare ar=1 block=0 rank=1 values=3,4\n"
+             "1us 3 flare ar=2 block=0 rank=1 values=7,8\n");
+  const CliResult r = flaresim("run --trace t.txt -q --stats s.json --hpu.model native "
+                               "--flare.allreduces 'id=1 ports=0-1; id=2 ports=2-3'",
+                               dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto s = nlohmann::json::parse(slurp(dir / "s.json"));
+  const auto& h = s["handlers"]["flare_dense"];
+  EXPECT_EQ(h["outcomes"]["result_sent"], 2);
+  EXPECT_EQ(h["blocks"]["completed"], 2);
+  EXPECT_EQ(h["blocks"]["max_open"], 2);
+  EXPECT_EQ(h["blocks"]["open_at_end"], 0);
+}
+
+}  // namespace
+}  // namespace fs::test
