@@ -146,7 +146,7 @@ std::vector<ConfigKey> make_schema() {
 
   s.push_back(string_key("parser.rules", "match rules 'field=value[,field=value] -> handler_set' separated by ';' (fields: ethertype, ip_proto, udp_dport); unmatched frames are routed", {}, FIELD(parser.rules)));
   s.push_back(uint_key("parser.latency_cycles", "parser/matcher latency in PsPIN cycles", 0, kMaxU32, FIELD(parser.latency_cycles)));
-  s.push_back(string_key("parser.icrc", "RoCEv2 frames (IPv4, UDP port 4791): check their invariant CRC on the CRC engine as they stream in and drop a frame whose ICRC is wrong (drop cause icrc) or that has no room for BTH and ICRC (malformed); off: do not look", {"check", "off"}, FIELD(parser.icrc)));
+  s.push_back(string_key("parser.icrc", "RoCEv2 frames (IPv4, VLAN-tagged or not, UDP port 4791): check their invariant CRC on the switch's one CRC engine (8 bytes a cycle, a frame at a time, after the parser's latency; frames wait for it) and drop a frame whose ICRC is wrong (drop cause icrc) or that has no room for BTH and ICRC (malformed); off: do not look", {"check", "off"}, FIELD(parser.icrc)));
 
   s.push_back(string_key("routing.routes", "routing table 'a.b.c.d/len -> port' separated by ';' (longest prefix wins) for frames no rule matches", {}, FIELD(routing.routes)));
   s.push_back(string_key("routing.default_route", "where unmatched, unrouted frames go: 'drop' or a port number", {}, FIELD(routing.default_route)));
