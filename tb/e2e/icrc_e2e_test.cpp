@@ -2,7 +2,6 @@
 // twin or (--rtl crc32) the Verilated RTL: frames with a wrong ICRC are dropped and counted, the
 // engine's cycles are counted, and an allreduce with RoCEv2 traffic beside it gives the same
 // stats with every RTL twin on and off.
-#include <cstdio>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -11,16 +10,10 @@
 #include "net/frame.h"
 #include "net/icrc.h"
 #include "net/roce_frame.h"
+#include "net/trace_writer.h"
 
 namespace fs::test {
 namespace {
-
-std::string hex(const Bytes& b) {
-  std::string s;
-  char x[3];
-  for (uint8_t v : b) std::snprintf(x, sizeof x, "%02x", v), s += x;
-  return s;
-}
 
 struct RoceTraffic {
   std::string lines;
@@ -38,7 +31,7 @@ RoceTraffic roce_traffic() {
       const uint8_t tag[4] = {0x81, 0x00, 0x00, 0x05};
       f.insert(f.begin() + 12, tag, tag + 4);
     }
-    t.lines += "0ns 20 hex " + hex(f) + "\n";
+    t.lines += "0ns 20 hex " + to_hex(f.data(), f.size()) + "\n";
     ++t.frames;
     t.bad += bad;
     t.cycles += (8 + f.size() - (k % 4 == 1 ? 18 : 14) - 4 + 7) / 8;
@@ -84,7 +77,7 @@ TEST(E2EIcrc, ARoceFrameWithNoRoomForItsIcrcIsMalformed) {
   f[38] = uint8_t((ip_len - 20) >> 8), f[39] = uint8_t(ip_len - 20);
   f[24] = f[25] = 0;
   fs_put_be16(&f[24], fs_ipv4_checksum(&f[14], 20));
-  write_file(dir / "t.txt", "0ns 1 hex " + hex(f) + "\n");
+  write_file(dir / "t.txt", "0ns 1 hex " + to_hex(f.data(), f.size()) + "\n");
   ASSERT_EQ(flaresim("run --stats s.json --trace t.txt --rtl crc32", dir).code, 0);
   auto s = nlohmann::json::parse(slurp(dir / "s.json"));
   EXPECT_EQ(s["drops"]["by_cause"]["malformed"], 1);
