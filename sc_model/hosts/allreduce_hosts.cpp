@@ -34,6 +34,7 @@ class AllreduceHosts::Host : public sc_core::sc_module, public PacketSinkIf {
         done_at_(done_at),
         allreduce_id_(cfg.flare.allreduce_id),
         states_(states),
+        group_(stagger_group(cfg.hosts.window, states)),
         finished_(frames_.size(), false) {
     SC_THREAD(run);
   }
@@ -79,7 +80,8 @@ class AllreduceHosts::Host : public sc_core::sc_module, public PacketSinkIf {
         send(block);
         continue;
       }
-      const uint64_t next = k < n ? block_sent_at(cfg_.stagger, rank_, hosts_, n, k, stagger_group(cfg_.window, states_)) : 0;
+      // The next original waits for room in the window and for the block its state held before.
+      const uint64_t next = k < n ? block_sent_at(cfg_.stagger, rank_, hosts_, n, k, group_) : 0;
       if (k < n && (cfg_.window == 0 || in_flight_.size() < cfg_.window) &&
           (states_ == 0 || next < states_ || finished_[next - states_])) {
         const uint32_t block = uint32_t(next);
@@ -133,6 +135,7 @@ class AllreduceHosts::Host : public sc_core::sc_module, public PacketSinkIf {
   Picos* done_at_;
   uint32_t allreduce_id_;
   unsigned states_;  // the allreduce's block states at the switch (0: not known)
+  uint64_t group_;   // staggering happens within groups of this many blocks
   std::set<uint32_t> in_flight_;
   std::vector<bool> finished_;  // by block: result back or given up
   std::map<uint32_t, Picos> due_;  // in-flight block -> when to send it again
