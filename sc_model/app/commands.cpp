@@ -16,7 +16,7 @@
 #include "net/trace_reader.h"
 #include "net/trace_writer.h"
 #include "pspin/handler_sets.h"
-#include "workload/allreduce_gen.h"
+#include "protocols/flare_dense/allreduce_gen.h"
 
 namespace po = boost::program_options;
 

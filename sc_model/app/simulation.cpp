@@ -12,8 +12,8 @@
 #include "common/errors.h"
 #include "net/trace_reader.h"
 #include "net/trace_writer.h"
-#include "hosts/allreduce_hosts.h"
-#include "pspin/flare_setup.h"
+#include "protocols/flare_dense/allreduce_hosts.h"
+#include "protocols/flare_dense/flare_setup.h"
 #include "switch/switch.h"
 
 namespace fs {

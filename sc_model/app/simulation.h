@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/config.h"
-#include "workload/verify.h"
+#include "protocols/flare_dense/verify.h"
 
 namespace fs {
 

@@ -12,7 +12,8 @@
 #include <map>
 
 #include "common/errors.h"
-#include "flare_proto.h"
+#include "flare/flare_proto.h"
+#include "protocols/flare_dense/flare_frame.h"
 #include "net/frame.h"
 
 namespace fs {

@@ -5,7 +5,7 @@
 #include <map>
 
 #include "common/errors.h"
-#include "pspin/flare_setup.h"
+#include "protocols/flare_dense/flare_setup.h"
 
 namespace fs {
 namespace {

@@ -14,7 +14,7 @@
 #include "blocks/sc_testbench.h"
 #include "common/errors.h"
 #include "flare/flare_dense.h"
-#include "pspin/flare_setup.h"
+#include "protocols/flare_dense/flare_setup.h"
 
 namespace fs_tb {
 namespace {

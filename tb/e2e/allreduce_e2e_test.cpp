@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "e2e/cli_runner.h"
-#include "flare_proto.h"
+#include "flare/flare_proto.h"
 
 namespace fs::test {
 namespace {

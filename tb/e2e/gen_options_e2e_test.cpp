@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "e2e/cli_runner.h"
-#include "flare_proto.h"
+#include "flare/flare_proto.h"
 
 namespace fs::test {
 namespace {

@@ -1,6 +1,7 @@
 // Tests of sc_model/net/frame: hand-computed frames and checksums, every malformed-frame reason,
 // Flare packet addressing.
 #include "net/frame.h"
+#include "protocols/flare_dense/flare_frame.h"
 
 #include <gtest/gtest.h>
 

@@ -8,6 +8,7 @@
 
 #include "common/errors.h"
 #include "net/frame.h"
+#include "protocols/flare_dense/flare_frame.h"
 #include "net/trace_reader.h"
 
 namespace fs {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "net/frame.h"
+#include "protocols/flare_dense/flare_frame.h"
 #include "switch/switch.h"
 
 namespace fs {

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "common/errors.h"
-#include "flare_proto.h"
-#include "workload/allreduce_gen.h"
-#include "workload/allreduce_timing.h"
+#include "flare/flare_proto.h"
+#include "protocols/flare_dense/allreduce_gen.h"
+#include "protocols/flare_dense/allreduce_timing.h"
 
 namespace fs {
 namespace {

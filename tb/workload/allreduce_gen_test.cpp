@@ -1,6 +1,6 @@
 // Tests of sc_model/workload/allreduce_gen: option checks, packet layout and timing, results
 // recomputed independently from the generated packets, determinism, expected-file round trip.
-#include "workload/allreduce_gen.h"
+#include "protocols/flare_dense/allreduce_gen.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "common/errors.h"
-#include "flare_proto.h"
+#include "flare/flare_proto.h"
 #include "net/frame.h"
 
 namespace fs {

@@ -3,11 +3,12 @@
 // output built from the file verifies.
 #include <gtest/gtest.h>
 
-#include "flare_proto.h"
+#include "flare/flare_proto.h"
+#include "protocols/flare_dense/flare_frame.h"
 #include "net/frame.h"
 #include "net/trace_reader.h"
-#include "workload/allreduce_gen.h"
-#include "workload/verify.h"
+#include "protocols/flare_dense/allreduce_gen.h"
+#include "protocols/flare_dense/verify.h"
 
 namespace fs {
 namespace {

@@ -1,13 +1,14 @@
 // Tests of sc_model/workload/verify: a perfect egress passes; missing, wrong, duplicate and
 // unexpected results are each detected and described; non-Flare traffic is ignored.
-#include "workload/verify.h"
+#include "protocols/flare_dense/verify.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 
-#include "flare_proto.h"
+#include "flare/flare_proto.h"
+#include "protocols/flare_dense/flare_frame.h"
 #include "net/frame.h"
 
 namespace fs {

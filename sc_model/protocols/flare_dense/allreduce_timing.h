@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "workload/allreduce_gen.h"
+#include "protocols/flare_dense/allreduce_gen.h"
 
 namespace fs {
 

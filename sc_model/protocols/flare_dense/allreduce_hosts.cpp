@@ -1,5 +1,5 @@
 // Closed-loop Flare allreduce hosts (see allreduce_hosts.h).
-#include "hosts/allreduce_hosts.h"
+#include "protocols/flare_dense/allreduce_hosts.h"
 
 #include <algorithm>
 #include <set>
@@ -7,9 +7,10 @@
 #include "common/errors.h"
 #include "common/sc_time_util.h"
 #include "net/frame.h"
+#include "protocols/flare_dense/flare_frame.h"
 #include "pspin/cluster.h"
-#include "pspin/flare_setup.h"
-#include "workload/allreduce_timing.h"
+#include "protocols/flare_dense/flare_setup.h"
+#include "protocols/flare_dense/allreduce_timing.h"
 
 namespace fs {
 

@@ -1,12 +1,13 @@
 // Allreduce verifier (see verify.h).
-#include "workload/verify.h"
+#include "protocols/flare_dense/verify.h"
 
 #include <cmath>
 #include <cstring>
 #include <map>
 #include <sstream>
 
-#include "flare_proto.h"
+#include "flare/flare_proto.h"
+#include "protocols/flare_dense/flare_frame.h"
 #include "net/frame.h"
 #include "net/trace_writer.h"
 

@@ -15,7 +15,7 @@
 
 #include "common/config.h"
 #include "switch/switch.h"
-#include "workload/allreduce_gen.h"
+#include "protocols/flare_dense/allreduce_gen.h"
 
 namespace fs {
 

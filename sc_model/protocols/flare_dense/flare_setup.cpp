@@ -1,5 +1,5 @@
 // Flare allreduce setup (see flare_setup.h).
-#include "pspin/flare_setup.h"
+#include "protocols/flare_dense/flare_setup.h"
 
 #include <cstring>
 #include <set>

@@ -6,7 +6,8 @@
 // mix(state). One raw 64-bit draw per element: int32/int16/int8 take its low 32/16/8 bits as a
 // two's-complement value (the full dtype range); float32 takes its top 24 bits k and uses
 // (k - 2^23) / 2^23, exactly representable, uniform over [-1, 1).
-#include "workload/allreduce_gen.h"
+#include "protocols/flare_dense/allreduce_gen.h"
+#include "protocols/flare_dense/flare_frame.h"
 
 #include <algorithm>
 #include <cmath>
@@ -20,10 +21,10 @@
 
 #include "common/errors.h"
 #include "common/units.h"
-#include "flare_proto.h"
+#include "flare/flare_proto.h"
 #include "net/frame.h"
 #include "net/trace_writer.h"
-#include "workload/allreduce_timing.h"
+#include "protocols/flare_dense/allreduce_timing.h"
 
 namespace fs {
 

@@ -8,7 +8,7 @@
 
 #include "common/units.h"
 #include "net/packet.h"
-#include "workload/allreduce_gen.h"
+#include "protocols/flare_dense/allreduce_gen.h"
 
 namespace fs {
 

@@ -21,7 +21,7 @@
 //   results come back out of order, so counting alone could put both in flight.
 //   Retransmissions wait for neither.
 // So transmissions of one host never overlap: each starts no earlier than the previous ended.
-#include "workload/allreduce_timing.h"
+#include "protocols/flare_dense/allreduce_timing.h"
 
 #include <algorithm>
 #include <limits>
