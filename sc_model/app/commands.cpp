@@ -15,8 +15,8 @@
 #include "common/errors.h"
 #include "net/trace_reader.h"
 #include "net/trace_writer.h"
+#include "plugin/protocol.h"
 #include "pspin/handler_sets.h"
-#include "protocols/flare_dense/allreduce_gen.h"
 
 namespace po = boost::program_options;
 
@@ -27,26 +27,10 @@ const char* kUsage =
     "usage: flaresim <command> [options]\n"
     "commands:\n"
     "  run   replay a packet trace through the switch model\n"
-    "  gen   generate a workload trace (gen allreduce ...)\n"
+    "  gen   generate a workload trace and its expected results (gen WORKLOAD ...)\n"
     "  info  list every configuration key, handler set and scheduling policy\n"
     "  iss   run a bare RISC-V program (rv32imafc ELF) on the instruction-set simulator\n"
     "'flaresim <command> --help' shows a command's options.\n";
-
-// Parses a command line, turning Boost's messages into InputErrors that name the option.
-po::variables_map parse(const std::vector<std::string>& args, const po::options_description& desc) {
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(desc).run(), vm);
-    po::notify(vm);
-  } catch (const po::unknown_option& e) {
-    const std::string opt = e.get_option_name();
-    if (opt.find('.') != std::string::npos) throw InputError(unknown_key_message(opt));
-    throw InputError("unknown option '" + opt + "' (see --help)");
-  } catch (const po::error& e) {
-    throw InputError(e.what());
-  }
-  return vm;
-}
 
 }  // namespace
 
@@ -54,7 +38,7 @@ int cmd_run(const std::vector<std::string>& args) {
   po::options_description run_opts("flaresim run options");
   run_opts.add_options()
       ("help,h", "show this help")
-      ("config", po::value<std::string>(), "INI file with configuration keys (e.g. configs/flare-64x8.ini)")
+      ("config", po::value<std::string>(), "INI file with configuration keys (e.g. configs/pspin-4x8.ini)")
       ("trace", po::value<std::string>(), "packet trace: text (traces/FORMAT.md), pcapng or pcap")
       ("stats", po::value<std::string>(), "statistics JSON to write (docs/STATS.md)")
       ("egress", po::value<std::string>(), "pcapng capture of every frame leaving the switch")
@@ -74,7 +58,7 @@ int cmd_run(const std::vector<std::string>& args) {
       ("quiet,q", "print no summary");
   po::options_description all;
   all.add(run_opts).add(config_options_description());
-  const po::variables_map vm = parse(args, all);
+  const po::variables_map vm = parse_command_line(args, all);
   if (vm.count("help")) {
     std::cout << "usage: flaresim run [--config FILE.ini] --trace TRACE --stats STATS.json [--egress OUT.pcapng]\n"
                  "                    [--verify EXPECTED] [--seed N] [--<section.key> VALUE ...]\n\n"
@@ -91,7 +75,9 @@ int cmd_run(const std::vector<std::string>& args) {
   apply_overrides(req.cfg, vm);
   const bool hosts = req.cfg.hosts.model != "none";
   if (!vm.count("trace") && !hosts)
-    throw InputError("missing --trace (or closed-loop hosts: --hosts.model allreduce; see 'flaresim run --help')");
+    throw InputError("missing --trace (or closed-loop hosts: --hosts.model " +
+                     (key_choices("hosts.model").empty() ? std::string("MODEL") : key_choices("hosts.model")[0].value) +
+                     "; see 'flaresim run --help')");
   if (vm.count("seed")) find_config_key("sim.seed")->set(req.cfg, vm["seed"].as<std::string>());
   if (vm.count("hpu-model")) find_config_key("hpu.model")->set(req.cfg, vm["hpu-model"].as<std::string>());
   if (vm.count("trace")) req.trace_path = vm["trace"].as<std::string>();
@@ -111,8 +97,8 @@ int cmd_run(const std::vector<std::string>& args) {
     req.cfg.rtl.vcd = vm["vcd"].as<std::string>();
   }
 
-  Expected expected;
-  if (vm.count("verify")) expected = read_expected(vm["verify"].as<std::string>());  // fail before running
+  std::unique_ptr<ResultVerifier> expected;
+  if (vm.count("verify")) expected = read_expected_results(vm["verify"].as<std::string>());  // fail before running
 
   AtomicFile stats_file(vm["stats"].as<std::string>());
   RunResult result = run_simulation(req);
@@ -121,8 +107,8 @@ int cmd_run(const std::vector<std::string>& args) {
   if (!vm.count("quiet")) std::cout << format_summary(result.stats) << result.hosts_summary;
 
   // Results checked against what was expected: the --verify file's, and the closed-loop hosts'.
-  auto check = [&](const Expected& want, const std::string& against) {
-    const VerifyReport rep = verify_egress(want, result.egress);
+  auto check = [&](const ResultVerifier& want, const std::string& against) {
+    const VerifyReport rep = want.verify(result.egress);
     std::cout << "verify           " << (rep.ok ? "OK" : "FAILED") << ": " << rep.matched << " of "
               << rep.expected_packets << " result packets match (missing " << rep.missing << ", wrong " << rep.wrong
               << ", duplicate " << rep.duplicate << ", unexpected " << rep.unexpected << ")\n";
@@ -131,93 +117,20 @@ int cmd_run(const std::vector<std::string>& args) {
       throw SimError("verification against " + against + " failed");
     }
   };
-  if (vm.count("verify")) check(expected, vm["verify"].as<std::string>());
-  if (hosts) check(result.hosts_expected, "the allreduce hosts' expected results");
+  if (expected) check(*expected, vm["verify"].as<std::string>());
+  if (result.hosts_expected) check(*result.hosts_expected, "the " + result.hosts_what + "' expected results");
   return 0;
 }
 
 int cmd_gen(const std::vector<std::string>& args) {
-  if (args.empty() || args[0] != "allreduce")
-    throw InputError("usage: flaresim gen allreduce --hosts H --bytes Z -o TRACE (workloads: allreduce)");
-  const std::vector<std::string> rest(args.begin() + 1, args.end());
-  AllreduceGenOptions o;
-  po::options_description desc("flaresim gen allreduce options");
-  desc.add_options()
-      ("help,h", "show this help")
-      ("hosts", po::value<unsigned>(&o.hosts)->required(), "hosts taking part (on ports 0..H-1, ranks 0..H-1)")
-      ("bytes", po::value<std::string>()->required(), "data per host, e.g. 1MiB")
-      ("elem-bytes", po::value<uint32_t>(&o.elem_bytes)->default_value(1024), "element bytes per packet")
-      ("dtype", po::value<std::string>(&o.dtype)->default_value("int32"), "int32, int16, int8 or float32")
-      ("op", po::value<std::string>(&o.op)->default_value("sum"), "sum, min or max")
-      ("allreduce-id", po::value<uint32_t>(&o.allreduce_id)->default_value(0), "allreduce id in every packet")
-      ("udp-port", po::value<uint16_t>(&o.udp_port)->default_value(4950), "UDP destination port of the Flare packets")
-      ("seed", po::value<uint64_t>(&o.seed)->default_value(1), "seed of the element values and of the send schedule's random draws")
-      ("gbps", po::value<double>(&o.gbps)->default_value(100.0), "host line rate in Gbit/s")
-      ("ports", po::value<unsigned>(&o.num_ports)->default_value(64), "switch ports (hosts must fit)")
-      ("stagger", po::bool_switch(&o.stagger), "staggered sending: host h sends blocks (h*blocks/hosts + k) mod blocks, "
-       "k = 0, 1, ... (default: every host block 0, 1, ...)")
-      ("mean-gap", po::value<std::string>()->default_value("0ns"),
-       "mean of the exponential gap before each host's next packet, e.g. 200ns (0 = back to back at line rate)")
-      ("loss", po::value<double>(&o.loss)->default_value(0),
-       "probability (0..1) that a send is lost; the host retransmits it --timeout after it left the wire "
-       "(the 16th send always arrives)")
-      ("timeout", po::value<std::string>()->default_value("100us"), "retransmission timeout, e.g. 100us")
-      ("duplicate", po::value<double>(&o.duplicate)->default_value(0),
-       "probability (0..1) that a delivered packet is followed by an identical copy")
-      ("window", po::value<unsigned>(&o.window)->default_value(0),
-       "blocks a host may have in flight (Flare 4.3); 0 = no limit")
-      ("states", po::value<unsigned>(&o.states)->default_value(0),
-       "block states the switch has for the allreduce (block b in state b mod states): block b waits for "
-       "block b - states's result; 0 = as many as --window. With --stagger hosts stagger within groups of "
-       "min(window, states / 2) blocks")
-      ("result-latency", po::value<std::string>()->default_value("10us"),
-       "with --window or --states: when a block's result reaches the hosts, after the last contribution to it "
-       "arrived")
-      ("output,o", po::value<std::string>()->required(), "trace to write: .pcapng for pcapng, anything else text");
-  if (std::find(rest.begin(), rest.end(), "--help") != rest.end() || std::find(rest.begin(), rest.end(), "-h") != rest.end()) {
-    std::cout << desc;
-    return 0;
-  }
-  const po::variables_map vm = parse(rest, desc);
-  o.bytes = parse_size("--bytes", vm["bytes"].as<std::string>());
-  auto time_option = [&](const char* name) {
-    Picos t = 0;
-    std::string err;
-    if (!parse_time_token(vm[name].as<std::string>(), &t, &err)) throw InputError(std::string("--") + name + ": " + err);
-    return t;
-  };
-  o.mean_gap = time_option("mean-gap");
-  o.timeout = time_option("timeout");
-  o.result_latency = time_option("result-latency");
-  // The whole workload is built in memory before it is written: keep it well within the machine.
-  constexpr uint64_t kMaxWorkloadBytes = 4ull << 30;
-  if (o.hosts && o.bytes > kMaxWorkloadBytes / o.hosts)
-    throw InputError("--hosts x --bytes = " + std::to_string(o.hosts) + " x " + std::to_string(o.bytes) +
-                     " bytes; at most 4 GiB of contributions in one trace");
-  const std::string out = vm["output"].as<std::string>();
-  const AllreduceWorkload w = generate_allreduce(o);
-
-  AtomicFile trace(out);
-  const bool pcapng = out.size() >= 7 && out.compare(out.size() - 7, 7, ".pcapng") == 0;
-  if (pcapng) {
-    PcapngWriter writer(trace.stream(), o.num_ports);
-    for (const auto& r : w.records) writer.write(r.port, r.time, r.data.data(), r.data.size());
-  } else {
-    write_text_trace(trace.stream(), w.records);
-  }
-  AtomicFile expected(out + ".expected");
-  write_expected(expected.stream(), w);
-  trace.commit();
-  expected.commit();
-  std::cout << "wrote " << out << " (" << w.records.size() << " packets from " << o.hosts << " hosts, "
-            << w.expected.size() << " blocks";
-  if (o.loss > 0) std::cout << ", " << w.lost << " lost and retransmitted";
-  if (o.duplicate > 0) std::cout << ", " << w.duplicates << " duplicated";
-  std::cout << ") and " << out << ".expected\n"
-            << "run it with: flaresim run --trace " << out << " --stats stats.json --flare.ports 0-" << (o.hosts - 1)
-            << (o.udp_port != 4950 ? " --parser.rules 'udp_dport=" + std::to_string(o.udp_port) + " -> flare_dense'" : "")
-            << " --verify " << out << ".expected\n";
-  return 0;
+  std::string names;
+  for (const Protocol* p : protocols())
+    for (const std::string& n : p->gen_names()) names += (names.empty() ? "" : ", ") + n;
+  const Protocol* p = args.empty() ? nullptr : protocol_for_gen(args[0]);
+  if (!p)
+    throw InputError("usage: flaresim gen WORKLOAD [options] -o TRACE (workloads: " + names +
+                     "; 'flaresim gen WORKLOAD --help' shows its options)");
+  return p->gen(args[0], std::vector<std::string>(args.begin() + 1, args.end()));
 }
 
 int cmd_info(const std::vector<std::string>& args) {
@@ -229,6 +142,14 @@ int cmd_info(const std::vector<std::string>& args) {
     std::cout << "  " << k.name << " = " << k.show(defaults) << "\n      " << k.doc;
     if (!k.choices.empty()) std::cout << " [" << k.choices << "]";
     std::cout << "\n";
+  }
+  std::cout << "\nProtocols:\n";
+  for (const Protocol* p : protocols()) {
+    std::cout << "  " << p->name() << "  " << p->doc() << "\n";
+    std::string gens;
+    for (const std::string& g : p->gen_names()) gens += " " + g;
+    if (!gens.empty()) std::cout << "      flaresim gen:" << gens << "\n";
+    for (const KeyChoice& m : p->host_models()) std::cout << "      hosts.model " << m.value << ": " << m.doc << "\n";
   }
   std::cout << "\nHandler sets (parser.rules '... -> NAME'):\n";
   for (const auto& hs : handler_sets()) {

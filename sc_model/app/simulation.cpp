@@ -12,8 +12,7 @@
 #include "common/errors.h"
 #include "net/trace_reader.h"
 #include "net/trace_writer.h"
-#include "protocols/flare_dense/allreduce_hosts.h"
-#include "protocols/flare_dense/flare_setup.h"
+#include "plugin/protocol.h"
 #include "switch/switch.h"
 
 namespace fs {
@@ -88,8 +87,12 @@ RunResult run_simulation(const RunRequest& req) {
   Switch sw("switch", req.cfg);
   sw.load(packets);
   packets.clear();
-  std::unique_ptr<AllreduceHosts> hosts;
-  if (req.cfg.hosts.model == "allreduce") hosts = std::make_unique<AllreduceHosts>("hosts", req.cfg, sw);
+  std::unique_ptr<HostAgents> hosts;
+  if (req.cfg.hosts.model != "none") {
+    const Protocol* owner = protocol_for_host_model(req.cfg.hosts.model);
+    if (!owner) throw InputError("bad value '" + req.cfg.hosts.model + "' for 'hosts.model': no protocol provides it");
+    hosts = owner->make_hosts(req.cfg.hosts.model, req.cfg, sw);
+  }
 
   RunResult result;
   std::unique_ptr<AtomicFile> egress_file;
@@ -140,19 +143,13 @@ RunResult run_simulation(const RunRequest& req) {
   stats["inputs"] = {{"trace", req.trace_path}, {"config_file", req.config_path}};
   stats["config"] = config_to_json(req.cfg);
   stats.update(collect_stats(sw, end));
-  if (req.cfg.parser.rules.find("flare_dense") != std::string::npos) {
-    // The allreduce table as installed: algorithm, buffers and L1 share of each allreduce.
-    nlohmann::json ars = nlohmann::json::array();
-    for (const FlareAllreduce& a : flare_allreduces(req.cfg, uint32_t(Cluster::l1_state_bytes(req.cfg))))
-      ars.push_back({{"id", a.id}, {"algorithm", a.algorithm}, {"buffers_per_block", a.buffers_per_block},
-                     {"children", a.ports.size()}, {"state_bytes", a.state_bytes},
-                     {"states_per_cluster", a.states_per_cluster}, {"l1_offset", a.l1_offset}});
-    stats["flare"] = {{"allreduces", ars}};
-  }
+  const RunView view{req.cfg, sw, end};
+  for (const Protocol* p : protocols()) p->add_stats(view, stats);
   if (hosts) {
     stats["hosts"] = hosts->stats();
     result.hosts_summary = hosts->summary();
-    result.hosts_expected = hosts->expected();
+    result.hosts_expected = hosts->verifier();
+    result.hosts_what = hosts->what();
   }
   stats["wall_seconds"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();

@@ -3,13 +3,14 @@
 // the verification report. Kept apart from the CLI so tests can drive it directly.
 #pragma once
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "common/config.h"
-#include "protocols/flare_dense/verify.h"
+#include "plugin/protocol.h"
 
 namespace fs {
 
@@ -29,7 +30,8 @@ struct RunRequest {
 struct RunResult {
   nlohmann::json stats;
   std::vector<EgressRecord> egress;
-  Expected hosts_expected;  // hosts.model = allreduce: what every host must get
+  std::unique_ptr<ResultVerifier> hosts_expected;  // closed-loop hosts: what they must get
+  std::string hosts_what;                          // and what they are, for messages
   std::string hosts_summary;
 };
 

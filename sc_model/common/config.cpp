@@ -1,6 +1,9 @@
-// The configuration schema: every key with its doc, its parser/validator and its printer, and
-// the cross-key checks. Adding a parameter means adding a field to config.h and one line here.
+// The configuration schema: every key of the core with its doc, its parser/validator and its
+// printer, the sections protocols register, and the cross-key checks. Adding a parameter means
+// adding a field to config.h and one line here (or, for a protocol's key, in its own section).
 #include "common/config.h"
+
+#include "common/config_keys.h"
 
 #include <cerrno>
 #include <cmath>
@@ -13,123 +16,24 @@
 namespace fs {
 namespace {
 
-[[noreturn]] void bad_value(const std::string& key, const std::string& text, const std::string& want) {
-  throw InputError("bad value '" + text + "' for '" + key + "': expected " + want);
+// The protocols' sections and default rules, filled before main() runs (function-local
+// statics, so registration does not depend on the order static objects are made in).
+std::map<std::string, ConfigSection>& section_registry() {
+  static std::map<std::string, ConfigSection> sections;
+  return sections;
 }
-
-uint64_t parse_uint(const std::string& key, const std::string& text, uint64_t lo, uint64_t hi) {
-  const std::string t = trim(text);
-  std::ostringstream want;
-  want << "a whole number from " << lo << " to " << hi;
-  uint64_t v = 0;
-  if (!parse_decimal(t, hi, &v) || v < lo) bad_value(key, text, want.str());
-  return v;
-}
-
-double parse_double(const std::string& key, const std::string& text, double lo, double hi) {
-  const std::string t = trim(text);
-  std::ostringstream want;
-  want << "a number from " << lo << " to " << hi;
-  char* end = nullptr;
-  errno = 0;
-  double v = std::strtod(t.c_str(), &end);
-  if (t.empty() || errno || *end != '\0' || !std::isfinite(v) || v < lo || v > hi)
-    bad_value(key, text, want.str());
-  return v;
-}
-
-std::string show_double(double v) {
-  std::ostringstream o;
-  o.precision(12);
-  o << v;
-  return o.str();
-}
-
-std::string join(const std::vector<std::string>& v, const char* sep) {
-  std::string out;
-  for (size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
+std::vector<ConfigSection> registered_sections() {
+  std::vector<ConfigSection> out;
+  for (const auto& kv : section_registry()) out.push_back(kv.second);
   return out;
 }
-
-template <typename Get>
-ConfigKey uint_key(std::string name, std::string doc, uint64_t lo, uint64_t hi, Get get) {
-  ConfigKey k;
-  k.name = name;
-  k.doc = std::move(doc);
-  k.set = [name, lo, hi, get](Config& c, const std::string& t) {
-    auto& f = get(c);
-    f = static_cast<std::remove_reference_t<decltype(f)>>(parse_uint(name, t, lo, hi));
-  };
-  k.show = [get](const Config& c) { return std::to_string(get(const_cast<Config&>(c))); };
-  k.json = [get](const Config& c) { return nlohmann::json(get(const_cast<Config&>(c))); };
-  return k;
+std::map<std::string, std::vector<std::string>>& default_rule_registry() {  // by owner
+  static std::map<std::string, std::vector<std::string>> rules;
+  return rules;
 }
-
-template <typename Get>
-ConfigKey size_key(std::string name, std::string doc, uint64_t lo, uint64_t hi, Get get) {
-  ConfigKey k = uint_key(name, std::move(doc), lo, hi, get);
-  k.choices = "bytes, optionally with a KiB, MiB or GiB suffix";
-  k.set = [name, lo, hi, get](Config& c, const std::string& t) {
-    uint64_t v = parse_size(name, t);
-    if (v < lo || v > hi)
-      bad_value(name, t, "a size from " + std::to_string(lo) + " to " + std::to_string(hi) + " bytes");
-    get(c) = v;
-  };
-  return k;
-}
-
-template <typename Get>
-ConfigKey double_key(std::string name, std::string doc, double lo, double hi, Get get) {
-  ConfigKey k;
-  k.name = name;
-  k.doc = std::move(doc);
-  k.set = [name, lo, hi, get](Config& c, const std::string& t) { get(c) = parse_double(name, t, lo, hi); };
-  k.show = [get](const Config& c) { return show_double(get(const_cast<Config&>(c))); };
-  k.json = [get](const Config& c) { return nlohmann::json(get(const_cast<Config&>(c))); };
-  return k;
-}
-
-template <typename Get>
-ConfigKey bool_key(std::string name, std::string doc, Get get) {
-  ConfigKey k;
-  k.name = name;
-  k.doc = std::move(doc);
-  k.choices = "true, false (or on, off, 1, 0)";
-  k.set = [name, get](Config& c, const std::string& t) {
-    const std::string v = trim(t);
-    if (v == "true" || v == "on" || v == "1")
-      get(c) = true;
-    else if (v == "false" || v == "off" || v == "0")
-      get(c) = false;
-    else
-      bad_value(name, t, "true or false");
-  };
-  k.show = [get](const Config& c) { return std::string(get(const_cast<Config&>(c)) ? "true" : "false"); };
-  k.json = [get](const Config& c) { return nlohmann::json(get(const_cast<Config&>(c))); };
-  return k;
-}
-
-// A string key; `check` validates (throws) and may be empty; `choices` lists fixed values.
-template <typename Get>
-ConfigKey string_key(std::string name, std::string doc, std::vector<std::string> choices, Get get,
-                     std::function<void(const std::string&, const std::string&)> check = {}) {
-  ConfigKey k;
-  k.name = name;
-  k.doc = std::move(doc);
-  k.choices = join(choices, ", ");
-  k.set = [name, choices, get, check](Config& c, const std::string& t) {
-    const std::string v = trim(t);
-    if (!choices.empty()) {
-      bool found = false;
-      for (const auto& ch : choices) found = found || ch == v;
-      if (!found) bad_value(name, t, "one of " + join(choices, ", "));
-    }
-    if (check) check(name, v);
-    get(c) = v;
-  };
-  k.show = [get](const Config& c) { return get(const_cast<Config&>(c)); };
-  k.json = [get](const Config& c) { return nlohmann::json(get(const_cast<Config&>(c))); };
-  return k;
+std::map<std::string, std::vector<KeyChoice>>& choice_registry() {  // by key
+  static std::map<std::string, std::vector<KeyChoice>> choices;
+  return choices;
 }
 
 #define FIELD(path) [](Config& c) -> auto& { return c.path; }
@@ -206,33 +110,65 @@ std::vector<ConfigKey> make_schema() {
 #undef TIMING
   s.push_back(uint_key("command.latency_cycles", "command unit: cycles from a handler's send to the egress queue", 0, kMaxU32, FIELD(command.latency_cycles)));
 
-  s.push_back(uint_key("flare.allreduce_id", "id of the Flare allreduce (in its packets' headers)", 0, kMaxU32, FIELD(flare.allreduce_id)));
-  s.push_back(string_key("flare.ports", "ports of the allreduce's children (hosts or switches), in rank order (e.g. 0-15)", {}, FIELD(flare.ports),
-                         [](const std::string& k, const std::string& v) { parse_port_list(k, v); }));
-  s.push_back(string_key("flare.algorithm", "aggregation: auto (Flare 6.4: tree if reproducible or up to 128 KiB per host, 2 buffers up to 256 KiB, 4 up to 512 KiB, single above; single when flare.bytes is 0), single, multi, tree", {"auto", "single", "multi", "tree"}, FIELD(flare.algorithm)));
-  s.push_back(uint_key("flare.multi_buffers", "buffers per block with the multi algorithm; 0 = by flare.bytes (4 above 256 KiB, else 2)", 0, 16, FIELD(flare.multi_buffers)));
-  s.push_back(size_key("flare.bytes", "data per host of the allreduce, for flare.algorithm = auto; 0 = unknown", 0, 1ull << 40, FIELD(flare.bytes)));
-  s.push_back(bool_key("flare.reproducible", "float sums must not depend on arrival order (chooses the tree)", FIELD(flare.reproducible)));
-  s.push_back(string_key("flare.parent", "port towards the parent switch, or none at the root of the reduction tree", {}, FIELD(flare.parent)));
-  s.push_back(uint_key("flare.rank", "this switch's rank among its parent's children", 0, 65534, FIELD(flare.rank)));
-  s.push_back(uint_key("flare.max_payload", "element bytes one block buffer holds", 4, 65535 * 4, FIELD(flare.max_payload)));
-  s.push_back(uint_key("flare.buffers", "block states per cluster for the allreduce (hosts may have this many times pspin.clusters blocks in flight); 0 = share the L1 state area equally among the allreduces", 0, kMaxU32, FIELD(flare.buffers)));
-  s.push_back(string_key("flare.allreduces", "several allreduces: ';'-separated entries of key=value words, the keys of flare.* (id, ports, algorithm, multi_buffers, bytes, reproducible, parent, rank, max_payload, buffers); unset keys take the flare.* values; empty = the one allreduce flare.* describes", {}, FIELD(flare.allreduces)));
-
-  s.push_back(string_key("hosts.model", "closed-loop hosts on the switch's ports: none (a trace drives the switch), or allreduce (the flare.ports hosts run a Flare allreduce, sending within their window and retransmitting on timeout)", {"none", "allreduce"}, FIELD(hosts.model)));
+  {
+    std::vector<std::string> models = {"none"};
+    std::string doc = "closed-loop hosts on the switch's ports: none (a trace drives the switch)";
+    for (const KeyChoice& m : key_choices("hosts.model")) {
+      models.push_back(m.value);
+      doc += ", or " + m.value + " (" + m.doc + ")";
+    }
+    s.push_back(string_key("hosts.model", doc, models, FIELD(hosts.model)));
+  }
   s.push_back(size_key("hosts.bytes", "allreduce hosts: data per host", 1, 1ull << 32, FIELD(hosts.bytes)));
   s.push_back(uint_key("hosts.elem_bytes", "allreduce hosts: element bytes per packet", 4, 8192, FIELD(hosts.elem_bytes)));
   s.push_back(string_key("hosts.dtype", "allreduce hosts: element type", {"int32", "int16", "int8", "float32"}, FIELD(hosts.dtype)));
   s.push_back(string_key("hosts.op", "allreduce hosts: reduction operator", {"sum", "min", "max"}, FIELD(hosts.op)));
-  s.push_back(uint_key("hosts.window", "allreduce hosts: blocks a host has in flight at most (sent, result not back); 0 = no limit. Hosts also send block b only once block b - T is done (T: the allreduce's block states, clusters x states per cluster)", 0, kMaxU32, FIELD(hosts.window)));
+  s.push_back(uint_key("hosts.window", "allreduce hosts: blocks a host has in flight at most (sent, result not back); 0 = no limit. Hosts also send block b only once block b - T is done (T: the block states the switch has for the allreduce)", 0, kMaxU32, FIELD(hosts.window)));
   s.push_back(bool_key("hosts.stagger", "allreduce hosts: staggered sending (host h starts at another block; within groups of min(hosts.window, T / 2) blocks, T: the allreduce's block states)", FIELD(hosts.stagger)));
   s.push_back(uint_key("hosts.timeout_ns", "allreduce hosts: a contribution whose result is not back this long after it was sent is sent again", 1, 1ull << 40, FIELD(hosts.timeout_ns)));
   s.push_back(double_key("hosts.loss", "allreduce hosts: probability that a send is lost on the host's link", 0, 1, FIELD(hosts.loss)));
+  for (const ConfigSection& sec : registered_sections())
+    for (const ConfigKey& k : sec.keys) s.push_back(k);
   return s;
 }
 #undef FIELD
 
 }  // namespace
+
+void register_config_section(ConfigSection section) {
+  const std::string name = section.name;
+  if (!section_registry().emplace(name, std::move(section)).second)
+    throw std::logic_error("configuration section '" + name + "' registered twice");
+}
+
+void register_default_parser_rule(const std::string& owner, const std::string& rule) {
+  default_rule_registry()[owner].push_back(rule);
+}
+
+std::string default_parser_rules() {
+  std::string out;
+  for (const auto& kv : default_rule_registry())
+    for (const std::string& r : kv.second) out += (out.empty() ? "" : "; ") + r;
+  return out;
+}
+
+void register_key_choice(const std::string& key, const KeyChoice& choice) { choice_registry()[key].push_back(choice); }
+
+const std::vector<KeyChoice>& key_choices(const std::string& key) {
+  static const std::vector<KeyChoice> none;
+  const auto it = choice_registry().find(key);
+  return it == choice_registry().end() ? none : it->second;
+}
+
+SectionValues::SectionValues() {
+  for (const auto& kv : section_registry()) values_[kv.first] = kv.second.defaults;
+}
+
+std::any& SectionValues::find(const std::string& section) {
+  const auto it = values_.find(section);
+  if (it == values_.end()) throw std::logic_error("configuration section '" + section + "' is not registered");
+  return it->second;
+}
 
 const std::vector<ConfigKey>& config_schema() {
   static const std::vector<ConfigKey> schema = make_schema();

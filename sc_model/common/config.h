@@ -3,8 +3,10 @@
 // value. INI files and command-line overrides are read with Boost.Program_options (config_io.cpp);
 // the effective configuration is echoed into every stats file so a result can be re-run.
 #pragma once
+#include <any>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,8 +23,12 @@ struct PortsConfig {
   uint64_t egress_queue_bytes = 1 << 20; // per egress port; frames beyond it are dropped
 };
 
+// The parser rules the registered protocols ask for by default, ';'-separated, in the order the
+// protocols are named (register_default_parser_rule below).
+std::string default_parser_rules();
+
 struct ParserConfig {
-  std::string rules = "udp_dport=4950 -> flare_dense";  // ';'-separated match rules
+  std::string rules = default_parser_rules();  // ';'-separated match rules
   unsigned latency_cycles = 2;
   std::string icrc = "check";  // RoCEv2 invariant CRC: check | off
 };
@@ -81,31 +87,17 @@ struct CommandConfig {
   unsigned latency_cycles = 4;  // from the handler's command to the egress queue
 };
 
-// The Flare allreduce(s) the switch takes part in (what the network manager installs). The flare.*
-// keys describe one allreduce; `allreduces` lists several, each entry overriding those keys.
-struct FlareConfig {
-  uint32_t allreduce_id = 0;
-  std::string ports = "0-15";     // ports of the children (hosts or switches), in rank order
-  std::string algorithm = "auto"; // auto (Flare 6.4: by bytes and reproducible), single, multi, tree
-  unsigned multi_buffers = 0;     // B for multi; 0 = by size (4 above 256 KiB, else 2)
-  uint64_t bytes = 0;             // data per host, for algorithm = auto; 0 = unknown (single)
-  bool reproducible = false;      // float sums the same whatever the arrival order (tree)
-  std::string parent = "none";    // port of the parent switch, or none at the root
-  unsigned rank = 0;              // this switch's rank among its parent's children
-  unsigned max_payload = 1024;    // element bytes per block buffer
-  unsigned buffers = 0;           // block states per cluster (blocks in flight / clusters); 0 = fill L1
-  std::string allreduces;         // ';'-separated entries of key=value words (id= and ports= at least)
-};
-
-// Closed-loop host models attached to the switch's ports (instead of, or beside, a trace).
+// Closed-loop host agents attached to the switch's ports (instead of, or beside, a trace): the
+// model is one a protocol provides (plugin/protocol.h); the other keys describe the allreduce
+// workload every such model runs.
 struct HostsConfig {
-  std::string model = "none";     // none, or allreduce: the flare.ports hosts run a Flare allreduce
+  std::string model = "none";     // none, or a host model of a protocol ('flaresim info' lists them)
   uint64_t bytes = 1 << 20;       // data per host
   unsigned elem_bytes = 1024;     // element bytes per packet
   std::string dtype = "int32";
   std::string op = "sum";
-  unsigned window = 0;            // blocks in flight per host (Flare 4.3); 0 = no limit
-  bool stagger = false;           // host h starts at block h * blocks / hosts (within groups: stagger_group)
+  unsigned window = 0;            // blocks in flight per host; 0 = no limit
+  bool stagger = false;           // host h starts at block h * blocks / hosts (within groups)
   uint64_t timeout_ns = 100000;   // retransmit a contribution whose result is not back by then
   double loss = 0;                // probability that a host's send is lost on its link
 };
@@ -121,6 +113,27 @@ struct RtlChoice {
 // Parses a comma-separated list of pkt_sched, cluster_sched, crc32 (or "all", or "none").
 RtlChoice parse_rtl_blocks(const std::string& list);
 
+// The configuration sections that protocols add (keys declared by the protocol, values in a
+// struct of its own): one value per registered section, every Config holding all of them from
+// construction on, so reading a section never changes a Config.
+class SectionValues {
+ public:
+  SectionValues();  // the registered sections' defaults
+  // The value of `section`, which must be registered with type T (else an internal error).
+  template <typename T>
+  T& get(const std::string& section) {
+    return *std::any_cast<T>(&find(section));
+  }
+  template <typename T>
+  const T& get(const std::string& section) const {
+    return *std::any_cast<T>(&const_cast<SectionValues*>(this)->find(section));
+  }
+
+ private:
+  std::any& find(const std::string& section);
+  std::map<std::string, std::any> values_;
+};
+
 struct Config {
   uint64_t seed = 1;
   PortsConfig ports;
@@ -132,8 +145,8 @@ struct Config {
   DmaConfig dma;
   HpuConfig hpu;
   CommandConfig command;
-  FlareConfig flare;
   HostsConfig hosts;
+  SectionValues sections;  // the protocols' sections (register_config_section)
   RtlChoice rtl;  // not a key (see RtlChoice)
 };
 
@@ -146,6 +159,25 @@ struct ConfigKey {
   std::function<std::string(const Config&)> show;
   std::function<nlohmann::json(const Config&)> json;
 };
+
+// A section a protocol adds: its name (the keys' prefix), the default value of its struct and its
+// keys (built with common/config_keys.h, reaching the value through Config::sections). Protocols
+// register theirs before main() runs (plugin/protocol.h); the core's keys come first, then the
+// sections in name order.
+struct ConfigSection {
+  std::string name;
+  std::any defaults;
+  std::vector<ConfigKey> keys;
+};
+void register_config_section(ConfigSection section);
+// A parser rule ("field=value -> handler_set") that belongs in parser.rules by default.
+void register_default_parser_rule(const std::string& owner, const std::string& rule);
+// A value a protocol adds to a core key's choices (hosts.model: its host models), with a doc.
+struct KeyChoice {
+  std::string value, doc;
+};
+void register_key_choice(const std::string& key, const KeyChoice& choice);
+const std::vector<KeyChoice>& key_choices(const std::string& key);
 
 // Every key of the configuration, in a fixed order (sections in declaration order).
 const std::vector<ConfigKey>& config_schema();

@@ -46,6 +46,21 @@ std::string unknown_key_message(const std::string& key) {
   return msg + " ('flaresim info' lists every key)";
 }
 
+po::variables_map parse_command_line(const std::vector<std::string>& args, const po::options_description& desc) {
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(desc).run(), vm);
+    po::notify(vm);
+  } catch (const po::unknown_option& e) {
+    const std::string opt = e.get_option_name();
+    if (opt.find('.') != std::string::npos) throw InputError(unknown_key_message(opt));
+    throw InputError("unknown option '" + opt + "' (see --help)");
+  } catch (const po::error& e) {
+    throw InputError(e.what());
+  }
+  return vm;
+}
+
 po::options_description config_options_description() {
   po::options_description desc("Configuration keys (any key of 'flaresim info')");
   for (const auto& k : config_schema())

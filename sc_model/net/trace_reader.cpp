@@ -12,9 +12,8 @@
 #include <map>
 
 #include "common/errors.h"
-#include "flare/flare_proto.h"
-#include "protocols/flare_dense/flare_frame.h"
-#include "net/frame.h"
+#include "fs_packet.h"
+#include "net/trace_syntax.h"
 
 namespace fs {
 
@@ -24,43 +23,7 @@ __extension__ typedef unsigned __int128 u128;  // GCC/Clang 128-bit integers
 __extension__ typedef __int128 i128;
 constexpr u128 kMaxPicos = std::numeric_limits<uint64_t>::max();
 
-// A token as it may appear in a message: at most 40 characters, non-printables escaped.
-std::string quote(const std::string& tok) {
-  static const char* hex = "0123456789abcdef";
-  std::string out = "'";
-  for (size_t i = 0; i < tok.size() && i < 40; ++i) {
-    const unsigned char c = static_cast<unsigned char>(tok[i]);
-    if (c >= 0x20 && c < 0x7f) {
-      out += char(c);
-    } else {
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  if (tok.size() > 40) out += "...";
-  return out + "'";
-}
 
-bool all_digits(const std::string& s) {
-  if (s.empty()) return false;
-  for (char c : s)
-    if (c < '0' || c > '9') return false;
-  return true;
-}
-
-// Unsigned decimal without sign; false if not digits or above max.
-bool parse_uint(const std::string& s, uint64_t max, uint64_t* out) {
-  if (!all_digits(s)) return false;
-  uint64_t v = 0;
-  for (char c : s) {
-    const uint64_t d = uint64_t(c - '0');
-    if (v > (max - d) / 10) return false;
-    v = v * 10 + d;
-  }
-  *out = v;
-  return true;
-}
 
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -74,7 +37,7 @@ int hex_value(char c) {
 bool parse_time_token(const std::string& tok, Picos* out, std::string* err) {
   size_t i = 0;
   if (!tok.empty() && tok[0] == '-') {
-    *err = "negative time " + quote(tok);
+    *err = "negative time " + quote_token(tok);
     return false;
   }
   const size_t int_start = i;
@@ -86,12 +49,12 @@ bool parse_time_token(const std::string& tok, Picos* out, std::string* err) {
     while (i < tok.size() && tok[i] >= '0' && tok[i] <= '9') ++i;
     frac = tok.substr(f, i - f);
     if (frac.empty()) {
-      *err = "bad time " + quote(tok) + ": no digits after '.'";
+      *err = "bad time " + quote_token(tok) + ": no digits after '.'";
       return false;
     }
   }
   if (int_part.empty()) {
-    *err = "bad time " + quote(tok) + ": expected a decimal number with a unit, e.g. 1.25us";
+    *err = "bad time " + quote_token(tok) + ": expected a decimal number with a unit, e.g. 1.25us";
     return false;
   }
   const std::string unit = tok.substr(i);
@@ -102,8 +65,8 @@ bool parse_time_token(const std::string& tok, Picos* out, std::string* err) {
   else if (unit == "ms") exp = 9;
   else if (unit == "s") exp = 12;
   else {
-    *err = unit.empty() ? "time " + quote(tok) + " has no unit (use ps, ns, us, ms or s)"
-                        : "time " + quote(tok) + " has unknown unit " + quote(unit) +
+    *err = unit.empty() ? "time " + quote_token(tok) + " has no unit (use ps, ns, us, ms or s)"
+                        : "time " + quote_token(tok) + " has unknown unit " + quote_token(unit) +
                               " (use ps, ns, us, ms or s)";
     return false;
   }
@@ -119,13 +82,13 @@ bool parse_time_token(const std::string& tok, Picos* out, std::string* err) {
     place /= 10;  // value of this digit's position in ps (0 once past picoseconds)
     const unsigned d = unsigned(frac[k] - '0');
     if (d != 0 && place == 0) {
-      *err = "time " + quote(tok) + " is finer than a picosecond";
+      *err = "time " + quote_token(tok) + " is finer than a picosecond";
       return false;
     }
     v += place * d;
   }
   if (v > kMaxPicos) {
-    *err = "time " + quote(tok) + " overflows 64-bit picoseconds";
+    *err = "time " + quote_token(tok) + " overflows 64-bit picoseconds";
     return false;
   }
   *out = Picos(v);
@@ -149,7 +112,7 @@ bool parse_hex_token(const std::string& tok, Bytes* out, std::string* err) {
     }
     const int v = hex_value(c);
     if (v < 0) {
-      *err = "bad hex digit " + quote(std::string(1, c)) + " at character " +
+      *err = "bad hex digit " + quote_token(std::string(1, c)) + " at character " +
              std::to_string(i + 1);
       return false;
     }
@@ -184,95 +147,11 @@ void check_packet_size(const std::string& where, size_t n) {
 
 // ---- text traces ----
 
-// Builds the frame of a `flare key=value ...` descriptor (tokens after "flare").
-Bytes flare_descriptor(const std::vector<std::string>& toks, size_t first, uint16_t port,
-                       const std::string& where) {
-  static const char* keys[] = {"kind", "ar", "block", "rank", "dtype", "op", "values", "udp"};
-  std::map<std::string, std::string> kv;
-  for (size_t i = first; i < toks.size(); ++i) {
-    const size_t eq = toks[i].find('=');
-    if (eq == std::string::npos || eq == 0)
-      fail_at(where, "flare: expected key=value, got " + quote(toks[i]));
-    const std::string key = toks[i].substr(0, eq);
-    if (std::find(std::begin(keys), std::end(keys), key) == std::end(keys))
-      fail_at(where, "flare: unknown key " + quote(key) +
-                         " (keys: kind ar block rank dtype op values udp)");
-    if (!kv.emplace(key, toks[i].substr(eq + 1)).second)
-      fail_at(where, "flare: duplicate key " + key);
-  }
-  auto bad = [&](const std::string& key, const std::string& expect) {
-    fail_at(where, "flare: bad value " + quote(kv[key]) + " for key " + key + " (expected " +
-                       expect + ")");
-  };
-  auto number = [&](const std::string& key, uint64_t max, uint64_t def, const char* expect) {
-    auto it = kv.find(key);
-    if (it == kv.end()) return def;
-    uint64_t v;
-    if (!parse_uint(it->second, max, &v)) bad(key, expect);
-    return v;
-  };
-  flare_header_t h{};
-  h.version = FLARE_VERSION;
-  h.kind = FLARE_KIND_CONTRIB;
-  if (kv.count("kind")) {
-    if (kv["kind"] == "result") h.kind = FLARE_KIND_RESULT;
-    else if (kv["kind"] != "contrib") bad("kind", "contrib or result");
-  }
-  h.allreduce_id = uint32_t(number("ar", 0xFFFFFFFFu, 0, "a 32-bit unsigned number"));
-  if (!kv.count("block")) fail_at(where, "flare: missing required key block");
-  h.block_id = uint32_t(number("block", 0xFFFFFFFFu, 0, "a 32-bit unsigned number"));
-  h.sender_rank = uint16_t(number("rank", 0xFFFF, port, "a number 0..65535"));
-  h.dtype = FLARE_INT32;
-  if (kv.count("dtype") && !flare_dtype_from_name(kv["dtype"], &h.dtype))
-    bad("dtype", kFlareDtypeChoices);
-  h.op = FLARE_OP_SUM;
-  if (kv.count("op") && !flare_op_from_name(kv["op"], &h.op)) bad("op", kFlareOpChoices);
-  const uint16_t udp = uint16_t(number("udp", 0xFFFF, FLARE_UDP_PORT_DEFAULT, "a port 1..65535"));
-  if (udp == 0) bad("udp", "a port 1..65535");
-  if (!kv.count("values")) fail_at(where, "flare: missing required key values");
-  const std::string& vals = kv["values"];
-  const uint32_t dsize = flare_dtype_bytes(h.dtype);
-  Bytes elems;
-  size_t count = 0, pos = 0;
-  while (true) {
-    const size_t comma = std::min(vals.find(',', pos), vals.size());
-    const std::string item = vals.substr(pos, comma - pos);
-    ++count;
-    const std::string what = "flare: values: item " + std::to_string(count) + " " + quote(item);
-    if (item.empty()) fail_at(where, what + " is empty");
-    const char* b = item.data();
-    const char* e = b + item.size();
-    if (h.dtype == FLARE_FLOAT32) {
-      float f = 0;
-      auto r = std::from_chars(b, e, f, std::chars_format::general);
-      if (r.ec == std::errc::result_out_of_range)
-        fail_at(where, what + " is out of float32 range");
-      if (r.ec != std::errc() || r.ptr != e) fail_at(where, what + " is not a number");
-      uint32_t bits;
-      static_assert(sizeof bits == sizeof f, "float32");
-      std::memcpy(&bits, &f, 4);
-      for (int k = 0; k < 4; ++k) elems.push_back(uint8_t(bits >> (8 * k)));
-    } else {
-      int64_t v = 0;
-      auto r = std::from_chars(b, e, v);
-      const int64_t hi = (int64_t(1) << (8 * dsize - 1)) - 1, lo = -hi - 1;
-      if (r.ptr == e && (r.ec == std::errc::result_out_of_range ||
-                         (r.ec == std::errc() && (v < lo || v > hi))))
-        fail_at(where, what + " is out of " + flare_dtype_name(h.dtype) + " range " +
-                           std::to_string(lo) + ".." + std::to_string(hi));
-      if (r.ec != std::errc() || r.ptr != e) fail_at(where, what + " is not an integer");
-      for (uint32_t k = 0; k < dsize; ++k) elems.push_back(uint8_t(uint64_t(v) >> (8 * k)));
-    }
-    if (count > 65535) fail_at(where, "flare: values: more than 65535 values");
-    if (comma == vals.size()) break;
-    pos = comma + 1;
-  }
-  if (elems.size() > kMaxFlareElemBytes)
-    fail_at(where, "flare: values: " + std::to_string(count) + " " + flare_dtype_name(h.dtype) +
-                       " values need " + std::to_string(elems.size()) + " bytes, over the " +
-                       std::to_string(kMaxFlareElemBytes) + " that fit in a 65535-byte frame");
-  h.elem_count = uint16_t(count);
-  return build_flare_packet(h, port, elems.data(), elems.size(), udp);
+// The line forms a text trace may use: hex, and every registered protocol's syntax.
+std::string line_forms() {
+  std::string forms = "expected '<time> <port> hex <bytes>'";
+  for (const TraceSyntax* t : trace_syntaxes()) forms += " or '<time> <port> " + t->usage() + "'";
+  return forms;
 }
 
 std::vector<TraceRecord> parse_text(const std::string& name, const uint8_t* data, size_t len,
@@ -300,8 +179,7 @@ std::vector<TraceRecord> parse_text(const std::string& name, const uint8_t* data
     if (!cur.empty()) toks.push_back(std::move(cur));
     pos = end + 1;
     if (toks.empty()) continue;
-    if (toks.size() < 3)
-      fail_at(where, "expected '<time> <port> hex <bytes>' or '<time> <port> flare key=value...'");
+    if (toks.size() < 3) fail_at(where, line_forms());
     TraceRecord rec;
     rec.where = where;
     std::string err;
@@ -310,10 +188,10 @@ std::vector<TraceRecord> parse_text(const std::string& name, const uint8_t* data
       fail_at(where, "time " + toks[0] + " goes backwards (previous packet at " + prev_tok +
                          ", line " + std::to_string(prev_line) + ")");
     uint64_t port;
-    if (!parse_uint(toks[1], 0xFFFFFFFFull, &port)) {
-      if (all_digits(toks[1]))
+    if (!parse_token_uint(toks[1], 0xFFFFFFFFull, &port)) {
+      if (token_is_digits(toks[1]))
         fail_at(where, "port " + toks[1] + " >= num_ports " + std::to_string(opts.num_ports));
-      fail_at(where, "bad port " + quote(toks[1]) + " (expected a decimal number)");
+      fail_at(where, "bad port " + quote_token(toks[1]) + " (expected a decimal number)");
     }
     if (port >= opts.num_ports)
       fail_at(where, "port " + std::to_string(port) + " >= num_ports " +
@@ -322,12 +200,14 @@ std::vector<TraceRecord> parse_text(const std::string& name, const uint8_t* data
     if (toks[2] == "hex") {
       if (toks.size() < 4) fail_at(where, "hex: missing packet bytes");
       if (toks.size() > 4)
-        fail_at(where, "unexpected token " + quote(toks[4]) + " after hex bytes");
+        fail_at(where, "unexpected token " + quote_token(toks[4]) + " after hex bytes");
       if (!parse_hex_token(toks[3], &rec.data, &err)) fail_at(where, "hex: " + err);
-    } else if (toks[2] == "flare") {
-      rec.data = flare_descriptor(toks, 3, rec.port, where);
+    } else if (const TraceSyntax* syntax = find_trace_syntax(toks[2])) {
+      rec.data = syntax->build(toks, 3, rec.port, where);
     } else {
-      fail_at(where, "unknown token " + quote(toks[2]) + " (expected hex or flare)");
+      std::string valid = "hex";
+      for (const TraceSyntax* t : trace_syntaxes()) valid += " or " + t->keyword();
+      fail_at(where, "unknown token " + quote_token(toks[2]) + " (expected " + valid + ")");
     }
     check_packet_size(where, rec.data.size());
     prev_tok = toks[0];
@@ -382,8 +262,8 @@ void stable_sort_by_time(std::vector<TraceRecord>& v) {
 long pcap_port_mode(const TraceOptions& opts) {
   if (opts.pcap_port == "src-mac") return -1;
   uint64_t v;
-  if (!parse_uint(opts.pcap_port, 0xFFFFFFFFull, &v))
-    throw InputError("pcap_port " + quote(opts.pcap_port) +
+  if (!parse_token_uint(opts.pcap_port, 0xFFFFFFFFull, &v))
+    throw InputError("pcap_port " + quote_token(opts.pcap_port) +
                      ": expected src-mac or a decimal port number");
   if (v >= opts.num_ports)
     throw InputError("pcap_port " + opts.pcap_port + " >= num_ports " +

@@ -32,10 +32,12 @@ void Hpu::run() {
     args.cluster_id = svc_.cluster_id;
     args.hpu_id = index_;
     args.num_clusters = svc_.num_clusters;
-    args.l1 = svc_.l1;
-    args.l1_size = svc_.l1_size;
-    args.handler_mem = svc_.handler_mem;
-    args.handler_mem_size = svc_.handler_mem_size;
+    // The handler sees its own set's memory only.
+    const HandlerSetMemory& mem = (*svc_.set_memory)[size_t(task.pkt->handler_set)];
+    args.l1 = svc_.l1 + mem.l1_offset;
+    args.l1_size = mem.l1_bytes;
+    args.handler_mem = svc_.handler_mem + mem.l2_offset;
+    args.handler_mem_size = mem.l2_bytes;
     const Picos started = now_ps();
     const HandlerSet& set = handler_sets()[size_t(task.pkt->handler_set)];
     std::unique_ptr<SteppedRun> stepped = svc_.interleaver ? svc_.engine->start(set, args, svc_.env) : nullptr;

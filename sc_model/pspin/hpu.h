@@ -9,6 +9,7 @@
 #include "common/zeroed_memory.h"
 #include "pspin/dma.h"
 #include "pspin/hpu_engine.h"
+#include "pspin/memory/handler_memory.h"
 
 namespace fs {
 
@@ -33,8 +34,8 @@ struct HpuServices {
   HpuEnvironment env;
   uint8_t* l1 = nullptr;  // the cluster's L1 state area
   uint32_t l1_size = 0;
-  uint8_t* handler_mem = nullptr;
-  uint32_t handler_mem_size = 0;
+  uint8_t* handler_mem = nullptr;  // L2 handler memory
+  const std::vector<HandlerSetMemory>* set_memory = nullptr;  // by handler set: its L1 and L2 ranges
   // Called when a handler finished at the current time; `started` is when it began executing.
   std::function<void(Hpu&, Task&, HandlerRun&, Picos started)> finished;
 };

@@ -73,6 +73,17 @@ struct HpuEnvironment {
   unsigned num_clusters = 0;
 };
 
+// Cluster `cluster`'s range of the running handler set's L1 memory: the same offset into that
+// cluster's L1 state area as args.l1 has in its own (every set has the same range in every
+// cluster, pspin/memory/handler_memory.h), args.l1_size bytes; nullptr for a bad cluster.
+inline uint8_t* set_l1_of_cluster(const HpuEnvironment& env, const fs_handler_args_t& args, uint32_t cluster,
+                                  uint32_t* size) {
+  uint8_t* area = env.cluster_l1(cluster, nullptr);
+  if (!area) return nullptr;
+  if (size) *size = args.l1_size;
+  return area + (args.l1 - env.cluster_l1(args.cluster_id, nullptr));
+}
+
 // A handler run that advances a few cycles at a time (the ISS), so that the PsPIN unit can
 // interleave its HPUs in simulated-time order (pspin/interleaver.h).
 class SteppedRun {

@@ -231,7 +231,7 @@ IssEngine::Context& IssEngine::context(const HandlerSet& set, const fs_handler_a
   c->hpu_id = args.hpu_id;
   c->num_clusters = env.num_clusters;
   c->num_ports = env.num_ports;
-  c->l1_state = l1_state_bytes_;
+  c->l1_state = args.l1_size;  // the handler set's share
   c->dma_latency = cfg_.dma.latency_cycles;
   c->dma_bytes_per_cycle = cfg_.dma.bytes_per_cycle;
   c->dma = env.dma;
@@ -257,16 +257,18 @@ IssEngine::Context& IssEngine::context(const HandlerSet& set, const fs_handler_a
   // order their accesses to it.
   c->mem.add(MemRegion{FS_L2_HANDLER_BASE, args.handler_mem_size, args.handler_mem, true, false, cfg_.hpu.l2_cycles,
                        "L2 handler memory", nullptr, iss::kL2Access, nullptr, 0, iss::kGlobalShared});
-  c->mem.add(MemRegion{FS_L1_LOCAL_BASE, l1_state_bytes_, args.l1, true, false, 0, "L1 (local)", nullptr,
-                       iss::kLocalL1Access, own_banks, 0, iss::kClusterShared});
+  // The handler set's range of the L1 state area (handler_memory.h); banks by its TCDM offset.
+  const uint32_t set_offset = uint32_t(args.l1 - env.cluster_l1(args.cluster_id, nullptr));
+  c->mem.add(MemRegion{FS_L1_LOCAL_BASE, args.l1_size, args.l1, true, false, 0, "L1 (local)", nullptr,
+                       iss::kLocalL1Access, own_banks, set_offset, iss::kClusterShared});
   for (uint32_t k = 0; k < env.num_clusters; ++k) {
     uint32_t size = 0;
-    uint8_t* l1 = env.cluster_l1(k, &size);
+    uint8_t* l1 = set_l1_of_cluster(env, args, k, &size);
     const bool local = k == args.cluster_id;
     c->mem.add(MemRegion{FS_L1_GLOBAL_BASE + k * FS_L1_GLOBAL_STRIDE, size, l1, true, false,
                          local ? 0 : cfg_.hpu.remote_l1_cycles, "L1 of cluster " + std::to_string(k), nullptr,
                          local ? iss::kLocalL1Access : iss::kRemoteL1Access,
-                         banks_.empty() ? nullptr : banks_[k].get(), 0,
+                         banks_.empty() ? nullptr : banks_[k].get(), set_offset,
                          local ? iss::kClusterShared : iss::kGlobalShared});
   }
   c->cpu = std::make_unique<iss::Cpu>(c->mem, cfg_.hpu.timing, args.cluster_id * 1024 + args.hpu_id);

@@ -12,6 +12,7 @@ namespace {
 struct Recorder {
   HandlerRun* run;
   const HpuEnvironment* env;
+  const fs_handler_args_t* args;
   uint32_t dma_latency, dma_bw;
   uint64_t dma_cycles = 0;
 };
@@ -42,7 +43,8 @@ int rec_host_write(void* ctx, uint32_t port, uint64_t addr, const void* data, ui
 }
 
 uint8_t* rec_cluster_l1(void* ctx, uint32_t cluster, uint32_t* size) {
-  return static_cast<Recorder*>(ctx)->env->cluster_l1(cluster, size);
+  const auto* r = static_cast<Recorder*>(ctx);
+  return set_l1_of_cluster(*r->env, *r->args, cluster, size);
 }
 
 int rec_dma_copy(void* ctx, void* dst, const void* src, uint32_t len) {
@@ -61,7 +63,7 @@ int rec_dma_copy(void* ctx, void* dst, const void* src, uint32_t len) {
 HandlerRun NativeEngine::execute(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env) {
   HandlerRun run;
   const uint64_t compute = fixed_ + uint64_t(std::ceil(per_byte_ * double(args.pkt_len)));
-  Recorder rec{&run, &env, dma_latency_, dma_bw_};
+  Recorder rec{&run, &env, &args, dma_latency_, dma_bw_};
   const fs_backend_t backend{&rec, rec_send, rec_multicast, rec_host_write, rec_cluster_l1, rec_dma_copy};
   const fs_backend_t* previous = fs_set_backend(&backend);
   run.outcome = set.fn(&args);

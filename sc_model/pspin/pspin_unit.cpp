@@ -25,6 +25,7 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
       clock_(Clock::from_ghz(cfg.pspin.clock_ghz)),
       drops_(drops),
       handler_mem_(cfg.pspin.l2_handler_bytes),
+      set_memory_(handler_sets().size()),
       buffer_("packet_buffer", cfg.packet_buffer.bytes, drops),
       scheduler_("packet_scheduler", PacketScheduler::parse_policy(cfg.scheduler.policy), cfg.pspin.clusters,
                  cfg.pspin.hpus_per_cluster, cfg.scheduler.subset, clock_.cycles_ps(cfg.scheduler.latency_cycles),
@@ -67,17 +68,27 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
   };
   svc.env.period_ps = clock_.period_ps;
   svc.handler_mem = handler_mem_.data();
-  svc.handler_mem_size = uint32_t(handler_mem_.size());
+  svc.set_memory = &set_memory_;
   svc.finished = [this](Hpu& h, Task& t, HandlerRun& r, Picos s) { finished(h, t, r, s); };
   for (unsigned c = 0; c < cfg.pspin.clusters; ++c)
     clusters_.push_back(std::make_unique<Cluster>(
         ("cluster" + std::to_string(c)).c_str(), c, cfg, svc,
         cfg.rtl.cluster_sched ? std::make_unique<ClusterSchedRtl>(*rtl, "cluster_sched" + std::to_string(c)) : nullptr));
 
-  // Control plane: install the handler sets the parser rules refer to.
-  const InstallTarget target{handler_mem_.data(), uint32_t(handler_mem_.size()),
-                             uint32_t(Cluster::l1_state_bytes(cfg)), cfg.pspin.clusters};
-  for (int set : installed) handler_sets()[size_t(set)].install(cfg, target);
+  // Control plane: give the handler sets the parser rules refer to their memory and install them.
+  std::vector<std::string> names;
+  std::vector<MemoryNeed> needs;
+  for (int set : installed) {
+    names.push_back(handler_sets()[size_t(set)].name);
+    needs.push_back(handler_sets()[size_t(set)].control->memory_need(cfg, Cluster::l1_state_bytes(cfg), handler_mem_.size()));
+  }
+  const std::vector<HandlerSetMemory> layout =
+      lay_out_handler_memory(names, needs, Cluster::l1_state_bytes(cfg), handler_mem_.size());
+  for (size_t i = 0; i < installed.size(); ++i) {
+    const HandlerSetMemory& m = set_memory_[size_t(installed[i])] = layout[i];
+    const InstallTarget target{handler_mem_.data() + m.l2_offset, m.l2_bytes, m.l1_bytes, cfg.pspin.clusters};
+    handler_sets()[size_t(installed[i])].control->install(cfg, target);
+  }
 }
 
 void PspinUnit::set_insn_trace(std::ostream* out) {

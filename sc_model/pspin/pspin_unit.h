@@ -15,6 +15,7 @@
 #include "pspin/cluster.h"
 #include "pspin/command_unit.h"
 #include "pspin/interleaver.h"
+#include "pspin/memory/handler_memory.h"
 #include "pspin/packet_buffer.h"
 #include "pspin/packet_scheduler.h"
 #include "rtl_bridge/rtl_context.h"
@@ -70,6 +71,9 @@ class PspinUnit : public sc_core::sc_module {
   CommandUnit& command_unit() { return commands_; }
   const std::vector<std::unique_ptr<Cluster>>& clusters() const { return clusters_; }
   ZeroedMemory& handler_memory() { return handler_mem_; }
+  // Where handler set `set` (an index into handler_sets()) has its memory; zero sizes if the set
+  // is not installed.
+  const HandlerSetMemory& set_memory(int set) const { return set_memory_[size_t(set)]; }
   const std::map<std::string, HandlerSetStats>& handler_stats() const { return handler_stats_; }
   const Clock& clock() const { return clock_; }
   // Instruction trace of ISS handler runs (hpu.model = iss); throws InputError otherwise.
@@ -85,6 +89,7 @@ class PspinUnit : public sc_core::sc_module {
   Clock clock_;
   DropLedger& drops_;
   ZeroedMemory handler_mem_;
+  std::vector<HandlerSetMemory> set_memory_;  // by handler set index
   std::unique_ptr<HpuEngine> engine_;
   std::unique_ptr<Interleaver> interleaver_;  // ISS HPUs with hpu.interleave = on
   PacketBuffer buffer_;

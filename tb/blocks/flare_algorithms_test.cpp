@@ -28,11 +28,11 @@ fs::Config hosts_config(unsigned hosts, const std::string& algorithm, unsigned m
   cfg.pspin.l1_bytes = 1 << 20;
   cfg.pspin.l2_handler_bytes = 64 << 10;
   cfg.ports.count = 20;
-  cfg.flare.ports = "0-" + std::to_string(hosts - 1);
-  cfg.flare.allreduce_id = 7;  // flare_frame's default
-  cfg.flare.algorithm = algorithm;
-  cfg.flare.multi_buffers = multi_buffers;
-  cfg.flare.buffers = 4;
+  fs::flare_config(cfg).ports = "0-" + std::to_string(hosts - 1);
+  fs::flare_config(cfg).allreduce_id = 7;  // flare_frame's default
+  fs::flare_config(cfg).algorithm = algorithm;
+  fs::flare_config(cfg).multi_buffers = multi_buffers;
+  fs::flare_config(cfg).buffers = 4;
   return cfg;
 }
 
@@ -218,7 +218,7 @@ TEST(BlocksFlareAlgorithms, LateRetransmissionOfAnOlderBlockIsADuplicate) {
   // retransmission of block 0 on the wire: it must not restart block 0 in the state.
   for (const Algo& a : kAlgos) {
     fs::Config cfg = hosts_config(2, a.name, a.buffers);
-    cfg.flare.buffers = 2;
+    fs::flare_config(cfg).buffers = 2;
     HandlerHarness h(cfg, "flare_dense");
     const Bytes v = elems_of<int32_t>({1, 2});
     auto run = [&](uint32_t block, uint16_t rank) {
@@ -238,8 +238,8 @@ TEST(BlocksFlareAlgorithms, LateRetransmissionOfAnOlderBlockIsADuplicate) {
 
 TEST(BlocksFlareAlgorithms, AllreducesHaveTheirOwnAlgorithmAndL1Share) {
   fs::Config cfg = hosts_config(4, "single");
-  cfg.flare.buffers = 0;  // entries without buffers= share what is left
-  cfg.flare.allreduces = "id=1 ports=0-3 algorithm=tree buffers=2; id=2 ports=4-5 algorithm=multi multi_buffers=2";
+  fs::flare_config(cfg).buffers = 0;  // entries without buffers= share what is left
+  fs::flare_config(cfg).allreduces = "id=1 ports=0-3 algorithm=tree buffers=2; id=2 ports=4-5 algorithm=multi multi_buffers=2";
   const auto all = fs::flare_allreduces(cfg, 1 << 20);
   ASSERT_EQ(all.size(), 2u);
   // Tree over 4 children: header 64 + 4 x (2 << 2 = 8 counters) = 96; 4 buffers of 1032.
@@ -284,8 +284,8 @@ TEST(BlocksFlareAlgorithms, AllreducesHaveTheirOwnAlgorithmAndL1Share) {
 TEST(BlocksFlareAlgorithms, BelowTheRootTheAggregateGoesUpAndResultsComeDown) {
   for (const char* algo : {"single", "multi", "tree"}) {
     fs::Config cfg = hosts_config(3, algo, 2);
-    cfg.flare.parent = "9";
-    cfg.flare.rank = 5;
+    fs::flare_config(cfg).parent = "9";
+    fs::flare_config(cfg).rank = 5;
     HandlerHarness h(cfg, "flare_dense");
     HandlerCall last;
     for (uint16_t r = 0; r < 3; ++r)
@@ -339,9 +339,9 @@ TEST(BlocksFlareAlgorithms, SetupPicksTheAlgorithmBySizeAsFlareDoes) {
   };
   for (const Case& c : cases) {
     fs::Config cfg = hosts_config(3, c.algorithm);
-    cfg.flare.buffers = 0;
-    cfg.flare.bytes = c.bytes;
-    cfg.flare.reproducible = c.reproducible;
+    fs::flare_config(cfg).buffers = 0;
+    fs::flare_config(cfg).bytes = c.bytes;
+    fs::flare_config(cfg).reproducible = c.reproducible;
     const auto all = fs::flare_allreduces(cfg, 1 << 20);
     EXPECT_EQ(all.at(0).algorithm, c.want) << c.bytes << " " << c.algorithm;
     EXPECT_EQ(all.at(0).buffers_per_block, c.buffers) << c.bytes << " " << c.algorithm;
@@ -351,7 +351,7 @@ TEST(BlocksFlareAlgorithms, SetupPicksTheAlgorithmBySizeAsFlareDoes) {
 TEST(BlocksFlareAlgorithms, AllreduceEntriesAreChecked) {
   auto error = [](const std::string& list) -> std::string {
     fs::Config cfg = hosts_config(4, "single");
-    cfg.flare.allreduces = list;
+    fs::flare_config(cfg).allreduces = list;
     try {
       fs::flare_allreduces(cfg, 1 << 20);
     } catch (const fs::InputError& e) {

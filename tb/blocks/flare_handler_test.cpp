@@ -2,6 +2,7 @@
 // SystemC, through HandlerHarness (handler_harness.h): the installer's handler memory, int32
 // wrap-around sums, int16/int8/float32 min/max/sum, duplicates, bad ranks, exceeded windows,
 // malformed and oversized packets, mismatches, and the result frame's headers.
+#include "protocols/flare_dense/flare_setup.h"
 #include "flare/flare_dense.h"
 
 #include <gtest/gtest.h>
@@ -25,8 +26,8 @@ fs::Config three_hosts() {
   cfg.pspin.hpus_per_cluster = 2;
   cfg.pspin.l2_handler_bytes = 64 << 10;
   cfg.ports.count = 4;
-  cfg.flare.ports = "0-2";
-  cfg.flare.allreduce_id = 7;  // flare_frame's default
+  fs::flare_config(cfg).ports = "0-2";
+  fs::flare_config(cfg).allreduce_id = 7;  // flare_frame's default
   return cfg;
 }
 
@@ -68,7 +69,7 @@ TEST(BlocksFlareHandler, OutcomeTableAndInstaller) {
   EXPECT_EQ(sizeof(flare_block_state_t), 64u);
   EXPECT_EQ(flare_block_state_bytes(FLARE_ALGO_SINGLE, 1, 3, 1024), 1096u);
   fs::Config cfg = three_hosts();
-  cfg.flare.ports = "3,1,0";
+  fs::flare_config(cfg).ports = "3,1,0";
   HandlerHarness h(cfg, "flare_dense");
   const auto* c = reinterpret_cast<const flare_dense_config_t*>(h.handler_memory().data());
   EXPECT_EQ(c->magic, FLARE_DENSE_MAGIC);
@@ -87,7 +88,7 @@ TEST(BlocksFlareHandler, OutcomeTableAndInstaller) {
   EXPECT_EQ(a.ports[1], 1u);
   EXPECT_EQ(a.ports[2], 0u);
   // Too many block states for the L1 state area: 940 x 1096 = 1030240 bytes.
-  cfg.flare.buffers = 940;
+  fs::flare_config(cfg).buffers = 940;
   try {
     HandlerHarness bad(cfg, "flare_dense");
     FAIL() << "no error";
@@ -213,7 +214,7 @@ TEST(BlocksFlareHandler, DuplicateIsIgnored) {
 TEST(BlocksFlareHandler, LateDuplicateAfterTheResultDoesNotRestartTheBlock) {
   // 2 clusters, 2 buffers each: blocks 0 and 4 share cluster 0, buffer 0.
   fs::Config cfg = three_hosts();
-  cfg.flare.buffers = 2;
+  fs::flare_config(cfg).buffers = 2;
   HandlerHarness h(cfg, "flare_dense");
   const Bytes v = elems_of<int32_t>({5});
   auto run = [&](uint32_t block, uint16_t rank) {
@@ -277,7 +278,7 @@ TEST(BlocksFlareHandler, WindowExceededWhileTheStateHoldsAnotherBlock) {
   // state (b / 2) % 2. Blocks 0 and 4 share cluster 0 state 0; block 2 uses cluster 0 state 1;
   // block 1 cluster 1.
   fs::Config cfg = three_hosts();
-  cfg.flare.buffers = 2;
+  fs::flare_config(cfg).buffers = 2;
   HandlerHarness h(cfg, "flare_dense");
   const Bytes v = elems_of<int32_t>({1, 1});
   auto run = [&](uint32_t block, uint16_t rank, uint32_t allreduce = 7) {

@@ -3,7 +3,7 @@
 //
 //   fs::Config cfg;                          // geometry and handler-set options
 //   cfg.pspin.clusters = 2;
-//   cfg.flare.ports = "0-2";
+//   fs::flare_config(cfg).ports = "0-2";
 //   fs_tb::HandlerHarness h(cfg, "flare_dense");  // allocates L2 handler memory and every
 //                                                 // cluster's L1 state area, runs the installer
 //   fs_tb::HandlerCall c = h.run(frame, /*ingress_port=*/1);
@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "protocols/flare_dense/flare_setup.h"
 #include "common/config.h"
 #include "fs_handler.h"
 #include "net/packet.h"
@@ -58,10 +59,11 @@ class HandlerHarness {
       : cfg_(cfg), set_(std::move(set)), handler_mem_(cfg.pspin.l2_handler_bytes, 0), slot_(fs::kL1PacketSlotBytes, 0) {
     const uint64_t l1_size = fs::Cluster::l1_state_bytes(cfg);
     for (unsigned c = 0; c < cfg.pspin.clusters; ++c) l1_.emplace_back(l1_size, 0);
-    if (install && set_.install) {
+    if (install) {  // the set alone owns all of L1 and L2, as when it is the switch's only set
+      set_.control->memory_need(cfg, l1_size, handler_mem_.size());
       const fs::InstallTarget target{handler_mem_.data(), uint32_t(handler_mem_.size()), uint32_t(l1_size),
                                      cfg.pspin.clusters};
-      set_.install(cfg, target);
+      set_.control->install(cfg, target);
     }
   }
   HandlerHarness(const HandlerHarness&) = delete;

@@ -30,7 +30,19 @@ int probe_handler(const fs_handler_args_t* a) {
   return int(a->cluster_id * 10 + a->hpu_id);
 }
 
+// The probe's control plane: writes what it was given into its handler memory.
+class ProbeControl : public fs::HandlerSetControl {
+ public:
+  void install(const fs::Config&, const fs::InstallTarget& t) const override {
+    t.handler_mem[1] = 0x55;
+    std::memcpy(t.handler_mem + 4, &t.l1_state_bytes, 4);
+    std::memcpy(t.handler_mem + 8, &t.clusters, 4);
+    std::memcpy(t.handler_mem + 12, &t.handler_mem_size, 4);
+  }
+};
+
 fs::HandlerSet probe_set() {
+  static const ProbeControl control;
   fs::HandlerSet s;
   s.name = "probe";
   s.doc = "harness self-test";
@@ -38,12 +50,7 @@ fs::HandlerSet probe_set() {
   s.outcomes = {{"ok", false}};
   s.block_id_offset = -1;
   s.block_group_offset = -1;
-  s.install = [](const fs::Config&, const fs::InstallTarget& t) {
-    t.handler_mem[1] = 0x55;
-    std::memcpy(t.handler_mem + 4, &t.l1_state_bytes, 4);
-    std::memcpy(t.handler_mem + 8, &t.clusters, 4);
-    std::memcpy(t.handler_mem + 12, &t.handler_mem_size, 4);
-  };
+  s.control = &control;
   return s;
 }
 

@@ -3,6 +3,7 @@
 // hand-computed timing through an idle unit, task queueing when packets outnumber HPUs, the
 // packet buffer emptying, hier-fcfs with S=1 keeping a block on one HPU, and a handler's DMA copy
 // queueing behind a packet copy.
+#include "protocols/flare_dense/flare_setup.h"
 #include "pspin/pspin_unit.h"
 
 #include <gtest/gtest.h>
@@ -39,8 +40,8 @@ fs::Config base_config() {
   cfg.hpu.native_fixed_cycles = 40;
   cfg.hpu.native_cycles_per_byte = 0.3;
   cfg.command.latency_cycles = 5;
-  cfg.flare.ports = "0-1";
-  cfg.flare.allreduce_id = 7;  // flare_frame's default
+  fs::flare_config(cfg).ports = "0-1";
+  fs::flare_config(cfg).allreduce_id = 7;  // flare_frame's default
   return cfg;
 }
 
@@ -205,7 +206,7 @@ TEST(BlocksCluster, HierFcfsSubsetOfOneKeepsBlockOnOneHpu) {
   fs::Config cfg = base_config();
   cfg.scheduler.policy = "hier-fcfs";
   cfg.scheduler.subset = 1;
-  cfg.flare.ports = "0-3";
+  fs::flare_config(cfg).ports = "0-3";
   UnitBench b(cfg);
   for (uint16_t r = 0; r < 4; ++r)
     for (uint32_t blk : {6u, 3u, 5u}) b.contribute(0, blk, r, {int32_t(blk * 10 + r), 1, 2, 3});

@@ -8,6 +8,7 @@
 #include <map>
 #include <vector>
 
+#include "protocols/flare_dense/flare_setup.h"
 #include "net/frame.h"
 #include "protocols/flare_dense/flare_frame.h"
 #include "switch/switch.h"
@@ -45,13 +46,13 @@ void two_level_tree(const char* model) {
   cfg.ports.count = 4;
   cfg.pspin.clusters = 2;
   cfg.hpu.model = model;
-  cfg.flare.allreduce_id = 3;
-  cfg.flare.ports = "0-1";
+  flare_config(cfg).allreduce_id = 3;
+  flare_config(cfg).ports = "0-1";
   // Leaves: hosts on ports 0 and 1, the root behind port 3; leaf k is child k of the root.
   Config leaf0 = cfg, leaf1 = cfg;
-  leaf0.flare.parent = leaf1.flare.parent = "3";
-  leaf0.flare.rank = 0;
-  leaf1.flare.rank = 1;
+  flare_config(leaf0).parent = flare_config(leaf1).parent = "3";
+  flare_config(leaf0).rank = 0;
+  flare_config(leaf1).rank = 1;
   Switch a("leaf0", leaf0), b("leaf1", leaf1), root("root", cfg);
   a.link(3, root, 0);
   root.link(0, a, 3);

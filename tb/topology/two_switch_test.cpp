@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "protocols/flare_dense/flare_setup.h"
 #include "net/frame.h"
 #include "switch/switch.h"
 
@@ -15,7 +16,7 @@ TEST(TopologyTwoSwitches, RoutedFrameCrossesALink) {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
   Config cfg;
   cfg.ports.count = 4;
-  cfg.flare.ports = "0-1";
+  flare_config(cfg).ports = "0-1";
   cfg.parser.latency_cycles = 3;
   cfg.routing.latency_cycles = 5;
   Config a_cfg = cfg;

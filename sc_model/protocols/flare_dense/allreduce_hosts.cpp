@@ -26,14 +26,14 @@ class AllreduceHosts::Host : public sc_core::sc_module, public PacketSinkIf {
         cfg_(cfg.hosts),
         seed_(cfg.seed),
         rank_(rank),
-        hosts_(unsigned(parse_port_list("flare.ports", cfg.flare.ports).size())),
+        hosts_(unsigned(parse_port_list("flare.ports", flare_config(cfg).ports).size())),
         port_(port),
         ingress_(ingress),
         frames_(std::move(frames)),
         wire_full_(wire_full),
         wire_last_(wire_last),
         done_at_(done_at),
-        allreduce_id_(cfg.flare.allreduce_id),
+        allreduce_id_(flare_config(cfg).allreduce_id),
         states_(states),
         group_(stagger_group(cfg.hosts.window, states)),
         finished_(frames_.size(), false) {
@@ -146,8 +146,8 @@ class AllreduceHosts::Host : public sc_core::sc_module, public PacketSinkIf {
 
 AllreduceHosts::AllreduceHosts(sc_core::sc_module_name name, const Config& cfg, Switch& sw)
     : sc_core::sc_module(name) {
-  const std::vector<unsigned> ports = parse_port_list("flare.ports", cfg.flare.ports);
-  const unsigned states = block_states(cfg);
+  const std::vector<unsigned> ports = parse_port_list("flare.ports", flare_config(cfg).ports);
+  const unsigned states = block_states(cfg, sw);
   AllreduceGenOptions o;
   o.hosts = unsigned(ports.size());
   o.bytes = cfg.hosts.bytes;
@@ -155,7 +155,7 @@ AllreduceHosts::AllreduceHosts(sc_core::sc_module_name name, const Config& cfg, 
   o.dtype = cfg.hosts.dtype;
   o.op = cfg.hosts.op;
   o.seed = cfg.seed;
-  o.allreduce_id = cfg.flare.allreduce_id;
+  o.allreduce_id = flare_config(cfg).allreduce_id;
   o.num_ports = std::max(cfg.ports.count, unsigned(ports.size()));
   o.gbps = cfg.ports.gbps;
   o.wire_overhead = cfg.ports.wire_overhead;
@@ -189,10 +189,11 @@ AllreduceHosts::AllreduceHosts(sc_core::sc_module_name name, const Config& cfg, 
 
 AllreduceHosts::~AllreduceHosts() = default;
 
-unsigned AllreduceHosts::block_states(const Config& cfg) {
-  if (cfg.parser.rules.find("flare_dense") == std::string::npos) return 0;
-  for (const FlareAllreduce& a : flare_allreduces(cfg, uint32_t(Cluster::l1_state_bytes(cfg))))
-    if (a.id == cfg.flare.allreduce_id) return a.states_per_cluster * cfg.pspin.clusters;
+unsigned AllreduceHosts::block_states(const Config& cfg, Switch& sw) {
+  const uint32_t l1 = sw.pspin().set_memory(find_handler_set("flare_dense")).l1_bytes;
+  if (!l1) return 0;  // the switch has no flare_dense handler set
+  for (const FlareAllreduce& a : flare_allreduces(cfg, l1))
+    if (a.id == flare_config(cfg).allreduce_id) return a.states_per_cluster * cfg.pspin.clusters;
   return 0;
 }
 

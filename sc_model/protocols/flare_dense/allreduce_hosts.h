@@ -35,7 +35,7 @@ class AllreduceHosts : public sc_core::sc_module {
   class Host;
   // The block states the switch has for the hosts' allreduce (block b in state b mod states), as
   // the network manager would tell the hosts; 0 when the switch has no such allreduce.
-  static unsigned block_states(const Config& cfg);
+  static unsigned block_states(const Config& cfg, Switch& sw);
   std::vector<std::unique_ptr<Host>> hosts_;
   std::vector<ExpectedBlock> expected_;  // by block id
   Expected expected_for_verify_;

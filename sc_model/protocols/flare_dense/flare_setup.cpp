@@ -1,6 +1,7 @@
 // Flare allreduce setup (see flare_setup.h).
 #include "protocols/flare_dense/flare_setup.h"
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 #include <sstream>
@@ -39,7 +40,7 @@ FlareConfig entry_config(const Config& cfg, const std::string& entry, size_t ind
     }
   }
   if (!seen.count("id") || !seen.count("ports")) throw InputError(where + ": needs id= and ports=");
-  return c.flare;
+  return flare_config(c);
 }
 
 // Flare 6.4: tree when sums must be reproducible or the data is small, more buffers as it
@@ -90,16 +91,15 @@ FlareAllreduce resolve(const Config& cfg, const FlareConfig& f, const std::strin
   return a;
 }
 
-}  // namespace
-
-std::vector<FlareAllreduce> flare_allreduces(const Config& cfg, uint32_t l1_state_bytes) {
+// The allreduces of the configuration, checked, with their algorithms chosen (not laid out).
+std::vector<FlareAllreduce> resolve_all(const Config& cfg) {
   std::vector<FlareAllreduce> all;
   std::vector<std::string> entries;
-  std::istringstream list(cfg.flare.allreduces);
+  std::istringstream list(flare_config(cfg).allreduces);
   for (std::string e; std::getline(list, e, ';');)
     if (!trim(e).empty()) entries.push_back(trim(e));
   if (entries.empty()) {
-    all.push_back(resolve(cfg, cfg.flare, "flare."));
+    all.push_back(resolve(cfg, flare_config(cfg), "flare."));
   } else {
     for (size_t i = 0; i < entries.size(); ++i) {
       const std::string where = "flare.allreduces entry " + std::to_string(i + 1) + ": ";
@@ -112,6 +112,19 @@ std::vector<FlareAllreduce> flare_allreduces(const Config& cfg, uint32_t l1_stat
   std::set<uint32_t> ids;
   for (const FlareAllreduce& a : all)
     if (!ids.insert(a.id).second) throw InputError("'flare.allreduces': allreduce id " + std::to_string(a.id) + " twice");
+  return all;
+}
+
+void check_table_fits(uint64_t l2_bytes) {
+  if (l2_bytes < sizeof(flare_dense_config_t))
+    throw InputError("'pspin.l2_handler_bytes' is too small for the flare_dense configuration (" +
+                     std::to_string(sizeof(flare_dense_config_t)) + " bytes)");
+}
+
+}  // namespace
+
+std::vector<FlareAllreduce> flare_allreduces(const Config& cfg, uint32_t l1_state_bytes) {
+  std::vector<FlareAllreduce> all = resolve_all(cfg);
 
   // Memory partitioning: explicit shares first, the rest of the L1 state area split equally.
   uint64_t fixed = 0;
@@ -140,10 +153,22 @@ std::vector<FlareAllreduce> flare_allreduces(const Config& cfg, uint32_t l1_stat
   return all;
 }
 
-void install_flare_dense(const Config& cfg, const InstallTarget& t) {
-  if (t.handler_mem_size < sizeof(flare_dense_config_t))
-    throw InputError("'pspin.l2_handler_bytes' is too small for the flare_dense configuration (" +
-                     std::to_string(sizeof(flare_dense_config_t)) + " bytes)");
+MemoryNeed FlareDenseControl::memory_need(const Config& cfg, uint64_t l1_available, uint64_t l2_available) const {
+  check_table_fits(l2_available);
+  MemoryNeed need;
+  need.l2_bytes = sizeof(flare_dense_config_t);
+  const std::vector<FlareAllreduce> all = resolve_all(cfg);
+  for (const FlareAllreduce& a : all)
+    if (!a.states_per_cluster) return need;  // it fills the L1 share it gets
+  // Every allreduce names its block states: exactly what they take (laid out once here so that
+  // too many states are reported in the allreduces' own terms).
+  flare_allreduces(cfg, uint32_t(std::min<uint64_t>(l1_available, 0xFFFFFFFFu)));
+  for (const FlareAllreduce& a : all) need.l1_bytes += uint64_t(a.states_per_cluster) * a.state_bytes;
+  return need;
+}
+
+void FlareDenseControl::install(const Config& cfg, const InstallTarget& t) const {
+  check_table_fits(t.handler_mem_size);
   const std::vector<FlareAllreduce> all = flare_allreduces(cfg, t.l1_state_bytes);
   flare_dense_config_t c;
   std::memset(&c, 0, sizeof(c));

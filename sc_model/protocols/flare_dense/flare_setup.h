@@ -12,6 +12,28 @@
 
 namespace fs {
 
+// The Flare allreduce(s) the switch takes part in (what the network manager installs): the
+// configuration section "flare". The flare.* keys describe one allreduce; `allreduces` lists
+// several, each entry overriding those keys.
+struct FlareConfig {
+  uint32_t allreduce_id = 0;
+  std::string ports = "0-15";     // ports of the children (hosts or switches), in rank order
+  std::string algorithm = "auto"; // auto (Flare 6.4: by bytes and reproducible), single, multi, tree
+  unsigned multi_buffers = 0;     // B for multi; 0 = by size (4 above 256 KiB, else 2)
+  uint64_t bytes = 0;             // data per host, for algorithm = auto; 0 = unknown (single)
+  bool reproducible = false;      // float sums the same whatever the arrival order (tree)
+  std::string parent = "none";    // port of the parent switch, or none at the root
+  unsigned rank = 0;              // this switch's rank among its parent's children
+  unsigned max_payload = 1024;    // element bytes per block buffer
+  unsigned buffers = 0;           // block states per cluster (blocks in flight / clusters); 0 = fill L1
+  std::string allreduces;         // ';'-separated entries of key=value words (id= and ports= at least)
+};
+constexpr const char* kFlareSection = "flare";
+inline FlareConfig& flare_config(Config& cfg) { return cfg.sections.get<FlareConfig>(kFlareSection); }
+inline const FlareConfig& flare_config(const Config& cfg) { return cfg.sections.get<FlareConfig>(kFlareSection); }
+// The section's keys (flaresim info lists them).
+std::vector<ConfigKey> flare_config_keys();
+
 struct FlareAllreduce {
   uint32_t id = 0;
   std::vector<unsigned> ports;  // children in rank order
@@ -28,7 +50,13 @@ struct FlareAllreduce {
 // laid out in a cluster's `l1_state_bytes`; throws InputError naming the key or entry.
 std::vector<FlareAllreduce> flare_allreduces(const Config& cfg, uint32_t l1_state_bytes);
 
-// The flare_dense installer: writes the allreduce table into handler memory.
-void install_flare_dense(const Config& cfg, const InstallTarget& t);
+// The flare_dense handler set's control plane: the memory it needs (all L1 state it can get
+// unless every allreduce names its buffers; the allreduce table in L2) and its installer, which
+// writes the allreduce table into its L2 handler memory.
+class FlareDenseControl : public HandlerSetControl {
+ public:
+  MemoryNeed memory_need(const Config& cfg, uint64_t l1_available, uint64_t l2_available) const override;
+  void install(const Config& cfg, const InstallTarget& t) const override;
+};
 
 }  // namespace fs

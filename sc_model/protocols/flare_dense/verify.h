@@ -8,26 +8,10 @@
 
 #include "common/units.h"
 #include "net/packet.h"
+#include "plugin/protocol.h"
 #include "protocols/flare_dense/allreduce_gen.h"
 
 namespace fs {
-
-struct EgressRecord {
-  uint16_t port = 0;
-  Picos time = 0;  // when the packet left the port
-  Bytes data;      // the frame as sent
-};
-
-struct VerifyReport {
-  bool ok = false;
-  uint64_t expected_packets = 0;  // blocks x host ports
-  uint64_t matched = 0;     // first result for (block, port), correct
-  uint64_t missing = 0;     // (block, port) that got no result
-  uint64_t wrong = 0;       // first result for (block, port), incorrect
-  uint64_t duplicate = 0;   // every further result for an already served (block, port)
-  uint64_t unexpected = 0;  // result for a block not expected, or on a port not listed
-  std::vector<std::string> problems;  // the first 20, human readable, in detection order
-};
 
 // A Flare result packet is a valid IPv4/UDP frame (parse_frame ok) to UDP destination port
 // expected.udp_port whose UDP payload holds at least a 16-byte Flare header with version 1 and kind 1

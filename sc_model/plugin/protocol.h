@@ -1,0 +1,125 @@
+// The one interface through which a protocol plugs into flaresim. A protocol is
+// handlers/<protocol>/ (C handlers, wire-format header) plus sc_model/protocols/<protocol>/,
+// whose registration file implements Protocol and registers it with FS_PROTOCOL. At
+// registration its configuration section, handler sets (with their control planes), default
+// parser rules, text-trace syntax and host models are handed to the core's registries; the CLI
+// asks the protocols for generators (`flaresim gen`), expected-results files (`run --verify`),
+// closed-loop host agents (`hosts.model`) and stats sections. The core never names a protocol.
+// docs/PROTOCOLS.md explains how to add one.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/config.h"
+#include "common/units.h"
+#include "fs_handler.h"
+#include "net/packet.h"
+#include "net/trace_syntax.h"
+#include "pspin/handler_sets.h"
+
+namespace fs {
+
+class Switch;
+
+// A frame the switch sent, as result checks see it.
+struct EgressRecord {
+  uint16_t port = 0;
+  Picos time = 0;  // when the packet left the port
+  Bytes data;      // the frame as sent
+};
+
+// What checking the switch's results against the expected ones found.
+struct VerifyReport {
+  bool ok = false;
+  uint64_t expected_packets = 0;  // results that must arrive (e.g. blocks x host ports)
+  uint64_t matched = 0;     // first result for an expected one, correct
+  uint64_t missing = 0;     // expected results that did not arrive
+  uint64_t wrong = 0;       // first result for an expected one, incorrect
+  uint64_t duplicate = 0;   // every further result for an already served one
+  uint64_t unexpected = 0;  // results nobody expected
+  std::vector<std::string> problems;  // the first 20, human readable, in detection order
+};
+
+// Checks what the switch sent (every departing frame, in departure order).
+class ResultVerifier {
+ public:
+  virtual ~ResultVerifier() = default;
+  virtual VerifyReport verify(const std::vector<EgressRecord>& egress) const = 0;
+};
+
+// Closed-loop host agents on the switch's ports, made before the simulation starts.
+class HostAgents {
+ public:
+  virtual ~HostAgents() = default;
+  virtual nlohmann::json stats() const = 0;  // the stats' "hosts" section
+  virtual std::string summary() const = 0;   // lines for the run's summary
+  virtual std::string what() const = 0;      // in messages, e.g. "allreduce hosts"
+  // What the hosts must have received, checked after the run.
+  virtual std::unique_ptr<ResultVerifier> verifier() const = 0;
+};
+
+// A finished run, as a protocol's stats section sees it.
+struct RunView {
+  const Config& cfg;
+  Switch& sw;
+  Picos end;
+};
+
+struct HandlerSetSpec {
+  const fs_handler_set_desc_t* desc;  // from FS_HANDLER_SET next to the C handler
+  const HandlerSetControl* control;   // its control plane (nullptr: installs nothing, default memory)
+};
+
+class Protocol {
+ public:
+  virtual ~Protocol() = default;
+  virtual std::string name() const = 0;  // e.g. the name of its folder
+  virtual std::string doc() const = 0;   // one line
+
+  // Handed to the core's registries when the protocol is registered.
+  virtual std::vector<ConfigSection> config_sections() const { return {}; }
+  virtual std::vector<HandlerSetSpec> handler_sets() const { return {}; }
+  virtual std::vector<std::string> default_parser_rules() const { return {}; }
+  virtual const TraceSyntax* trace_syntax() const { return nullptr; }
+  virtual std::vector<KeyChoice> host_models() const { return {}; }
+
+  // `flaresim gen NAME [options]` for each NAME of gen_names() (the first is the protocol's own
+  // name): writes a trace and its expected results; returns the exit code, throws InputError.
+  virtual std::vector<std::string> gen_names() const { return {}; }
+  virtual int gen(const std::string& name, const std::vector<std::string>& args) const;
+
+  // Closed-loop hosts of one of host_models(), attached to `sw`'s ports.
+  virtual std::unique_ptr<HostAgents> make_hosts(const std::string& model, const Config& cfg, Switch& sw) const;
+
+  // Expected-results files (`run --verify`): the header line that starts them ("" = none), and
+  // the file read into a verifier (throws InputError "file:line: reason").
+  virtual std::string expected_header() const { return ""; }
+  virtual std::unique_ptr<ResultVerifier> read_expected(const std::string& path) const;
+
+  // Adds the protocol's part to the stats of a finished run (after the core's sections), and
+  // the lines it adds to the run's summary from those stats ("" = none).
+  virtual void add_stats(const RunView&, nlohmann::json& /*stats*/) const {}
+  virtual std::string summary(const nlohmann::json& /*stats*/) const { return ""; }
+};
+
+// Registers a protocol and hands its parts to the core's registries; before main() runs.
+void register_protocol(std::unique_ptr<Protocol> protocol);
+// Every registered protocol, by name.
+const std::vector<const Protocol*>& protocols();
+const Protocol* find_protocol(const std::string& name);
+// The protocol whose gen_names() has `name`, or whose host_models() has `model`; nullptr if none.
+const Protocol* protocol_for_gen(const std::string& name);
+const Protocol* protocol_for_host_model(const std::string& model);
+
+// Reads an expected-results file with the protocol whose expected_header() is its first line
+// (blank lines and '#' comments aside); throws InputError naming the file.
+std::unique_ptr<ResultVerifier> read_expected_results(const std::string& path);
+
+// Registers protocol type T (default-constructible) when the program starts; in its .cpp file.
+#define FS_PROTOCOL(T) \
+  static const bool fs_protocol_registered_##T = (::fs::register_protocol(std::make_unique<T>()), true)
+
+}  // namespace fs
