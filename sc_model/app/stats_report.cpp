@@ -66,6 +66,15 @@ nlohmann::json collect_stats(Switch& sw, Picos end) {
   }
   j["handlers"] = handlers;
 
+  // Where each installed handler set's memory is (pspin/memory/handler_memory.h).
+  json memory = json::object();
+  for (int set : pspin.installed_sets()) {
+    const HandlerSetMemory& m = pspin.set_memory(set);
+    memory[handler_sets()[size_t(set)].name] = {{"l1_offset", m.l1_offset}, {"l1_bytes", m.l1_bytes},
+                                                {"l2_offset", m.l2_offset}, {"l2_bytes", m.l2_bytes}};
+  }
+  j["handler_memory"] = memory;
+
   auto gbps = [&](uint64_t bytes) { return seconds > 0 ? double(bytes) * 8.0 / seconds / 1e9 : 0.0; };
   auto per_s = [&](uint64_t n) { return seconds > 0 ? double(n) / seconds : 0.0; };
   json clusters = json::array();

@@ -26,6 +26,7 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
       drops_(drops),
       handler_mem_(cfg.pspin.l2_handler_bytes),
       set_memory_(handler_sets().size()),
+      installed_(installed),
       buffer_("packet_buffer", cfg.packet_buffer.bytes, drops),
       scheduler_("packet_scheduler", PacketScheduler::parse_policy(cfg.scheduler.policy), cfg.pspin.clusters,
                  cfg.pspin.hpus_per_cluster, cfg.scheduler.subset, clock_.cycles_ps(cfg.scheduler.latency_cycles),

@@ -74,6 +74,8 @@ class PspinUnit : public sc_core::sc_module {
   // Where handler set `set` (an index into handler_sets()) has its memory; zero sizes if the set
   // is not installed.
   const HandlerSetMemory& set_memory(int set) const { return set_memory_[size_t(set)]; }
+  // The installed handler sets (indices into handler_sets()), in installation order.
+  const std::vector<int>& installed_sets() const { return installed_; }
   const std::map<std::string, HandlerSetStats>& handler_stats() const { return handler_stats_; }
   const Clock& clock() const { return clock_; }
   // Instruction trace of ISS handler runs (hpu.model = iss); throws InputError otherwise.
@@ -90,6 +92,7 @@ class PspinUnit : public sc_core::sc_module {
   DropLedger& drops_;
   ZeroedMemory handler_mem_;
   std::vector<HandlerSetMemory> set_memory_;  // by handler set index
+  std::vector<int> installed_;
   std::unique_ptr<HpuEngine> engine_;
   std::unique_ptr<Interleaver> interleaver_;  // ISS HPUs with hpu.interleave = on
   PacketBuffer buffer_;
