@@ -16,6 +16,7 @@
 #include "net/trace_reader.h"
 #include "net/trace_writer.h"
 #include "plugin/protocol.h"
+#include "pspin/handler_counters.h"
 #include "pspin/handler_sets.h"
 
 namespace po = boost::program_options;
@@ -29,6 +30,7 @@ const char* kUsage =
     "  run   replay a packet trace through the switch model\n"
     "  gen   generate a workload trace and its expected results (gen WORKLOAD ...)\n"
     "  info  list every configuration key, handler set and scheduling policy\n"
+    "        (info --counters: the table of per-handler counters in docs/STATS.md)\n"
     "  iss   run a bare RISC-V program (rv32imafc ELF) on the instruction-set simulator\n"
     "'flaresim <command> --help' shows a command's options.\n";
 
@@ -134,7 +136,11 @@ int cmd_gen(const std::vector<std::string>& args) {
 }
 
 int cmd_info(const std::vector<std::string>& args) {
-  if (!args.empty()) throw InputError("flaresim info takes no arguments");
+  if (args.size() == 1 && args[0] == "--counters") {  // the table in docs/STATS.md
+    std::cout << handler_counters_markdown();
+    return 0;
+  }
+  if (!args.empty()) throw InputError("flaresim info takes no arguments but --counters");
   const Config defaults;
   std::cout << "flaresim " << FLARESIM_VERSION << "\n\nConfiguration keys (INI section.key, or --section.key on the "
                "command line), with defaults:\n";

@@ -5,8 +5,25 @@
 #include <sstream>
 
 #include "app/simulation.h"
+#include "pspin/handler_counters.h"
 
 namespace fs {
+
+namespace {
+
+// handlers.<set>.iss: every row of pspin/handler_counters.def at its JSON path.
+nlohmann::json iss_counters_json(const HandlerCounters& k) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const HandlerCounterInfo& c : kHandlerCounters) {
+    std::string pointer = std::string("/") + c.json;
+    for (char& ch : pointer)
+      if (ch == '.') ch = '/';
+    j[nlohmann::json::json_pointer(pointer)] = k.*c.field;
+  }
+  return j;
+}
+
+}  // namespace
 
 nlohmann::json collect_stats(Switch& sw, Picos end) {
   using nlohmann::json;
@@ -44,20 +61,9 @@ nlohmann::json collect_stats(Switch& sw, Picos end) {
   json handlers = json::object();
   for (const auto& kv : pspin.handler_stats()) {
     handled += kv.second.runs;
-    const HandlerCounters& k = kv.second.counters;
     handlers[kv.first] = {{"runs", kv.second.runs}, {"cycles", kv.second.cycles.to_json()},
                           {"latency_ns", kv.second.latency_ps.to_json(1000.0)}, {"outcomes", kv.second.outcomes},
-                          {"iss", {{"instructions", k.instructions}, {"loads", k.loads}, {"stores", k.stores},
-                                   {"branches", k.branches}, {"taken_branches", k.taken_branches},
-                                   {"atomics", k.atomics}, {"fp", k.fp},
-                                   {"accesses", {{"local_l1", k.local_l1_accesses},
-                                                 {"remote_l1", k.remote_l1_accesses}, {"l2", k.l2_accesses}}},
-                                   {"icache_misses", k.icache_misses}, {"dma_bytes", k.dma_bytes},
-                                   {"stall_cycles", {{"load_use", k.load_use_stall_cycles},
-                                                     {"memory", k.memory_stall_cycles}, {"div", k.div_cycles},
-                                                     {"icache", k.icache_stall_cycles},
-                                                     {"bank_conflict", k.bank_conflict_cycles},
-                                                     {"dma", k.dma_wait_cycles}}}}},
+                          {"iss", iss_counters_json(kv.second.counters)},
                           {"faults", kv.second.faults}};
     const HandlerSetStats::BlockOccupancy b = kv.second.block_occupancy(end);
     if (b.completed || b.open_at_end)

@@ -173,6 +173,37 @@ class Cpu {
   bool csr_read(uint32_t csr, uint32_t& value) const;
   bool csr_write(uint32_t csr, uint32_t value);
   Stop raise(Fault::Kind kind, uint32_t insn, uint32_t addr = 0);
+  bool fail(Fault::Kind kind, uint32_t insn, uint32_t addr = 0) {  // raise() for the helpers below
+    raise(kind, insn, addr);
+    return false;
+  }
+
+  // run()'s parts (cpu.cpp), all inlined into its loop. An instruction in flight is an Exec.
+  // Helpers that return bool return false after a fault (fault() says which).
+  struct Exec;
+  // Bookkeeping around each instruction: stalls before it, then retiring it.
+  uint64_t stalls_before(const Insn& in);
+  bool retire(const Insn& in, uint32_t a, const Exec& e, Stop& stop);  // true: run() returns `stop`
+  Stop fetch_fault();
+  // The memory access path: gates, region lookup, costs, and telling others of shared stores.
+  bool gated(const Insn& in, const Gates& gates, uint64_t stall);
+  const MemRegion* device_at(uint32_t addr, unsigned size);
+  const MemRegion* access(uint32_t addr, unsigned size, bool store, Exec& e, uint8_t*& host, bool tell = true);
+  void tell_stored(const MemRegion& r, const uint8_t* host, unsigned size, uint64_t stall);
+  bool load(const Insn& in, uint32_t a, Exec& e);
+  bool store(const Insn& in, uint32_t a, uint32_t b, Exec& e);
+  bool load_fp(const Insn& in, uint32_t a, Exec& e);
+  bool store_fp(const Insn& in, uint32_t a, Exec& e);
+  bool atomic(const Insn& in, uint32_t a, uint32_t b, Exec& e);
+  // Groups that touch more than one integer register (integer ALU, M: semantics.h).
+  void set_x(const Insn& in, uint32_t v) {
+    if (in.rd) x[in.rd] = v;
+  }
+  void branch(bool taken, const Insn& in, Exec& e);
+  void jump(uint32_t target, const Insn& in, Exec& e);
+  bool csr(const Insn& in, uint32_t a);
+  bool fp(const Insn& in, uint32_t a, Exec& e);
+  bool rounding(unsigned field, unsigned& rm) const;
 
   AddressSpace& mem_;
   Timing t_;

@@ -12,42 +12,11 @@
 #include "common/units.h"
 #include "iss/cpu.h"
 #include "fs_handler.h"
+#include "pspin/handler_counters.h"
 #include "pspin/handler_sets.h"
 #include "pspin/task.h"
 
 namespace fs {
-
-// What the ISS counted during one handler run (all zero for native runs).
-struct HandlerCounters {
-  uint64_t instructions = 0, loads = 0, stores = 0, branches = 0, taken_branches = 0, atomics = 0, fp = 0;
-  uint64_t load_use_stall_cycles = 0, memory_stall_cycles = 0, div_cycles = 0;
-  uint64_t local_l1_accesses = 0, remote_l1_accesses = 0, l2_accesses = 0;  // data accesses by memory
-  uint64_t icache_misses = 0, icache_stall_cycles = 0;
-  uint64_t bank_conflict_cycles = 0;
-  uint64_t dma_bytes = 0, dma_wait_cycles = 0;  // fs_dma_copy calls
-
-  HandlerCounters& operator+=(const HandlerCounters& o) {
-    instructions += o.instructions;
-    loads += o.loads;
-    stores += o.stores;
-    branches += o.branches;
-    taken_branches += o.taken_branches;
-    atomics += o.atomics;
-    fp += o.fp;
-    load_use_stall_cycles += o.load_use_stall_cycles;
-    memory_stall_cycles += o.memory_stall_cycles;
-    div_cycles += o.div_cycles;
-    local_l1_accesses += o.local_l1_accesses;
-    remote_l1_accesses += o.remote_l1_accesses;
-    l2_accesses += o.l2_accesses;
-    icache_misses += o.icache_misses;
-    icache_stall_cycles += o.icache_stall_cycles;
-    bank_conflict_cycles += o.bank_conflict_cycles;
-    dma_bytes += o.dma_bytes;
-    dma_wait_cycles += o.dma_wait_cycles;
-    return *this;
-  }
-};
 
 struct HandlerRun {
   uint64_t cycles = 0;

@@ -19,6 +19,19 @@ namespace {
 constexpr uint32_t kArgsBytes = 40;  // fs_handler_args_t on RV32: ten 32-bit fields
 constexpr uint64_t kChunk = 4096;    // instructions between watchdog checks
 
+// The counters of a run that ended, from the core (handler_counters.def says how each comes
+// from it); FS_DEVICE_COUNT ones were counted into `k` during the run and stay as they are.
+struct DeviceCount {};
+#define FS_DEVICE_COUNT DeviceCount{}
+void set_count(uint64_t& count, uint64_t value) { count = value; }
+void set_count(uint64_t&, DeviceCount) {}
+void copy_counters(const iss::Cpu& cpu, const iss::Timing& timing, HandlerCounters& k) {
+#define FS_HANDLER_COUNTER(field, json, models, from_iss, doc) set_count(k.field, from_iss);
+#include "pspin/handler_counters.def"
+#undef FS_HANDLER_COUNTER
+}
+#undef FS_DEVICE_COUNT
+
 // Instruction trace lines for one handler run.
 class TraceWriter : public iss::RetireObserver {
  public:
@@ -363,25 +376,7 @@ class IssEngine::Run : public SteppedRun {
     c_.run = nullptr;
     cpu_.set_observer(nullptr);
     run_.cycles = cpu_.cycles;
-    HandlerCounters& k = run_.counters;
-    const iss::CpuCounters& n = cpu_.counters;
-    k.instructions = cpu_.instret;
-    k.loads = n.loads;
-    k.stores = n.stores;
-    k.branches = n.branches;
-    k.taken_branches = n.taken;
-    k.atomics = n.atomics;
-    k.fp = n.fp;
-    k.load_use_stall_cycles = n.load_use_stalls * timing_.load_use_stall;
-    k.memory_stall_cycles = n.region_stall_cycles;
-    k.div_cycles = n.div_cycles;
-    k.local_l1_accesses = n.accesses[iss::kLocalL1Access];
-    k.remote_l1_accesses = n.accesses[iss::kRemoteL1Access];
-    k.l2_accesses = n.accesses[iss::kL2Access];
-    k.icache_misses = n.icache_misses;
-    k.icache_stall_cycles = n.icache_stall_cycles;
-    k.bank_conflict_cycles = n.bank_conflict_cycles;
-    k.dma_wait_cycles = n.device_wait_cycles;
+    copy_counters(cpu_, timing_, run_.counters);
     if (!fault.empty()) run_.commands.clear();
   }
 
