@@ -64,6 +64,8 @@ typedef struct fs_outcome_desc {
   int drop;            /* nonzero: the packet is dropped (counted as a drop) */
   int completes_block; /* nonzero: the packet completed its block, whose state is free again
                           (for handler sets with block ids: stats of blocks in flight) */
+  int no_block;        /* nonzero: the packet is no contribution to a block in flight (e.g. a
+                          result passed on), so it neither opens nor completes one */
 } fs_outcome_desc_t;
 
 typedef struct fs_handler_set_desc {

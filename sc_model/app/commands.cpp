@@ -107,6 +107,13 @@ int cmd_run(const std::vector<std::string>& args) {
   stats_file.stream() << result.stats.dump(2) << "\n";
   stats_file.commit();
   if (!vm.count("quiet")) std::cout << format_summary(result.stats) << result.hosts_summary;
+  // Work left unfinished is reported even with --quiet: a run that produced no results for some
+  // blocks must not pass for a finished one.
+  for (const auto& kv : result.stats["handlers"].items())
+    if (kv.value().contains("blocks") && kv.value()["blocks"]["open_at_end"].get<uint64_t>())
+      std::cerr << "flaresim: warning: the run ended with " << kv.value()["blocks"]["open_at_end"].get<uint64_t>()
+                << " blocks of handler set " << kv.key() << " still waiting for packets (stats: handlers." << kv.key()
+                << ".blocks.open)\n";
 
   // Results checked against what was expected: the --verify file's, and the closed-loop hosts'.
   auto check = [&](const ResultVerifier& want, const std::string& against) {

@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include "app/simulation.h"
+#include "common/text.h"
+#include "plugin/protocol.h"
 #include "pspin/handler_counters.h"
 
 namespace fs {
@@ -21,6 +23,25 @@ nlohmann::json iss_counters_json(const HandlerCounters& k) {
     j[nlohmann::json::json_pointer(pointer)] = k.*c.field;
   }
   return j;
+}
+
+}  // namespace
+
+namespace {
+
+// The blocks a run left open (handlers that keep block state waited for more packets): the
+// first kMaxListed by (group, block), each with when it opened and the ports its packets came
+// from, so that a protocol can tell which ports it still waits on.
+constexpr size_t kMaxListed = 64;
+nlohmann::json open_blocks_json(const HandlerSetStats& st) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& kv : st.open_blocks) {
+    if (list.size() == kMaxListed) break;
+    list.push_back({{"group", uint32_t(kv.first >> 32)}, {"block", uint32_t(kv.first)},
+                    {"since_us", double(kv.second.since) / double(kPicosPerUs)},
+                    {"ports", std::vector<uint32_t>(kv.second.ports.begin(), kv.second.ports.end())}});
+  }
+  return list;
 }
 
 }  // namespace
@@ -69,6 +90,7 @@ nlohmann::json collect_stats(Switch& sw, Picos end) {
     if (b.completed || b.open_at_end)
       handlers[kv.first]["blocks"] = {{"completed", b.completed}, {"open_at_end", b.open_at_end},
                                       {"max_open", b.max_open}, {"avg_open", b.avg_open}};
+    if (b.open_at_end) handlers[kv.first]["blocks"]["open"] = open_blocks_json(kv.second);
   }
   j["handlers"] = handlers;
 
@@ -184,7 +206,17 @@ std::string format_summary(const nlohmann::json& s) {
     o << "                 outcomes:";
     for (const auto& oc : kv.value()["outcomes"].items()) o << " " << oc.key() << " " << oc.value().get<uint64_t>();
     o << "\n";
+    // A run that ends with handler state still waiting says so: an unfinished run must not look
+    // like a finished one.
+    if (kv.value().contains("blocks") && kv.value()["blocks"]["open_at_end"].get<uint64_t>()) {
+      const auto& first = kv.value()["blocks"]["open"][0];
+      o << "left open        " << kv.value()["blocks"]["open_at_end"].get<uint64_t>() << " blocks of " << kv.key()
+        << " still wait for packets at the end (first: block " << first["block"].get<uint32_t>() << " of group "
+        << first["group"].get<uint32_t>() << ", packets from ports "
+        << format_ranges(first["ports"].get<std::vector<uint32_t>>()) << ")\n";
+    }
   }
+  for (const Protocol* p : protocols()) o << p->summary(s);
   return o.str();
 }
 

@@ -34,6 +34,20 @@ inline bool parse_decimal(const std::string& s, uint64_t max, uint64_t* out) {
 
 namespace fs {
 
+// A sorted list of numbers as ranges, the way port lists are written: "0-14,16".
+template <typename Sorted>
+std::string format_ranges(const Sorted& values) {
+  std::string out;
+  auto it = values.begin();
+  while (it != values.end()) {
+    const auto first = *it;
+    auto last = first;
+    for (++it; it != values.end() && *it == last + 1; ++it) last = *it;
+    out += (out.empty() ? "" : ",") + std::to_string(first) + (last != first ? "-" + std::to_string(last) : "");
+  }
+  return out;
+}
+
 // "0x%08x" of a 32-bit value (addresses, instruction words in messages).
 inline std::string hex32(uint32_t v) {
   static const char digits[] = "0123456789abcdef";

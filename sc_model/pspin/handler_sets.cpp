@@ -22,7 +22,8 @@ void register_handler_set(const fs_handler_set_desc_t& d, const HandlerSetContro
   hs.doc = d.doc;
   hs.fn = d.fn;
   for (uint32_t k = 0; k < d.n_outcomes; ++k)
-    hs.outcomes.push_back(HandlerOutcome{d.outcomes[k].name, d.outcomes[k].drop != 0, d.outcomes[k].completes_block != 0});
+    hs.outcomes.push_back(HandlerOutcome{d.outcomes[k].name, d.outcomes[k].drop != 0, d.outcomes[k].completes_block != 0,
+                                         d.outcomes[k].no_block != 0});
   hs.block_id_offset = d.block_id_offset;
   hs.block_group_offset = d.block_group_offset;
   hs.control = control ? control : &kNoControl;

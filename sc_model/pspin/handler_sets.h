@@ -49,6 +49,7 @@ struct HandlerOutcome {
   std::string name;
   bool drop;
   bool completes_block = false;  // the packet's block is complete (its state free again)
+  bool no_block = false;         // the packet is no contribution to a block in flight
 };
 
 struct HandlerSet {

@@ -104,7 +104,7 @@ HandlerSetStats::BlockOccupancy HandlerSetStats::block_occupancy(Picos end) cons
   o.open_at_end = open_blocks.size();
   std::vector<std::pair<Picos, int>> steps;  // +1 when a block opens, -1 when it completes
   for (const auto& s : block_spans) steps.push_back({s.first, 1}), steps.push_back({s.second, -1});
-  for (const auto& b : open_blocks) steps.push_back({b.second, 1});
+  for (const auto& b : open_blocks) steps.push_back({b.second.since, 1});
   std::sort(steps.begin(), steps.end());  // at one instant, completions (-1) before openings
   int64_t level = 0;
   Picos last = 0;
@@ -149,12 +149,14 @@ void PspinUnit::finished(Hpu& hpu, Task& task, HandlerRun& run, Picos started) {
     const auto closed = st.closed_blocks.find(block);
     const bool of_closed_block = closed != st.closed_blocks.end() && started <= closed->second &&
                                  !st.open_blocks.count(block);
-    if (known && set.block_id_offset >= 0 && !set.outcomes[size_t(run.outcome)].drop && !of_closed_block) {
+    const HandlerOutcome* oc = known ? &set.outcomes[size_t(run.outcome)] : nullptr;
+    if (oc && set.block_id_offset >= 0 && !oc->drop && !oc->no_block && !of_closed_block) {
       // Runs end out of start order: a block is open from the earliest start among its runs.
-      auto it = st.open_blocks.emplace(block, started).first;
-      it->second = std::min(it->second, started);
-      if (set.outcomes[size_t(run.outcome)].completes_block) {
-        st.block_spans.emplace_back(it->second, now_ps());
+      auto it = st.open_blocks.emplace(block, HandlerSetStats::OpenBlock{started, {}}).first;
+      it->second.since = std::min(it->second.since, started);
+      it->second.ports.insert(task.pkt->ingress_port);
+      if (oc->completes_block) {
+        st.block_spans.emplace_back(it->second.since, now_ps());
         st.open_blocks.erase(it);
         st.closed_blocks[block] = started;
       }

@@ -5,6 +5,7 @@
 #pragma once
 #include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,7 +33,11 @@ struct HandlerSetStats {
   // Blocks in flight (handler sets with block ids): a block is open from the start of its first
   // run that was not a drop until the end of the run that completed it.
   // Blocks are keyed (group << 32) | id: two allreduces' block 0 are two blocks.
-  std::map<uint64_t, Picos> open_blocks;               // block -> open since
+  struct OpenBlock {
+    Picos since = 0;               // the earliest start among its runs
+    std::set<uint32_t> ports;      // ingress ports of its runs so far
+  };
+  std::map<uint64_t, OpenBlock> open_blocks;
   // block -> when its last completion's run started: a run of the block that started no later
   // ended after the completing run (runs end out of start order) and belongs to that block.
   std::map<uint64_t, Picos> closed_blocks;

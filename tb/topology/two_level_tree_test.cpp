@@ -119,6 +119,13 @@ void two_level_tree(const char* model) {
     }
   }
   EXPECT_EQ(a.drops.total() + b.drops.total() + root.drops.total(), 0u);
+  // Every switch completed every block and left none open: a leaf's forwarded results are no
+  // contributions, so they do not open the block again after it went up.
+  for (Switch* s : {&a, &b, &root}) {
+    const auto occ = s->pspin().handler_stats().at("flare_dense").block_occupancy(now_ps());
+    EXPECT_EQ(occ.completed, kBlocks) << model;
+    EXPECT_EQ(occ.open_at_end, 0u) << model;
+  }
 }
 
 TEST(TopologyTwoLevelTree, NativeHpus) { two_level_tree("native"); }

@@ -16,6 +16,7 @@
 #include "common/config_io.h"
 #include "common/config_keys.h"
 #include "common/errors.h"
+#include "common/text.h"
 #include "flare/flare_dense.h"
 #include "net/trace_reader.h"
 #include "net/trace_writer.h"
@@ -208,6 +209,7 @@ class FlareDense : public Protocol {
     return std::make_unique<FlareVerifier>(fs::read_expected(path));
   }
   void add_stats(const RunView& run, nlohmann::json& stats) const override;
+  std::string summary(const nlohmann::json& stats) const override;
 
  private:
   FlareDenseControl control_;
@@ -306,6 +308,35 @@ void FlareDense::add_stats(const RunView& run, nlohmann::json& stats) const {
                    {"children", a.ports.size()}, {"state_bytes", a.state_bytes},
                    {"states_per_cluster", a.states_per_cluster}, {"l1_offset", a.l1_offset}});
   stats["flare"] = {{"allreduces", ars}};
+
+  // Blocks the run left open, by allreduce: how many, and the children none of whose
+  // contributions reached some of them (what those blocks still wait for).
+  const auto hs = run.sw.pspin().handler_stats().find("flare_dense");
+  if (hs == run.sw.pspin().handler_stats().end() || hs->second.open_blocks.empty()) return;
+  std::map<uint32_t, std::pair<uint64_t, std::set<unsigned>>> open;  // allreduce -> blocks, ports
+  for (const FlareAllreduce& a : flare_allreduces(run.cfg, mem.l1_bytes))
+    for (const auto& [key, block] : hs->second.open_blocks) {
+      if (uint32_t(key >> 32) != a.id) continue;
+      auto& o = open[a.id];
+      ++o.first;
+      for (unsigned p : a.ports)
+        if (!block.ports.count(p)) o.second.insert(p);
+    }
+  nlohmann::json left = nlohmann::json::array();
+  for (const auto& [id, o] : open)
+    left.push_back({{"allreduce", id}, {"blocks", o.first},
+                    {"waiting_on_ports", std::vector<unsigned>(o.second.begin(), o.second.end())}});
+  stats["flare"]["left_open"] = left;
+}
+
+std::string FlareDense::summary(const nlohmann::json& stats) const {
+  if (!stats.contains("flare") || !stats["flare"].contains("left_open")) return "";
+  std::string out;
+  for (const auto& l : stats["flare"]["left_open"])
+    out += "flare            allreduce " + std::to_string(l["allreduce"].get<uint32_t>()) + ": " +
+           std::to_string(l["blocks"].get<uint64_t>()) + " blocks left open, waiting on ports " +
+           format_ranges(l["waiting_on_ports"].get<std::vector<unsigned>>()) + "\n";
+  return out;
 }
 
 }  // namespace
