@@ -54,6 +54,29 @@ void run_to_end(Switch& sw, bool progress, Picos last_arrival, std::chrono::stea
   if (printed) std::fprintf(stderr, "\r%60s\r", "");
 }
 
+// The Chrome/Perfetto trace-event timeline of handler runs.
+class ChromeTrace : public HandlerRunObserver {
+ public:
+  ChromeTrace(unsigned clusters, unsigned hpus) {
+    for (unsigned c = 0; c < clusters; ++c) {
+      events_.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", c}, {"args", {{"name", "cluster " + std::to_string(c)}}}});
+      for (unsigned h = 0; h < hpus; ++h)
+        events_.push_back(
+            {{"name", "thread_name"}, {"ph", "M"}, {"pid", c}, {"tid", h}, {"args", {{"name", "HPU " + std::to_string(h)}}}});
+    }
+  }
+  void handler_ran(const HandlerEvent& e) override {
+    events_.push_back({{"name", *e.handler_set}, {"cat", "handler"}, {"ph", "X"}, {"pid", e.cluster},
+                       {"tid", e.hpu}, {"ts", double(e.started) / double(kPicosPerUs)},
+                       {"dur", double(e.ended - e.started) / double(kPicosPerUs)},
+                       {"args", {{"packet", e.packet_id}, {"cycles", e.cycles}, {"outcome", e.outcome}}}});
+  }
+  nlohmann::json json() const { return {{"traceEvents", events_}, {"displayTimeUnit", "ns"}}; }
+
+ private:
+  nlohmann::json events_ = nlohmann::json::array();
+};
+
 }  // namespace
 
 RunResult run_simulation(const RunRequest& req) {
@@ -115,21 +138,11 @@ RunResult run_simulation(const RunRequest& req) {
 
   // Chrome trace: one process per cluster, one thread per HPU, one complete event per handler run.
   std::unique_ptr<AtomicFile> chrome_file;
-  nlohmann::json chrome_events = nlohmann::json::array();
+  std::unique_ptr<ChromeTrace> chrome;
   if (!req.chrome_trace_path.empty()) {
     chrome_file = std::make_unique<AtomicFile>(req.chrome_trace_path);
-    for (unsigned c = 0; c < req.cfg.pspin.clusters; ++c) {
-      chrome_events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", c}, {"args", {{"name", "cluster " + std::to_string(c)}}}});
-      for (unsigned h = 0; h < req.cfg.pspin.hpus_per_cluster; ++h)
-        chrome_events.push_back(
-            {{"name", "thread_name"}, {"ph", "M"}, {"pid", c}, {"tid", h}, {"args", {{"name", "HPU " + std::to_string(h)}}}});
-    }
-    sw.pspin().on_handler_run([&](const HandlerEvent& e) {
-      chrome_events.push_back({{"name", *e.handler_set}, {"cat", "handler"}, {"ph", "X"}, {"pid", e.cluster},
-                               {"tid", e.hpu}, {"ts", double(e.started) / double(kPicosPerUs)},
-                               {"dur", double(e.ended - e.started) / double(kPicosPerUs)},
-                               {"args", {{"packet", e.packet_id}, {"cycles", e.cycles}, {"outcome", e.outcome}}}});
-    });
+    chrome = std::make_unique<ChromeTrace>(req.cfg.pspin.clusters, req.cfg.pspin.hpus_per_cluster);
+    sw.pspin().observe_handler_runs(chrome.get());
   }
 
   sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborate and run time-zero activity
@@ -156,7 +169,7 @@ RunResult run_simulation(const RunRequest& req) {
   if (egress_file) egress_file->commit();
   if (insn_file) insn_file->commit();
   if (chrome_file) {
-    chrome_file->stream() << nlohmann::json{{"traceEvents", chrome_events}, {"displayTimeUnit", "ns"}}.dump() << "\n";
+    chrome_file->stream() << chrome->json().dump() << "\n";
     chrome_file->commit();
   }
   result.stats = std::move(stats);

@@ -21,6 +21,7 @@ uint64_t Cluster::l1_state_bytes(const Config& cfg) {
 Cluster::Cluster(sc_core::sc_module_name name, unsigned index, const Config& cfg, HpuServices services,
                  std::unique_ptr<ClusterSchedCore> core)
     : sc_core::sc_module(name),
+      to_hpu("to_hpu"),
       index_(index),
       subset_size_(cfg.scheduler.policy == "hier-fcfs" ? cfg.scheduler.subset : cfg.pspin.hpus_per_cluster),
       dispatch_cycles_(cfg.pspin.dispatch_cycles),
@@ -29,13 +30,13 @@ Cluster::Cluster(sc_core::sc_module_name name, unsigned index, const Config& cfg
       dma_("dma", svc_.clock, cfg.dma.latency_cycles, cfg.dma.bytes_per_cycle),
       core_(core ? std::move(core) : std::make_unique<ClusterSchedModel>()),
       backlog_(cfg.pspin.hpus_per_cluster / subset_size_) {
-  upstream_finished_ = svc_.finished;
   svc_.cluster_id = index;
   svc_.l1 = l1_.data();
   svc_.l1_size = uint32_t(l1_.size());
-  svc_.finished = [this](Hpu& h, Task& t, HandlerRun& r, Picos s) { on_finished(h, t, r, s); };
-  for (unsigned i = 0; i < cfg.pspin.hpus_per_cluster; ++i)
+  for (unsigned i = 0; i < cfg.pspin.hpus_per_cluster; ++i) {
     hpus_.push_back(std::make_unique<Hpu>(("hpu" + std::to_string(i)).c_str(), i, svc_));
+    to_hpu.bind(*hpus_.back());
+  }
   ClusterSchedConfig c;
   c.hpus = cfg.pspin.hpus_per_cluster;
   c.subset_size = subset_size_;
@@ -83,17 +84,16 @@ void Cluster::act(const ClusterSchedOut& out) {
   // model's decision and not the order the kernel happens to run processes in.
   const Picos copy_done = dma_.schedule_at(now_ps() + svc_.clock.cycles_ps(dispatch_cycles_), t.pkt->data.size());
   if (svc_.interleaver) svc_.interleaver->expect(copy_done);
-  hpus_[out.disp_hpu]->start(std::move(t), copy_done);
+  to_hpu[out.disp_hpu]->start(std::move(t), copy_done);
   free_tags_.push_back(out.disp_tag);
   --waiting_;
   feed(out.disp_hpu / subset_size_);  // the FIFO has room for one more
 }
 
-void Cluster::on_finished(Hpu& hpu, Task& task, HandlerRun& run, Picos started) {
-  upstream_finished_(hpu, task, run, started);
+void Cluster::hpu_free(unsigned hpu) {
   ClusterSchedIn in;
   in.free_valid = true;
-  in.free_hpu = uint16_t(hpu.index());
+  in.free_hpu = uint16_t(hpu);
   act(core_->tick(in));
   queued.set(now_ps(), waiting_);
 }

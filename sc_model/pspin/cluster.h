@@ -19,8 +19,10 @@
 
 namespace fs {
 
-class Cluster : public sc_core::sc_module {
+class Cluster : public sc_core::sc_module, public TaskSinkIf, public HpuFreeIf {
  public:
+  sc_core::sc_port<HpuStartIf, 0> to_hpu;  // the cluster scheduler to its HPUs, in HPU order
+
   SC_HAS_PROCESS(Cluster);
   static constexpr unsigned kTaskFifoDepth = 1024;
   // core: the scheduler's decision core (nullptr: the C++ model).
@@ -28,12 +30,15 @@ class Cluster : public sc_core::sc_module {
           std::unique_ptr<ClusterSchedCore> core = nullptr);
 
   // A task the global scheduler placed here.
-  void submit(Task t);
+  void submit(Task t) override;
+  // An HPU of this cluster finished its run (the retire block is done with it).
+  void hpu_free(unsigned hpu) override;
 
   unsigned index() const { return index_; }
   uint8_t* l1_state() { return l1_.data(); }
   uint32_t l1_state_size() const { return uint32_t(l1_.size()); }
   const std::vector<std::unique_ptr<Hpu>>& hpus() const { return hpus_; }
+  Hpu& hpu(unsigned h) { return *hpus_.at(h); }
   Dma& dma() { return dma_; }
 
   TimeWeighted queued;  // tasks waiting for an HPU
@@ -47,7 +52,6 @@ class Cluster : public sc_core::sc_module {
   void feed(unsigned subset);
   // Acts on a core decision: starts the task on its HPU and refills that subset's FIFO.
   void act(const ClusterSchedOut& out);
-  void on_finished(Hpu& hpu, Task& task, HandlerRun& run, Picos started);
 
   unsigned index_;
   unsigned subset_size_;
@@ -60,7 +64,6 @@ class Cluster : public sc_core::sc_module {
   std::vector<std::deque<Task>> backlog_;  // per subset: tasks the core's FIFO had no room for
   std::vector<Task> tasks_;                // in the core, by tag
   std::vector<uint16_t> free_tags_;
-  std::function<void(Hpu&, Task&, HandlerRun&, Picos)> upstream_finished_;
   uint64_t waiting_ = 0;
 };
 

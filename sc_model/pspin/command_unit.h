@@ -6,6 +6,7 @@
 #include <map>
 
 #include "common/delay_line.h"
+#include "pspin/channels.h"
 #include "pspin/task.h"
 #include "switch/packet_sink.h"
 
@@ -17,7 +18,7 @@ struct HostWrite {
   Bytes data;
 };
 
-class CommandUnit : public sc_core::sc_module {
+class CommandUnit : public sc_core::sc_module, public CommandIf {
  public:
   sc_core::sc_port<PacketSinkIf, 0> egress;  // bound once per port, in port order
 
@@ -27,7 +28,7 @@ class CommandUnit : public sc_core::sc_module {
   };
 
   CommandUnit(sc_core::sc_module_name name, Picos latency);
-  void issue(HandlerCommand cmd, PacketPtr origin) { stage_.push(Issued{std::move(cmd), std::move(origin)}); }
+  void issue(HandlerCommand cmd, PacketPtr origin) override { stage_.push(Issued{std::move(cmd), std::move(origin)}); }
 
   uint64_t sends = 0, multicasts = 0, frames_out = 0, host_writes = 0;
   std::map<unsigned, std::vector<HostWrite>> host_memory_writes;  // by port

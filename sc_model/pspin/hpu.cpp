@@ -6,7 +6,7 @@
 namespace fs {
 
 Hpu::Hpu(sc_core::sc_module_name name, unsigned index, const HpuServices& services)
-    : sc_core::sc_module(name), index_(index), svc_(services), slot_(kL1PacketSlotBytes) {
+    : sc_core::sc_module(name), retire("retire"), index_(index), svc_(services), slot_(kL1PacketSlotBytes) {
   SC_THREAD(run);
 }
 
@@ -65,7 +65,7 @@ void Hpu::run() {
     handler_cycles += result.cycles;
     occupied_ps += now_ps() - dispatched;
     busy_ = false;
-    svc_.finished(*this, task, result, started);
+    retire->retire(RetiredRun{svc_.cluster_id, index_, std::move(task), std::move(result), started});
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "common/sc_time_util.h"
 #include "common/zeroed_memory.h"
+#include "pspin/channels.h"
 #include "pspin/dma.h"
 #include "pspin/hpu_engine.h"
 #include "pspin/memory/handler_memory.h"
@@ -36,19 +37,19 @@ struct HpuServices {
   uint32_t l1_size = 0;
   uint8_t* handler_mem = nullptr;  // L2 handler memory
   const std::vector<HandlerSetMemory>* set_memory = nullptr;  // by handler set: its L1 and L2 ranges
-  // Called when a handler finished at the current time; `started` is when it began executing.
-  std::function<void(Hpu&, Task&, HandlerRun&, Picos started)> finished;
 };
 
-class Hpu : public sc_core::sc_module {
+class Hpu : public sc_core::sc_module, public HpuStartIf {
  public:
+  sc_core::sc_port<RetireIf> retire;  // every run ends there
+
   SC_HAS_PROCESS(Hpu);
   Hpu(sc_core::sc_module_name name, unsigned index, const HpuServices& services);
 
   bool busy() const { return busy_; }
   unsigned index() const { return index_; }
   // Takes a task whose packet copy completes at `copy_done` (reserved by the cluster).
-  void start(Task t, Picos copy_done);
+  void start(Task t, Picos copy_done) override;
 
   uint64_t tasks = 0, handler_cycles = 0;
   Picos occupied_ps = 0;  // from dispatch to the end of the handler

@@ -4,6 +4,7 @@
 #pragma once
 #include "common/sc_time_util.h"
 #include "common/stats.h"
+#include "pspin/channels.h"
 #include "switch/packet_sink.h"
 
 namespace fs {
@@ -11,7 +12,7 @@ namespace fs {
 // Bytes an HPU's L1 packet slot holds: the largest frame a handler can be given (jumbo frames).
 constexpr uint32_t kL1PacketSlotBytes = 9216;
 
-class PacketBuffer : public sc_core::sc_module, public PacketSinkIf {
+class PacketBuffer : public sc_core::sc_module, public PacketSinkIf, public BufferReleaseIf {
  public:
   sc_core::sc_port<PacketSinkIf> to_scheduler;
 
@@ -37,7 +38,7 @@ class PacketBuffer : public sc_core::sc_module, public PacketSinkIf {
   }
 
   // The handler of this packet has finished: its slot is free again.
-  void release(const Packet& p) {
+  void release(const Packet& p) override {
     used_ -= p.data.size();
     --packets_;
     occupancy_bytes.set(now_ps(), used_);

@@ -13,12 +13,12 @@ PacketScheduler::Policy PacketScheduler::parse_policy(const std::string& name) {
 
 PacketScheduler::PacketScheduler(sc_core::sc_module_name name, Policy policy, unsigned clusters,
                                  unsigned hpus_per_cluster, unsigned subset, Picos latency,
-                                 std::function<void(Task)> dispatch, std::unique_ptr<PktSchedCore> core)
+                                 std::unique_ptr<PktSchedCore> core)
     : sc_core::sc_module(name),
+      to_cluster("to_cluster"),
       core_(core ? std::move(core) : std::make_unique<PktSchedModel>()),
       policy_hier_(policy == Policy::kHierFcfs),
       assigned_(clusters, 0),
-      dispatch_(std::move(dispatch)),
       stage_("stage", latency, [this](PacketPtr p) { offer(std::move(p)); }) {
   PktSchedConfig c;
   c.clusters = clusters;
@@ -54,7 +54,7 @@ bool PacketScheduler::try_place(PacketPtr& p) {
   t.subset = policy_hier_ ? int(out.grant_subset) : -1;
   ++assigned_[t.cluster];
   t.pkt = std::move(p);
-  dispatch_(std::move(t));
+  to_cluster[t.cluster]->submit(std::move(t));
   return true;
 }
 

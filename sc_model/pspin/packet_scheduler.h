@@ -10,30 +10,31 @@
 // finishes.
 #pragma once
 #include <deque>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "common/delay_line.h"
+#include "pspin/channels.h"
 #include "pspin/pkt_sched_core.h"
 #include "pspin/task.h"
 #include "switch/packet_sink.h"
 
 namespace fs {
 
-class PacketScheduler : public sc_core::sc_module, public PacketSinkIf {
+class PacketScheduler : public sc_core::sc_module, public PacketSinkIf, public TaskDoneIf {
  public:
+  sc_core::sc_port<TaskSinkIf, 0> to_cluster;  // bound once per cluster, in cluster order
+
   enum class Policy { kFcfs, kHierFcfs };
   static Policy parse_policy(const std::string& name);  // throws InputError
 
   PacketScheduler(sc_core::sc_module_name name, Policy policy, unsigned clusters, unsigned hpus_per_cluster,
-                  unsigned subset, Picos latency, std::function<void(Task)> dispatch,
-                  std::unique_ptr<PktSchedCore> core = nullptr);  // nullptr: the C++ model
+                  unsigned subset, Picos latency, std::unique_ptr<PktSchedCore> core = nullptr);  // nullptr: the C++ model
 
   void accept(PacketPtr p) override;
   // A task on `cluster` finished (held packets may go now).
-  void done(unsigned cluster);
+  void done(unsigned cluster) override;
 
   const std::vector<uint64_t>& assigned() const { return assigned_; }
   uint64_t held = 0;  // packets that waited because their cluster's counter was full
@@ -48,7 +49,6 @@ class PacketScheduler : public sc_core::sc_module, public PacketSinkIf {
   bool policy_hier_;
   std::deque<PacketPtr> held_;  // in arrival order
   std::vector<uint64_t> assigned_;
-  std::function<void(Task)> dispatch_;
   DelayLine<PacketPtr> stage_;
 };
 

@@ -1,7 +1,9 @@
-// The PsPIN packet-processing unit: L2 packet buffer, global packet scheduler, clusters (with
-// their schedulers, DMA, L1 and HPUs), L2 handler memory and the command unit. Matched packets
-// enter through `in`; handler output leaves through the command unit's egress ports. Keeps the
-// per-handler-set statistics.
+// The PsPIN packet-processing unit as a netlist (pspin_unit.cpp reads as one): L2 packet buffer,
+// global packet scheduler, clusters (each with its scheduler, DMA, L1 and HPUs), the retire block
+// where every handler run ends, and the command unit, joined by the named channels of
+// channels.h; plus L2 handler memory, the HPU engine and the handler sets' control plane.
+// Matched packets enter through `in`; handler output leaves through the command unit's egress
+// ports.
 #pragma once
 #include <functional>
 #include <map>
@@ -19,44 +21,10 @@
 #include "pspin/memory/handler_memory.h"
 #include "pspin/packet_buffer.h"
 #include "pspin/packet_scheduler.h"
+#include "pspin/retire.h"
 #include "rtl_bridge/rtl_context.h"
 
 namespace fs {
-
-struct HandlerSetStats {
-  uint64_t runs = 0;
-  Distribution cycles;
-  Distribution latency_ps;  // packet arrival at the switch to handler end
-  std::map<std::string, uint64_t> outcomes;
-  HandlerCounters counters;          // summed over runs (ISS only)
-  std::vector<std::string> faults;   // the first 10 fault messages (hpu.on_fault = drop)
-  // Blocks in flight (handler sets with block ids): a block is open from the start of its first
-  // run that was not a drop until the end of the run that completed it.
-  // Blocks are keyed (group << 32) | id: two allreduces' block 0 are two blocks.
-  struct OpenBlock {
-    Picos since = 0;               // the earliest start among its runs
-    std::set<uint32_t> ports;      // ingress ports of its runs so far
-  };
-  std::map<uint64_t, OpenBlock> open_blocks;
-  // block -> when its last completion's run started: a run of the block that started no later
-  // ended after the completing run (runs end out of start order) and belongs to that block.
-  std::map<uint64_t, Picos> closed_blocks;
-  std::vector<std::pair<Picos, Picos>> block_spans;    // completed blocks: open, completed
-  struct BlockOccupancy {
-    uint64_t completed = 0, open_at_end = 0, max_open = 0;
-    double avg_open = 0;  // time-average over [0, end]
-  };
-  BlockOccupancy block_occupancy(Picos end) const;
-};
-
-// One handler execution, for timelines (Chrome trace): which HPU ran what, when.
-struct HandlerEvent {
-  unsigned cluster, hpu;
-  const std::string* handler_set;
-  Picos started, ended;  // execution (after the DMA copy) to the end of the handler's cycles
-  uint64_t packet_id, cycles;
-  std::string outcome;
-};
 
 // How far (in PsPIN cycles) interleaved handler runs may execute private code ahead of the
 // kernel's time; their shared accesses are held to much less (see interleaver.h).
@@ -81,17 +49,20 @@ class PspinUnit : public sc_core::sc_module {
   const HandlerSetMemory& set_memory(int set) const { return set_memory_[size_t(set)]; }
   // The installed handler sets (indices into handler_sets()), in installation order.
   const std::vector<int>& installed_sets() const { return installed_; }
-  const std::map<std::string, HandlerSetStats>& handler_stats() const { return handler_stats_; }
+  const std::map<std::string, HandlerSetStats>& handler_stats() const { return retire_.handler_stats(); }
   const Clock& clock() const { return clock_; }
   // Instruction trace of ISS handler runs (hpu.model = iss); throws InputError otherwise.
   void set_insn_trace(std::ostream* out);
-  // Called after every handler run (optional).
-  void on_handler_run(std::function<void(const HandlerEvent&)> hook) { handler_hook_ = std::move(hook); }
+  // Told of every handler run (optional).
+  void observe_handler_runs(HandlerRunObserver* o) { retire_.observe(o); }
   // A handler fault that stopped the simulation (hpu.on_fault = abort); empty if none.
-  const std::string& fatal_error() const { return fatal_; }
+  const std::string& fatal_error() const { return retire_.fatal_error(); }
 
  private:
-  void finished(Hpu& hpu, Task& task, HandlerRun& run, Picos started);
+  std::unique_ptr<HpuEngine> make_engine(const Config& cfg) const;
+  HpuServices hpu_services(const Config& cfg);
+  // The control plane: gives the handler sets their memory and installs them.
+  void install_handler_sets(const Config& cfg);
 
   Clock clock_;
   DropLedger& drops_;
@@ -102,12 +73,9 @@ class PspinUnit : public sc_core::sc_module {
   std::unique_ptr<Interleaver> interleaver_;  // ISS HPUs with hpu.interleave = on
   PacketBuffer buffer_;
   PacketScheduler scheduler_;
-  CommandUnit commands_;
   std::vector<std::unique_ptr<Cluster>> clusters_;
-  std::map<std::string, HandlerSetStats> handler_stats_;
-  bool abort_on_fault_ = true;
-  std::function<void(const HandlerEvent&)> handler_hook_;
-  std::string fatal_;
+  Retire retire_;
+  CommandUnit commands_;
 };
 
 }  // namespace fs

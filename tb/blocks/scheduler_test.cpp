@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "blocks/sc_testbench.h"
 #include "common/errors.h"
 
@@ -26,15 +28,29 @@ struct Dispatched {
   Task task;
 };
 
+// Stands for a cluster: records the tasks the scheduler places, with their time.
+struct TaskRecorder : sc_core::sc_module, fs::TaskSinkIf {
+  std::vector<Dispatched>& out;
+  TaskRecorder(sc_core::sc_module_name name, std::vector<Dispatched>& o) : sc_core::sc_module(name), out(o) {}
+  void submit(Task t) override { out.push_back(Dispatched{fs::now_ps(), std::move(t)}); }
+};
+
 struct SchedBench {
   std::vector<Dispatched> out;
   Script script{"script"};
   PacketScheduler sched;
-  SchedBench(PacketScheduler::Policy policy, unsigned clusters, unsigned hpus, unsigned subset, Picos latency)
-      : sched("sched", policy, clusters, hpus, subset, latency,
-              [this](Task t) { out.push_back(Dispatched{fs::now_ps(), std::move(t)}); }) {}
-  // With latency 0 a packet is placed as it is accepted: the task it became.
+  std::vector<std::unique_ptr<TaskRecorder>> clusters;
+  SchedBench(PacketScheduler::Policy policy, unsigned n_clusters, unsigned hpus, unsigned subset, Picos latency)
+      : sched("sched", policy, n_clusters, hpus, subset, latency) {
+    for (unsigned c = 0; c < n_clusters; ++c) {
+      clusters.push_back(std::make_unique<TaskRecorder>(("cluster" + std::to_string(c)).c_str(), out));
+      sched.to_cluster.bind(*clusters.back());
+    }
+  }
+  // With latency 0 a packet is placed as it is accepted: the task it became. (The ports are
+  // bound once elaboration ends: called before the simulation runs, this ends it.)
   Task place(fs::PacketPtr p) {
+    if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) sc_core::sc_start(sc_core::SC_ZERO_TIME);
     const size_t n = out.size();
     sched.accept(std::move(p));
     EXPECT_EQ(out.size(), n + 1) << "not placed";

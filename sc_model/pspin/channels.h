@@ -1,0 +1,58 @@
+// The named channels of the PsPIN unit's netlist (pspin_unit.cpp): every interface by which a
+// packet, a task or a finished run moves from one block to the next, and the backward paths by
+// which completion frees what the run held. Each is a SystemC interface that the receiving block
+// implements; the sender holds an sc_port of it, bound in the netlist.
+//
+//   packet buffer --PacketSinkIf--> packet scheduler --TaskSinkIf[c]--> cluster c
+//   cluster scheduler --HpuStartIf[h]--> HPU h --RetireIf--> retire
+//   retire --CommandIf--> command unit --PacketSinkIf[port]--> egress
+//   retire --BufferReleaseIf--> packet buffer        (backward: the packet's L2 slot is free)
+//   retire --TaskDoneIf--> packet scheduler          (backward: the cluster has one task less)
+//   retire --HpuFreeIf[c]--> cluster c               (backward: the HPU takes the next task)
+#pragma once
+#include <systemc>
+
+#include "common/units.h"
+#include "pspin/hpu_engine.h"
+#include "pspin/task.h"
+
+namespace fs {
+
+// A task the packet scheduler placed on a cluster.
+struct TaskSinkIf : virtual sc_core::sc_interface {
+  virtual void submit(Task t) = 0;
+};
+
+// A task the cluster scheduler hands to a free HPU; its packet copy completes at `copy_done`.
+struct HpuStartIf : virtual sc_core::sc_interface {
+  virtual void start(Task t, Picos copy_done) = 0;
+};
+
+// A handler run that ended: which HPU ran which task, what it did, when it began executing.
+struct RetiredRun {
+  unsigned cluster = 0, hpu = 0;
+  Task task;
+  HandlerRun run;
+  Picos started = 0;
+};
+struct RetireIf : virtual sc_core::sc_interface {
+  virtual void retire(RetiredRun r) = 0;
+};
+
+// What a finished handler asked for (send, multicast, host write), with the packet it ran on.
+struct CommandIf : virtual sc_core::sc_interface {
+  virtual void issue(HandlerCommand cmd, PacketPtr origin) = 0;
+};
+
+// Backward paths of a finished run.
+struct BufferReleaseIf : virtual sc_core::sc_interface {
+  virtual void release(const Packet& p) = 0;
+};
+struct TaskDoneIf : virtual sc_core::sc_interface {
+  virtual void done(unsigned cluster) = 0;
+};
+struct HpuFreeIf : virtual sc_core::sc_interface {
+  virtual void hpu_free(unsigned hpu) = 0;
+};
+
+}  // namespace fs

@@ -1,0 +1,97 @@
+// The retire block (see retire.h).
+#include "pspin/retire.h"
+
+#include <algorithm>
+
+namespace fs {
+
+HandlerSetStats::BlockOccupancy HandlerSetStats::block_occupancy(Picos end) const {
+  BlockOccupancy o;
+  o.completed = block_spans.size();
+  o.open_at_end = open_blocks.size();
+  std::vector<std::pair<Picos, int>> steps;  // +1 when a block opens, -1 when it completes
+  for (const auto& s : block_spans) steps.push_back({s.first, 1}), steps.push_back({s.second, -1});
+  for (const auto& b : open_blocks) steps.push_back({b.second.since, 1});
+  std::sort(steps.begin(), steps.end());  // at one instant, completions (-1) before openings
+  int64_t level = 0;
+  Picos last = 0;
+  double area = 0;
+  for (const auto& st : steps) {
+    area += double(level) * double(st.first - last);
+    last = st.first;
+    level += st.second;
+    o.max_open = std::max<uint64_t>(o.max_open, uint64_t(level));
+  }
+  if (end > last) area += double(level) * double(end - last);
+  o.avg_open = end ? area / double(end) : 0.0;
+  return o;
+}
+
+Retire::Retire(sc_core::sc_module_name name, bool abort_on_fault, DropLedger& drops)
+    : sc_core::sc_module(name),
+      to_commands("to_commands"),
+      release("release"),
+      task_done("task_done"),
+      hpu_free("hpu_free"),
+      abort_on_fault_(abort_on_fault),
+      drops_(drops) {}
+
+void Retire::retire(RetiredRun r) {
+  const HandlerSet& set = handler_sets()[size_t(r.task.pkt->handler_set)];
+  HandlerSetStats& st = stats_[set.name];
+  const std::string outcome = count(set, st, r);
+  if (r.run.fault.empty()) track_block(set, st, r);
+  if (observer_)
+    observer_->handler_ran(HandlerEvent{r.cluster, r.hpu, &set.name, r.started, now_ps(), r.task.pkt->id,
+                                        r.run.cycles, outcome});
+  for (HandlerCommand& cmd : r.run.commands) to_commands->issue(std::move(cmd), r.task.pkt);
+  release->release(*r.task.pkt);
+  task_done->done(r.task.cluster);
+  hpu_free[r.cluster]->hpu_free(r.hpu);
+}
+
+std::string Retire::count(const HandlerSet& set, HandlerSetStats& st, const RetiredRun& r) {
+  ++st.runs;
+  st.cycles.add(r.run.cycles);
+  st.latency_ps.add(now_ps() - r.task.pkt->arrival);
+  st.counters += r.run.counters;
+  if (!r.run.fault.empty()) {
+    const std::string where = r.run.fault + " on packet " + std::to_string(r.task.pkt->id) + " from port " +
+                              std::to_string(r.task.pkt->ingress_port);
+    if (abort_on_fault_ && fatal_.empty()) {
+      fatal_ = where;
+      sc_core::sc_stop();
+    }
+    if (st.faults.size() < 10) st.faults.push_back(where);
+    ++st.outcomes["fault"];
+    drops_.count(set.name + ".fault");
+    return "fault";
+  }
+  const bool known = r.run.outcome >= 0 && size_t(r.run.outcome) < set.outcomes.size();
+  const std::string outcome = known ? set.outcomes[size_t(r.run.outcome)].name : "code_" + std::to_string(r.run.outcome);
+  ++st.outcomes[outcome];
+  if (known && set.outcomes[size_t(r.run.outcome)].drop) drops_.count(set.name + "." + outcome);
+  return outcome;
+}
+
+void Retire::track_block(const HandlerSet& set, HandlerSetStats& st, const RetiredRun& r) {
+  const bool known = r.run.outcome >= 0 && size_t(r.run.outcome) < set.outcomes.size();
+  const HandlerOutcome* oc = known ? &set.outcomes[size_t(r.run.outcome)] : nullptr;
+  if (!oc || set.block_id_offset < 0 || oc->drop || oc->no_block) return;
+  const uint64_t block = uint64_t(r.task.pkt->block_group) << 32 | r.task.pkt->block_id;
+  // A run that started no later than the run that completed its block ended after it (runs end
+  // out of start order) and belongs to that block, unless a new one is open already.
+  const auto closed = st.closed_blocks.find(block);
+  if (closed != st.closed_blocks.end() && r.started <= closed->second && !st.open_blocks.count(block)) return;
+  // A block is open from the earliest start among its runs.
+  auto it = st.open_blocks.emplace(block, HandlerSetStats::OpenBlock{r.started, {}}).first;
+  it->second.since = std::min(it->second.since, r.started);
+  it->second.ports.insert(r.task.pkt->ingress_port);
+  if (oc->completes_block) {
+    st.block_spans.emplace_back(it->second.since, now_ps());
+    st.open_blocks.erase(it);
+    st.closed_blocks[block] = r.started;
+  }
+}
+
+}  // namespace fs

@@ -1,0 +1,91 @@
+// The completion ("retire") block of the PsPIN unit: every handler run ends here. It keeps the
+// per-handler-set statistics (runs, cycles, latency, outcomes, ISS counters, faults, blocks in
+// flight), stops the run on a fault when hpu.on_fault = abort, tells observers (timelines), and
+// then carries out the run's consequences in a fixed order through its ports: the handler's
+// commands to the command unit, the packet's L2 slot back to the packet buffer, the task off
+// the packet scheduler's count, and the HPU back to its cluster's scheduler.
+#pragma once
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/sc_time_util.h"
+#include "common/stats.h"
+#include "pspin/channels.h"
+#include "switch/packet_sink.h"
+
+namespace fs {
+
+struct HandlerSetStats {
+  uint64_t runs = 0;
+  Distribution cycles;
+  Distribution latency_ps;  // packet arrival at the switch to handler end
+  std::map<std::string, uint64_t> outcomes;
+  HandlerCounters counters;          // summed over runs (ISS only)
+  std::vector<std::string> faults;   // the first 10 fault messages (hpu.on_fault = drop)
+  // Blocks in flight (handler sets with block ids): a block is open from the start of its first
+  // run that was not a drop until the end of the run that completed it.
+  // Blocks are keyed (group << 32) | id: two allreduces' block 0 are two blocks.
+  struct OpenBlock {
+    Picos since = 0;               // the earliest start among its runs
+    std::set<uint32_t> ports;      // ingress ports of its runs so far
+  };
+  std::map<uint64_t, OpenBlock> open_blocks;
+  // block -> when its last completion's run started: a run of the block that started no later
+  // ended after the completing run (runs end out of start order) and belongs to that block.
+  std::map<uint64_t, Picos> closed_blocks;
+  std::vector<std::pair<Picos, Picos>> block_spans;    // completed blocks: open, completed
+  struct BlockOccupancy {
+    uint64_t completed = 0, open_at_end = 0, max_open = 0;
+    double avg_open = 0;  // time-average over [0, end]
+  };
+  BlockOccupancy block_occupancy(Picos end) const;
+};
+
+// One handler execution, for timelines (Chrome trace): which HPU ran what, when.
+struct HandlerEvent {
+  unsigned cluster, hpu;
+  const std::string* handler_set;
+  Picos started, ended;  // execution (after the DMA copy) to the end of the handler's cycles
+  uint64_t packet_id, cycles;
+  std::string outcome;
+};
+
+// Told of every handler run as it retires (e.g. the Chrome trace of `flaresim run`).
+class HandlerRunObserver {
+ public:
+  virtual ~HandlerRunObserver() = default;
+  virtual void handler_ran(const HandlerEvent& e) = 0;
+};
+
+class Retire : public sc_core::sc_module, public RetireIf {
+ public:
+  sc_core::sc_port<CommandIf> to_commands;
+  sc_core::sc_port<BufferReleaseIf> release;   // backward: the packet's L2 slot
+  sc_core::sc_port<TaskDoneIf> task_done;      // backward: the packet scheduler's count
+  sc_core::sc_port<HpuFreeIf, 0> hpu_free;     // backward: bound once per cluster, in cluster order
+
+  Retire(sc_core::sc_module_name name, bool abort_on_fault, DropLedger& drops);
+
+  void retire(RetiredRun r) override;
+
+  const std::map<std::string, HandlerSetStats>& handler_stats() const { return stats_; }
+  void observe(HandlerRunObserver* o) { observer_ = o; }
+  // A handler fault that stopped the simulation (hpu.on_fault = abort); empty if none.
+  const std::string& fatal_error() const { return fatal_; }
+
+ private:
+  // The outcome's name; counts the run, its fault or drop.
+  std::string count(const HandlerSet& set, HandlerSetStats& st, const RetiredRun& r);
+  // Blocks in flight: the run opens its block, or completes it.
+  void track_block(const HandlerSet& set, HandlerSetStats& st, const RetiredRun& r);
+
+  bool abort_on_fault_;
+  DropLedger& drops_;
+  std::map<std::string, HandlerSetStats> stats_;
+  HandlerRunObserver* observer_ = nullptr;
+  std::string fatal_;
+};
+
+}  // namespace fs
