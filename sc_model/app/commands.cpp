@@ -11,7 +11,7 @@
 
 #include "app/simulation.h"
 #include "common/atomic_file.h"
-#include "common/config_io.h"
+#include "config/config_io.h"
 #include "common/errors.h"
 #include "net/trace_reader.h"
 #include "net/trace_writer.h"

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/config.h"
+#include "config/config.h"
 #include "plugin/protocol.h"
 
 namespace fs {

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/config.h"
+#include "config/config.h"
 #include "common/units.h"
 #include "fs_handler.h"
 #include "net/packet.h"

@@ -11,10 +11,10 @@
 #include <memory>
 #include <vector>
 
-#include "common/config.h"
+#include "config/config.h"
 #include "common/stats.h"
 #include "common/zeroed_memory.h"
-#include "pspin/cluster_sched_core.h"
+#include "cores/cluster_sched_core.h"
 #include "pspin/hpu.h"
 
 namespace fs {

@@ -8,7 +8,7 @@
 #include "common/delay_line.h"
 #include "pspin/channels.h"
 #include "pspin/task.h"
-#include "switch/packet_sink.h"
+#include "net/packet_sink.h"
 
 namespace fs {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "common/config.h"
+#include "config/config.h"
 #include "fs_handler.h"
 
 namespace fs {

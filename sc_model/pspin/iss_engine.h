@@ -14,7 +14,7 @@
 #include <tuple>
 #include <vector>
 
-#include "common/config.h"
+#include "config/config.h"
 #include "iss/cpu.h"
 #include "iss/icache.h"
 #include "iss/tcdm_banks.h"

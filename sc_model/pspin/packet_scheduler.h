@@ -16,9 +16,9 @@
 
 #include "common/delay_line.h"
 #include "pspin/channels.h"
-#include "pspin/pkt_sched_core.h"
+#include "cores/pkt_sched_core.h"
 #include "pspin/task.h"
-#include "switch/packet_sink.h"
+#include "net/packet_sink.h"
 
 namespace fs {
 

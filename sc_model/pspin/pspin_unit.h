@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "common/config.h"
+#include "config/config.h"
 #include "common/stats.h"
 #include "common/zeroed_memory.h"
 #include "pspin/cluster.h"

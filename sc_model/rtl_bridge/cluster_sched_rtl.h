@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "pspin/cluster_sched_core.h"
+#include "cores/cluster_sched_core.h"
 #include "rtl_bridge/rtl_context.h"
 
 class Vcluster_sched;

@@ -3,7 +3,7 @@
 #pragma once
 #include <memory>
 
-#include "pspin/pkt_sched_core.h"
+#include "cores/pkt_sched_core.h"
 #include "rtl_bridge/rtl_context.h"
 
 class Vpkt_sched;

@@ -7,7 +7,7 @@
 
 #include "common/sc_time_util.h"
 #include "common/stats.h"
-#include "switch/packet_sink.h"
+#include "net/packet_sink.h"
 
 namespace fs {
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "common/sc_time_util.h"
-#include "switch/packet_sink.h"
+#include "net/packet_sink.h"
 
 namespace fs {
 

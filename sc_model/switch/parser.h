@@ -14,7 +14,7 @@
 #include "common/delay_line.h"
 #include "net/frame.h"
 #include "net/icrc.h"
-#include "switch/packet_sink.h"
+#include "net/packet_sink.h"
 
 namespace fs {
 

@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "common/config.h"
+#include "config/config.h"
 #include "pspin/pspin_unit.h"
 #include "rtl_bridge/rtl_context.h"
 #include "switch/egress_port.h"

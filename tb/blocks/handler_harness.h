@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "protocols/flare_dense/flare_setup.h"
-#include "common/config.h"
+#include "config/config.h"
 #include "fs_handler.h"
 #include "net/packet.h"
 #include "pspin/cluster.h"

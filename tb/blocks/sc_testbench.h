@@ -20,7 +20,7 @@
 #include "common/sc_time_util.h"
 #include "net/frame.h"
 #include "protocols/flare_dense/flare_frame.h"
-#include "switch/packet_sink.h"
+#include "net/packet_sink.h"
 
 namespace fs_tb {
 

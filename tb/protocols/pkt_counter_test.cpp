@@ -13,7 +13,7 @@
 
 #include "app/commands.h"
 #include "app/simulation.h"
-#include "common/config_io.h"
+#include "config/config_io.h"
 #include "common/errors.h"
 #include "e2e/cli_runner.h"
 #include "net/frame.h"

@@ -6,7 +6,7 @@
 
 #include <random>
 
-#include "pspin/cluster_sched_core.h"
+#include "cores/cluster_sched_core.h"
 #include "rtl_bridge/cluster_sched_rtl.h"
 #include "rtl_bridge/rtl_context.h"
 

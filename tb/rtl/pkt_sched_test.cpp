@@ -6,7 +6,7 @@
 
 #include <random>
 
-#include "pspin/pkt_sched_core.h"
+#include "cores/pkt_sched_core.h"
 #include "rtl_bridge/pkt_sched_rtl.h"
 #include "rtl_bridge/rtl_context.h"
 

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/config.h"
+#include "config/config.h"
 #include "switch/switch.h"
 #include "protocols/flare_dense/allreduce_gen.h"
 

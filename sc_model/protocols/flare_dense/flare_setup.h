@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "common/config.h"
+#include "config/config.h"
 #include "pspin/handler_sets.h"
 
 namespace fs {

@@ -13,8 +13,8 @@
 #include <boost/program_options.hpp>
 
 #include "common/atomic_file.h"
-#include "common/config_io.h"
-#include "common/config_keys.h"
+#include "config/config_io.h"
+#include "config/config_keys.h"
 #include "common/errors.h"
 #include "net/frame.h"
 #include "net/trace_writer.h"

@@ -1,6 +1,6 @@
 // The C++ model of the cluster scheduler's decision core (see cluster_sched_core.h,
 // rtl/cluster_sched.sv).
-#include "pspin/cluster_sched_core.h"
+#include "cores/cluster_sched_core.h"
 
 namespace fs {
 

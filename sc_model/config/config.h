@@ -161,7 +161,7 @@ struct ConfigKey {
 };
 
 // A section a protocol adds: its name (the keys' prefix), the default value of its struct and its
-// keys (built with common/config_keys.h, reaching the value through Config::sections). Protocols
+// keys (built with config/config_keys.h, reaching the value through Config::sections). Protocols
 // register theirs before main() runs (plugin/protocol.h); the core's keys come first, then the
 // sections in name order.
 struct ConfigSection {

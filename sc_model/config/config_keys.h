@@ -1,4 +1,4 @@
-// Builders of configuration keys (common/config.h's ConfigKey) for the core's schema and the
+// Builders of configuration keys (config/config.h's ConfigKey) for the core's schema and the
 // sections protocols declare: each key gets its name, one-line doc, range or choices, and a
 // getter that reaches its field in a Config, from which its parser, printer and JSON follow.
 #pragma once
@@ -10,7 +10,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "common/config.h"
+#include "config/config.h"
 #include "common/errors.h"
 #include "common/text.h"
 

@@ -1,5 +1,5 @@
 // Reads INI files and command-line overrides into the configuration tree (see config_io.h).
-#include "common/config_io.h"
+#include "config/config_io.h"
 
 #include <algorithm>
 #include <fstream>

@@ -1,9 +1,9 @@
 // The configuration schema: every key of the core with its doc, its parser/validator and its
 // printer, the sections protocols register, and the cross-key checks. Adding a parameter means
 // adding a field to config.h and one line here (or, for a protocol's key, in its own section).
-#include "common/config.h"
+#include "config/config.h"
 
-#include "common/config_keys.h"
+#include "config/config_keys.h"
 
 #include <cerrno>
 #include <cmath>

@@ -1,5 +1,5 @@
 // The C++ model of the packet scheduler's decision core (see pkt_sched_core.h, rtl/pkt_sched.sv).
-#include "pspin/pkt_sched_core.h"
+#include "cores/pkt_sched_core.h"
 
 namespace fs {
 

@@ -7,7 +7,7 @@
 
 #include <boost/program_options.hpp>
 
-#include "common/config.h"
+#include "config/config.h"
 
 namespace fs {
 
