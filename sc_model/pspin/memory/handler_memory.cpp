@@ -28,14 +28,14 @@ std::vector<std::pair<uint64_t, uint64_t>> lay_out(const std::vector<std::string
     offset = align_up(offset + asked[i]);
   }
   if (offset > total || (sharing && offset >= total))
-    throw InputError("the handler sets need " + std::to_string(offset) + " bytes of " + memory + " (" + listing +
-                     (sharing ? ", and room for the sets that share the rest" : "") + "); it has " +
-                     std::to_string(total));
+    throw InputError("the handler sets ask for " + std::to_string(offset) + " bytes of " + memory + ", which has " +
+                     std::to_string(total) + " (" + listing + ", at 64-byte aligned offsets" +
+                     (sharing ? ", and room for the sets that share the rest" : "") + ")");
   for (size_t i = 0, left = sharing; i < asked.size(); ++i) {
     if (asked[i]) continue;
     const uint64_t share = --left ? (total - offset) / (left + 1) / kAlign * kAlign : total - offset;
     if (!share)
-      throw InputError("handler set " + names[i] + " gets no " + memory + ": " + std::to_string(total - offset) +
+      throw InputError("handler set " + names[i] + " gets none of " + memory + ": " + std::to_string(total - offset) +
                        " bytes are left for " + std::to_string(left + 1) + " sets");
     out[i] = {offset, share};
     offset += share;
