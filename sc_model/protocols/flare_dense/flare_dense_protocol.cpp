@@ -216,33 +216,52 @@ class FlareDense : public Protocol {
   FlareTraceSyntax syntax_;
 };
 
+// The options of `gen` that are also configuration keys: a flag, or the key (from --config or
+// --section.key, else the key's default), never both. The trace is then made with the same
+// port and workload parameters a `run` with that configuration uses.
+struct SharedOption {
+  const char* flag;
+  const char* key;
+};
+constexpr SharedOption kSharedOptions[] = {
+    {"bytes", "hosts.bytes"}, {"elem-bytes", "hosts.elem_bytes"}, {"dtype", "hosts.dtype"},
+    {"op", "hosts.op"},                   {"allreduce-id", "flare.allreduce_id"}, {"seed", "sim.seed"},
+    {"gbps", "ports.gbps"},               {"ports", "ports.count"},            {"stagger", "hosts.stagger"},
+    {"loss", "hosts.loss"},               {"timeout", "hosts.timeout_ns"},     {"window", "hosts.window"},
+};
+
 int FlareDense::gen(const std::string& name, const std::vector<std::string>& rest) const {
   AllreduceGenOptions o;
+  const Config d;  // the keys' defaults, shown as the options'
   po::options_description desc("flaresim gen " + name + " options");
   desc.add_options()
       ("help,h", "show this help")
+      ("config", po::value<std::string>(), "INI file whose ports.*, hosts.*, sim.seed and flare.allreduce_id keys "
+       "set what the options below leave open, as in 'flaresim run'; any such key may also be given as "
+       "--section.key VALUE")
       ("hosts", po::value<unsigned>(&o.hosts)->required(), "hosts taking part (on ports 0..H-1, ranks 0..H-1)")
-      ("bytes", po::value<std::string>()->required(), "data per host, e.g. 1MiB")
-      ("elem-bytes", po::value<uint32_t>(&o.elem_bytes)->default_value(1024), "element bytes per packet")
-      ("dtype", po::value<std::string>(&o.dtype)->default_value("int32"), "int32, int16, int8 or float32")
-      ("op", po::value<std::string>(&o.op)->default_value("sum"), "sum, min or max")
-      ("allreduce-id", po::value<uint32_t>(&o.allreduce_id)->default_value(0), "allreduce id in every packet")
+      ("bytes", po::value<std::string>(), "data per host, e.g. 1MiB (or hosts.bytes)")
+      ("elem-bytes", po::value<uint32_t>()->default_value(d.hosts.elem_bytes), "element bytes per packet (or hosts.elem_bytes)")
+      ("dtype", po::value<std::string>()->default_value(d.hosts.dtype), "int32, int16, int8 or float32 (or hosts.dtype)")
+      ("op", po::value<std::string>()->default_value(d.hosts.op), "sum, min or max (or hosts.op)")
+      ("allreduce-id", po::value<uint32_t>()->default_value(flare_config(d).allreduce_id), "allreduce id in every packet (or flare.allreduce_id)")
       ("udp-port", po::value<uint16_t>(&o.udp_port)->default_value(4950), "UDP destination port of the Flare packets")
-      ("seed", po::value<uint64_t>(&o.seed)->default_value(1), "seed of the element values and of the send schedule's random draws")
-      ("gbps", po::value<double>(&o.gbps)->default_value(100.0), "host line rate in Gbit/s")
-      ("ports", po::value<unsigned>(&o.num_ports)->default_value(64), "switch ports (hosts must fit)")
-      ("stagger", po::bool_switch(&o.stagger), "staggered sending: host h sends blocks (h*blocks/hosts + k) mod blocks, "
-       "k = 0, 1, ... (default: every host block 0, 1, ...)")
+      ("seed", po::value<uint64_t>()->default_value(d.seed), "seed of the element values and of the send schedule's "
+       "random draws (or sim.seed)")
+      ("gbps", po::value<double>()->default_value(d.ports.gbps), "host line rate in Gbit/s (or ports.gbps)")
+      ("ports", po::value<unsigned>()->default_value(d.ports.count), "switch ports, hosts must fit (or ports.count)")
+      ("stagger", po::bool_switch(), "staggered sending: host h sends blocks (h*blocks/hosts + k) mod blocks, "
+       "k = 0, 1, ... (or hosts.stagger; without: every host block 0, 1, ...)")
       ("mean-gap", po::value<std::string>()->default_value("0ns"),
        "mean of the exponential gap before each host's next packet, e.g. 200ns (0 = back to back at line rate)")
-      ("loss", po::value<double>(&o.loss)->default_value(0),
-       "probability (0..1) that a send is lost; the host retransmits it --timeout after it left the wire "
-       "(the 16th send always arrives)")
-      ("timeout", po::value<std::string>()->default_value("100us"), "retransmission timeout, e.g. 100us")
+      ("loss", po::value<double>()->default_value(d.hosts.loss), "probability (0..1) that a send is lost; the host "
+       "retransmits it --timeout after it left the wire, the 16th send always arrives (or hosts.loss)")
+      ("timeout", po::value<std::string>()->default_value(std::to_string(d.hosts.timeout_ns / 1000) + "us"),
+       "retransmission timeout, e.g. 100us (or hosts.timeout_ns)")
       ("duplicate", po::value<double>(&o.duplicate)->default_value(0),
        "probability (0..1) that a delivered packet is followed by an identical copy")
-      ("window", po::value<unsigned>(&o.window)->default_value(0),
-       "blocks a host may have in flight (Flare 4.3); 0 = no limit")
+      ("window", po::value<unsigned>()->default_value(d.hosts.window), "blocks a host may have in flight (Flare 4.3); "
+       "0 = no limit (or hosts.window)")
       ("states", po::value<unsigned>(&o.states)->default_value(0),
        "block states the switch has for the allreduce (block b in state b mod states): block b waits for "
        "block b - states's result; 0 = as many as --window. With --stagger hosts stagger within groups of "
@@ -252,11 +271,33 @@ int FlareDense::gen(const std::string& name, const std::vector<std::string>& res
        "arrived")
       ("output,o", po::value<std::string>()->required(), "trace to write: .pcapng for pcapng, anything else text");
   if (std::find(rest.begin(), rest.end(), "--help") != rest.end() || std::find(rest.begin(), rest.end(), "-h") != rest.end()) {
-    std::cout << desc;
+    std::cout << desc << "\nAny configuration key may follow as --section.key VALUE ('flaresim info' lists them).\n";
     return 0;
   }
-  const po::variables_map vm = parse_command_line(rest, desc);
-  o.bytes = parse_size("--bytes", vm["bytes"].as<std::string>());
+  po::options_description all;
+  all.add(desc).add(config_options_description());
+  const po::variables_map vm = parse_command_line(rest, all);
+  Config cfg;
+  if (vm.count("config")) apply_ini_file(cfg, vm["config"].as<std::string>());
+  apply_overrides(cfg, vm);
+  for (const SharedOption& so : kSharedOptions) {
+    const std::string flag = so.flag;
+    if (vm.count(flag) && !vm[flag].defaulted() && vm.count(so.key))
+      throw InputError("--" + flag + " and --" + so.key + " both given: give one");
+  }
+  auto given = [&](const char* flag) { return vm.count(flag) && !vm[flag].defaulted(); };
+  o.bytes = given("bytes") ? parse_size("--bytes", vm["bytes"].as<std::string>()) : cfg.hosts.bytes;
+  o.elem_bytes = given("elem-bytes") ? vm["elem-bytes"].as<uint32_t>() : cfg.hosts.elem_bytes;
+  o.dtype = given("dtype") ? vm["dtype"].as<std::string>() : cfg.hosts.dtype;
+  o.op = given("op") ? vm["op"].as<std::string>() : cfg.hosts.op;
+  o.allreduce_id = given("allreduce-id") ? vm["allreduce-id"].as<uint32_t>() : flare_config(cfg).allreduce_id;
+  o.seed = given("seed") ? vm["seed"].as<uint64_t>() : cfg.seed;
+  o.gbps = given("gbps") ? vm["gbps"].as<double>() : cfg.ports.gbps;
+  o.num_ports = given("ports") ? vm["ports"].as<unsigned>() : cfg.ports.count;
+  o.wire_overhead = cfg.ports.wire_overhead;
+  o.stagger = given("stagger") ? vm["stagger"].as<bool>() : cfg.hosts.stagger;
+  o.loss = given("loss") ? vm["loss"].as<double>() : cfg.hosts.loss;
+  o.window = given("window") ? vm["window"].as<unsigned>() : cfg.hosts.window;
   auto time_option = [&](const char* name) {
     Picos t = 0;
     std::string err;
@@ -264,7 +305,7 @@ int FlareDense::gen(const std::string& name, const std::vector<std::string>& res
     return t;
   };
   o.mean_gap = time_option("mean-gap");
-  o.timeout = time_option("timeout");
+  o.timeout = given("timeout") ? time_option("timeout") : Picos(cfg.hosts.timeout_ns) * 1000;
   o.result_latency = time_option("result-latency");
   // The whole workload is built in memory before it is written: keep it well within the machine.
   constexpr uint64_t kMaxWorkloadBytes = 4ull << 30;
