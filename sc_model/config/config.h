@@ -1,6 +1,7 @@
 // The simulator's configuration: one tree of plain structs with defaults, and the schema that
 // names every key ("section.field"), documents it in one line and converts and validates its
-// value. INI files and command-line overrides are read with Boost.Program_options (config_io.cpp);
+// value. Each key of the core is declared once, in config/sections/<section>.def (the ISS's
+// timing in iss/timing.def): adding a plain parameter is one line there and its use in a block. INI files and command-line overrides are read with Boost.Program_options (config_io.cpp);
 // the effective configuration is echoed into every stats file so a result can be re-run.
 #pragma once
 #include <any>
@@ -16,91 +17,56 @@
 
 namespace fs {
 
-struct PortsConfig {
-  unsigned count = 64;                   // switch ports
-  double gbps = 100.0;                   // line rate of every port
-  unsigned wire_overhead = 24;           // bytes per frame on the wire beyond the captured frame
-  uint64_t egress_queue_bytes = 1 << 20; // per egress port; frames beyond it are dropped
-};
-
 // The parser rules the registered protocols ask for by default, ';'-separated, in the order the
 // protocols are named (register_default_parser_rule below).
 std::string default_parser_rules();
 
+// The core's sections: one struct each, whose fields and defaults come from the section's keys
+// as declared in config/sections/<section>.def (each key once: field, type, default, range or
+// choices, doc).
+#define FS_UINT(sec, field, type, def, lo, hi, doc) type field = def;
+#define FS_SIZE(sec, field, def, lo, hi, doc) uint64_t field = def;
+#define FS_DOUBLE(sec, field, def, lo, hi, doc) double field = def;
+#define FS_BOOL(sec, field, def, doc) bool field = def;
+#define FS_STRING(sec, field, def, doc) std::string field = def;
+#define FS_CHOICE(sec, field, def, choices, doc) std::string field = def;
+struct PortsConfig {
+#include "config/sections/ports.def"
+};
 struct ParserConfig {
-  std::string rules = default_parser_rules();  // ';'-separated match rules
-  unsigned latency_cycles = 2;
-  std::string icrc = "check";  // RoCEv2 invariant CRC: check | off
+#include "config/sections/parser.def"
 };
-
 struct RoutingConfig {
-  std::string routes = "";        // ';'-separated "a.b.c.d/len -> port"
-  std::string default_route = "drop";  // "drop" or a port number
-  unsigned latency_cycles = 2;
+#include "config/sections/routing.def"
 };
-
 struct PacketBufferConfig {
-  uint64_t bytes = 4 << 20;  // L2 packet memory
+#include "config/sections/packet_buffer.def"
 };
-
 struct SchedulerConfig {
-  std::string policy = "fcfs";  // fcfs | hier-fcfs
-  unsigned subset = 1;          // S: HPUs per subset for hier-fcfs
-  unsigned latency_cycles = 1;  // global scheduler decision time
+#include "config/sections/scheduler.def"
 };
-
 struct PspinConfig {
-  unsigned clusters = 4;
-  unsigned hpus_per_cluster = 8;
-  double clock_ghz = 1.0;
-  uint64_t l1_bytes = 1 << 20;          // per-cluster L1 TCDM
-  uint64_t l2_handler_bytes = 4 << 20;  // L2 handler memory shared by all clusters
-  unsigned dispatch_cycles = 2;         // cluster scheduler: from task to HPU start of DMA
-  uint64_t icache_bytes = 4096;         // iss: per-cluster instruction cache
-  unsigned icache_line_bytes = 16;
-  unsigned icache_ways = 4;
-  unsigned icache_miss_cycles = 15;     // iss: refill from program memory
-  unsigned l1_banks = 32;               // iss: word-interleaved TCDM banks per cluster
+#include "config/sections/pspin.def"
 };
-
 struct DmaConfig {
-  unsigned latency_cycles = 4;   // fixed cost of an L2->L1 packet copy
-  unsigned bytes_per_cycle = 16; // 1 KiB in 64 cycles
+#include "config/sections/dma.def"
 };
-
 struct HpuConfig {
-  std::string model = "iss";        // iss | native
-  unsigned native_fixed_cycles = 40;  // native cost model: fixed part per handler run
-  double native_cycles_per_byte = 1.0;  // native cost model: per byte of packet
-  uint64_t max_cycles = 1000000;    // iss: watchdog per handler run
-  std::string on_fault = "abort";   // iss: abort the run, or drop the packet and go on
-  std::string interleave = "on";    // iss: interleave a cluster's HPUs in simulated-time order
-  unsigned sync_cycles = 100;       // iss: how far apart clusters may run (cross-cluster ordering)
-  unsigned remote_l1_cycles = 24;   // iss: extra cycles of an access to another cluster's L1
-  unsigned l2_cycles = 15;          // iss: extra cycles of an access to L2 handler memory
-  unsigned stack_bytes = 2048;      // iss: stack of each HPU (in L1)
-  std::string handler_dir = "";     // iss: where handler ELFs are ("" = the build's)
-  iss::Timing timing;               // iss: cycles per instruction class
+#include "config/sections/hpu.def"
+  iss::Timing timing;  // the timing.* keys (iss/timing.def)
 };
-
 struct CommandConfig {
-  unsigned latency_cycles = 4;  // from the handler's command to the egress queue
+#include "config/sections/command.def"
 };
-
-// Closed-loop host agents attached to the switch's ports (instead of, or beside, a trace): the
-// model is one a protocol provides (plugin/protocol.h); the other keys describe the allreduce
-// workload every such model runs.
 struct HostsConfig {
-  std::string model = "none";     // none, or a host model of a protocol ('flaresim info' lists them)
-  uint64_t bytes = 1 << 20;       // data per host
-  unsigned elem_bytes = 1024;     // element bytes per packet
-  std::string dtype = "int32";
-  std::string op = "sum";
-  unsigned window = 0;            // blocks in flight per host; 0 = no limit
-  bool stagger = false;           // host h starts at block h * blocks / hosts (within groups)
-  uint64_t timeout_ns = 100000;   // retransmit a contribution whose result is not back by then
-  double loss = 0;                // probability that a host's send is lost on its link
+#include "config/sections/hosts.def"
 };
+#undef FS_UINT
+#undef FS_SIZE
+#undef FS_DOUBLE
+#undef FS_BOOL
+#undef FS_STRING
+#undef FS_CHOICE
 
 // Which blocks run as Verilated RTL instead of their SystemC twins (run --rtl, --vcd). Not a
 // configuration key: the twins make the same decisions, so results do not depend on it, and the
