@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "app/stats_report.h"
+#include "config/config_json.h"
 #include "common/atomic_file.h"
 #include "common/errors.h"
 #include "net/trace_reader.h"

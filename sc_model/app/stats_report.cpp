@@ -29,6 +29,15 @@ nlohmann::json iss_counters_json(const HandlerCounters& k) {
 
 namespace {
 
+// {count, min, avg, max, p99}; `scale` divides every value (e.g. 1000 to give picoseconds as
+// nanoseconds).
+nlohmann::json distribution_json(const Distribution& d, double scale = 1.0) {
+  if (scale == 1.0)
+    return {{"count", d.count()}, {"min", d.min()}, {"avg", d.mean()}, {"max", d.max()}, {"p99", d.percentile(99)}};
+  return {{"count", d.count()}, {"min", double(d.min()) / scale}, {"avg", d.mean() / scale},
+          {"max", double(d.max()) / scale}, {"p99", double(d.percentile(99)) / scale}};
+}
+
 // The blocks a run left open (handlers that keep block state waited for more packets): the
 // first kMaxListed by (group, block), each with when it opened and the ports its packets came
 // from, so that a protocol can tell which ports it still waits on.
@@ -82,8 +91,8 @@ nlohmann::json collect_stats(Switch& sw, Picos end) {
   json handlers = json::object();
   for (const auto& kv : pspin.handler_stats()) {
     handled += kv.second.runs;
-    handlers[kv.first] = {{"runs", kv.second.runs}, {"cycles", kv.second.cycles.to_json()},
-                          {"latency_ns", kv.second.latency_ps.to_json(1000.0)}, {"outcomes", kv.second.outcomes},
+    handlers[kv.first] = {{"runs", kv.second.runs}, {"cycles", distribution_json(kv.second.cycles)},
+                          {"latency_ns", distribution_json(kv.second.latency_ps, 1000.0)}, {"outcomes", kv.second.outcomes},
                           {"iss", iss_counters_json(kv.second.counters)},
                           {"faults", kv.second.faults}};
     const HandlerSetStats::BlockOccupancy b = kv.second.block_occupancy(end);
@@ -153,7 +162,7 @@ nlohmann::json collect_stats(Switch& sw, Picos end) {
   // Latency of departing frames (switch arrival of the packet that caused them to departure).
   json lat = json::array();
   for (const auto& e : sw.egress())
-    if (e->latency_ps.count()) lat.push_back({{"port", e->index()}, {"latency_ns", e->latency_ps.to_json(1000.0)}});
+    if (e->latency_ps.count()) lat.push_back({{"port", e->index()}, {"latency_ns", distribution_json(e->latency_ps, 1000.0)}});
   j["egress_latency"] = lat;
 
   j["throughput"] = {{"in_gbps", gbps(bin)}, {"out_gbps", gbps(bout)}, {"handled_packets_per_s", per_s(handled)},

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 
 #include "common/units.h"
 
@@ -33,14 +32,6 @@ class Distribution {
     rank = std::clamp<size_t>(rank, 1, s.size());
     return s[rank - 1];
   }
-  // `scale` divides every value (e.g. 1000 to print picoseconds as nanoseconds).
-  nlohmann::json to_json(double scale = 1.0) const {
-    if (scale == 1.0)
-      return {{"count", count()}, {"min", min()}, {"avg", mean()}, {"max", max()}, {"p99", percentile(99)}};
-    return {{"count", count()}, {"min", double(min()) / scale}, {"avg", mean() / scale},
-            {"max", double(max()) / scale}, {"p99", double(percentile(99)) / scale}};
-  }
-
  private:
   std::vector<uint64_t> samples_;
 };

@@ -3,6 +3,7 @@
 // protocols register, and the cross-key checks.
 #include "config/config.h"
 
+#include "config/config_json.h"
 #include "config/config_keys.h"
 
 #include <cerrno>
@@ -238,7 +239,7 @@ nlohmann::json config_to_json(const Config& cfg) {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& k : config_schema()) {
     const size_t dot = k.name.find('.');
-    j[k.name.substr(0, dot)][k.name.substr(dot + 1)] = k.json(cfg);
+    std::visit([&](const auto& v) { j[k.name.substr(0, dot)][k.name.substr(dot + 1)] = v; }, k.value(cfg));
   }
   return j;
 }

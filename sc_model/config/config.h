@@ -8,10 +8,10 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <variant>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 
 #include "iss/timing.h"
 
@@ -116,6 +116,9 @@ struct Config {
   RtlChoice rtl;  // not a key (see RtlChoice)
 };
 
+// A key's value as the stats echo it: a whole number, a number, a truth value or text.
+using ConfigValue = std::variant<uint64_t, double, bool, std::string>;
+
 // One configuration key: its name, one-line doc, and how to read and show its value.
 struct ConfigKey {
   std::string name;
@@ -123,7 +126,7 @@ struct ConfigKey {
   std::string choices;  // human-readable list of valid values ("" = see doc)
   std::function<void(Config&, const std::string&)> set;  // throws InputError on a bad value
   std::function<std::string(const Config&)> show;
-  std::function<nlohmann::json(const Config&)> json;
+  std::function<ConfigValue(const Config&)> value;  // for the stats' echo of the configuration
 };
 
 // A section a protocol adds: its name (the keys' prefix), the default value of its struct and its
@@ -152,8 +155,6 @@ const ConfigKey* find_config_key(const std::string& name);
 // Checks relations between keys (e.g. subset divides HPUs per cluster); throws InputError.
 void validate_config(const Config& cfg);
 
-// The effective configuration as a JSON object {"section": {"key": value}}.
-nlohmann::json config_to_json(const Config& cfg);
 
 // Value parsers shared with the CLI and handler-set installers.
 uint64_t parse_size(const std::string& key, const std::string& text);  // "4MiB", "1024", "64KiB"

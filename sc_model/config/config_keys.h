@@ -64,7 +64,7 @@ ConfigKey uint_key(std::string name, std::string doc, uint64_t lo, uint64_t hi, 
     f = static_cast<std::remove_reference_t<decltype(f)>>(parse_key_uint(name, t, lo, hi));
   };
   k.show = [get](const Config& c) { return std::to_string(get(const_cast<Config&>(c))); };
-  k.json = [get](const Config& c) { return nlohmann::json(get(const_cast<Config&>(c))); };
+  k.value = [get](const Config& c) { return ConfigValue(uint64_t(get(const_cast<Config&>(c)))); };
   return k;
 }
 
@@ -88,7 +88,7 @@ ConfigKey double_key(std::string name, std::string doc, double lo, double hi, Ge
   k.doc = std::move(doc);
   k.set = [name, lo, hi, get](Config& c, const std::string& t) { get(c) = parse_key_double(name, t, lo, hi); };
   k.show = [get](const Config& c) { return show_double(get(const_cast<Config&>(c))); };
-  k.json = [get](const Config& c) { return nlohmann::json(get(const_cast<Config&>(c))); };
+  k.value = [get](const Config& c) { return ConfigValue(double(get(const_cast<Config&>(c)))); };
   return k;
 }
 
@@ -108,7 +108,7 @@ ConfigKey bool_key(std::string name, std::string doc, Get get) {
       bad_value(name, t, "true or false");
   };
   k.show = [get](const Config& c) { return std::string(get(const_cast<Config&>(c)) ? "true" : "false"); };
-  k.json = [get](const Config& c) { return nlohmann::json(get(const_cast<Config&>(c))); };
+  k.value = [get](const Config& c) { return ConfigValue(bool(get(const_cast<Config&>(c)))); };
   return k;
 }
 
@@ -131,7 +131,7 @@ ConfigKey string_key(std::string name, std::string doc, std::vector<std::string>
     get(c) = v;
   };
   k.show = [get](const Config& c) { return get(const_cast<Config&>(c)); };
-  k.json = [get](const Config& c) { return nlohmann::json(get(const_cast<Config&>(c))); };
+  k.value = [get](const Config& c) { return ConfigValue(std::string(get(const_cast<Config&>(c)))); };
   return k;
 }
 

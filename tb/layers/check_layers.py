@@ -2,7 +2,7 @@
 """Checks that every #include in sc_model/ respects the layers the build declares: a file in
 folder F may include only headers of F itself and of the folders F's library links (LAYERS,
 written by CMakeLists.txt as 'folder:used,used,...' lines), plus the handler API and protocol
-wire-format headers for the folders that link them. Prints each violation as
+wire-format headers; and <nlohmann/...> only where the folder's library uses JSON ('nlohmann'). Prints each violation as
 'file:line: folder F includes G' and exits 1 if there is any.
 
 Usage: check_layers.py SC_MODEL_DIR LAYERS_FILE
@@ -21,6 +21,7 @@ for line in open(layers_file):
     allowed[name] = {u for u in used.split(",") if u}
 folders = set(os.listdir(sc_model))
 include = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+json_include = re.compile(r'^\s*#\s*include\s+<nlohmann/')
 problems = []
 for root, _, files in os.walk(sc_model):
     for f in sorted(files):
@@ -31,6 +32,10 @@ for root, _, files in os.walk(sc_model):
             problems.append(f"{rel}: folder {folder} is not declared in the build's layers")
             continue
         for n, text in enumerate(open(path, encoding="utf-8"), 1):
+            if json_include.match(text) and "nlohmann" not in allowed[folder]:
+                problems.append(f"{rel}:{n}: folder {folder} includes nlohmann/json, but its library does not use it "
+                                "(block models report to the app, which makes the JSON)")
+                continue
             m = include.match(text)
             if not m:
                 continue
