@@ -146,7 +146,7 @@ nlohmann::json collect_stats(Switch& sw, Picos end) {
                         {"max_bytes", buf.occupancy_bytes.max()}, {"avg_bytes", buf.occupancy_bytes.average(end)},
                         {"max_packets", buf.occupancy_packets.max()},
                         {"avg_packets", buf.occupancy_packets.average(end)}};
-  j["scheduler"] = {{"policy", sw.config().scheduler.policy}, {"assigned_per_cluster", pspin.scheduler().assigned()},
+  j["scheduler"] = {{"policy", choice_name(sw.config().scheduler.policy)}, {"assigned_per_cluster", pspin.scheduler().assigned()},
                     {"held", pspin.scheduler().held}};
 
   const CommandUnit& cu = pspin.command_unit();

@@ -68,6 +68,7 @@ std::vector<ConfigKey> make_schema() {
 #define FS_STRING(sec, field, def, doc) s.push_back(string_key(#sec "." #field, doc, {}, FIELD(FS_OWNER.field)));
 #define FS_CHOICE(sec, field, def, choices, doc) \
   s.push_back(choice_key(#sec "." #field, doc, choices, FIELD(FS_OWNER.field)));
+#define FS_ENUM(sec, field, type, def, doc) s.push_back(enum_key(#sec "." #field, doc, FIELD(FS_OWNER.field)));
 #define FS_OWNER ports
 #include "config/sections/ports.def"
 #undef FS_OWNER
@@ -107,6 +108,7 @@ std::vector<ConfigKey> make_schema() {
 #undef FS_BOOL
 #undef FS_STRING
 #undef FS_CHOICE
+#undef FS_ENUM
   for (const ConfigSection& sec : registered_sections())
     for (const ConfigKey& k : sec.keys) s.push_back(k);
   return s;

@@ -13,6 +13,7 @@
 #include <vector>
 
 
+#include "config/choices.h"
 #include "iss/timing.h"
 
 namespace fs {
@@ -30,6 +31,7 @@ std::string default_parser_rules();
 #define FS_BOOL(sec, field, def, doc) bool field = def;
 #define FS_STRING(sec, field, def, doc) std::string field = def;
 #define FS_CHOICE(sec, field, def, choices, doc) std::string field = def;
+#define FS_ENUM(sec, field, type, def, doc) type field = def;
 struct PortsConfig {
 #include "config/sections/ports.def"
 };
@@ -67,6 +69,7 @@ struct HostsConfig {
 #undef FS_BOOL
 #undef FS_STRING
 #undef FS_CHOICE
+#undef FS_ENUM
 
 // Which blocks run as Verilated RTL instead of their SystemC twins (run --rtl, --vcd). Not a
 // configuration key: the twins make the same decisions, so results do not depend on it, and the

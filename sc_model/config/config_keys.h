@@ -135,6 +135,25 @@ ConfigKey string_key(std::string name, std::string doc, std::vector<std::string>
   return k;
 }
 
+// A key whose value is one of an enum's names (config/choices.h), parsed into the enum when set.
+template <typename Get>
+ConfigKey enum_key(std::string name, std::string doc, Get get) {
+  using E = std::remove_reference_t<decltype(get(std::declval<Config&>()))>;
+  std::vector<std::string> names(ChoiceNames<E>::names.begin(), ChoiceNames<E>::names.end());
+  ConfigKey k;
+  k.name = name;
+  k.doc = std::move(doc);
+  k.choices = join(names, ", ");
+  k.set = [name, names, get](Config& c, const std::string& t) {
+    E e;
+    if (!parse_choice(trim(t), &e)) bad_value(name, t, "one of " + join(names, ", "));
+    get(c) = e;
+  };
+  k.show = [get](const Config& c) { return std::string(choice_name(get(const_cast<Config&>(c)))); };
+  k.value = [get](const Config& c) { return ConfigValue(std::string(choice_name(get(const_cast<Config&>(c))))); };
+  return k;
+}
+
 // A getter for field `field` of protocol section `section` (of struct type Type).
 #define FS_SECTION_FIELD(Type, section, field) [](Config& c) -> auto& { return c.sections.get<Type>(section).field; }
 

@@ -23,7 +23,7 @@ Cluster::Cluster(sc_core::sc_module_name name, unsigned index, const Config& cfg
     : sc_core::sc_module(name),
       to_hpu("to_hpu"),
       index_(index),
-      subset_size_(cfg.scheduler.policy == "hier-fcfs" ? cfg.scheduler.subset : cfg.pspin.hpus_per_cluster),
+      subset_size_(cfg.scheduler.policy == SchedPolicy::kHierFcfs ? cfg.scheduler.subset : cfg.pspin.hpus_per_cluster),
       dispatch_cycles_(cfg.pspin.dispatch_cycles),
       svc_(std::move(services)),
       l1_(l1_state_bytes(cfg)),

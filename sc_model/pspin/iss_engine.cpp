@@ -178,7 +178,7 @@ struct IssEngine::Context : iss::MmioDevice {
 
 IssEngine::IssEngine(const Config& cfg, uint32_t l1_state_bytes) : cfg_(cfg), l1_state_bytes_(l1_state_bytes) {
   // Bank conflicts need the HPUs of a cluster to execute in time order.
-  if (cfg.hpu.interleave == "on")
+  if (cfg.hpu.interleave == OnOff::kOn)
     for (unsigned k = 0; k < cfg.pspin.clusters; ++k) banks_.push_back(std::make_unique<iss::TcdmBanks>(cfg.pspin.l1_banks));
   if (l1_state_bytes > FS_L1_GLOBAL_STRIDE)
     throw InputError("hpu.model = iss maps each cluster's L1 state area into 16 MiB; 'pspin.l1_bytes' is too large");

@@ -6,8 +6,8 @@
 namespace fs {
 
 PacketScheduler::Policy PacketScheduler::parse_policy(const std::string& name) {
-  if (name == "fcfs") return Policy::kFcfs;
-  if (name == "hier-fcfs") return Policy::kHierFcfs;
+  Policy p;
+  if (parse_choice(name, &p)) return p;
   throw InputError("bad value '" + name + "' for 'scheduler.policy': expected one of fcfs, hier-fcfs");
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/delay_line.h"
+#include "config/choices.h"
 #include "pspin/channels.h"
 #include "cores/pkt_sched_core.h"
 #include "pspin/task.h"
@@ -26,7 +27,7 @@ class PacketScheduler : public sc_core::sc_module, public PacketSinkIf, public T
  public:
   sc_core::sc_port<TaskSinkIf, 0> to_cluster;  // bound once per cluster, in cluster order
 
-  enum class Policy { kFcfs, kHierFcfs };
+  using Policy = SchedPolicy;
   static Policy parse_policy(const std::string& name);  // throws InputError
 
   PacketScheduler(sc_core::sc_module_name name, Policy policy, unsigned clusters, unsigned hpus_per_cluster,

@@ -29,12 +29,12 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
       installed_(installed),
       engine_(make_engine(cfg)),
       buffer_("packet_buffer", cfg.packet_buffer.bytes, drops),
-      scheduler_("packet_scheduler", PacketScheduler::parse_policy(cfg.scheduler.policy), cfg.pspin.clusters,
+      scheduler_("packet_scheduler", cfg.scheduler.policy, cfg.pspin.clusters,
                  cfg.pspin.hpus_per_cluster, cfg.scheduler.subset, clock_.cycles_ps(cfg.scheduler.latency_cycles),
                  pkt_sched_core(cfg, rtl)),
-      retire_("retire", cfg.hpu.on_fault == "abort", drops),
+      retire_("retire", cfg.hpu.on_fault == FaultAction::kAbort, drops),
       commands_("command_unit", clock_.cycles_ps(cfg.command.latency_cycles)) {
-  if (cfg.hpu.model == "iss" && cfg.hpu.interleave == "on")
+  if (cfg.hpu.model == HpuModel::kIss && cfg.hpu.interleave == OnOff::kOn)
     interleaver_ = std::make_unique<Interleaver>(
         "interleaver", clock_, cfg.pspin.clusters, cfg.hpu.sync_cycles,
         // The earliest a run can start after a dispatch: the dispatch delay and a DMA copy's latency.
@@ -66,7 +66,7 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
 }
 
 std::unique_ptr<HpuEngine> PspinUnit::make_engine(const Config& cfg) const {
-  if (cfg.hpu.model != "iss")
+  if (cfg.hpu.model != HpuModel::kIss)
     return std::make_unique<NativeEngine>(cfg.hpu.native_fixed_cycles, cfg.hpu.native_cycles_per_byte,
                                           cfg.dma.latency_cycles, cfg.dma.bytes_per_cycle);
   auto iss = std::make_unique<IssEngine>(cfg, uint32_t(Cluster::l1_state_bytes(cfg)));

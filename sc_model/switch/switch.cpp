@@ -20,7 +20,7 @@ Switch::Switch(sc_core::sc_module_name name, const Config& cfg) : sc_core::sc_mo
   if (cfg_.rtl.any()) rtl_ = std::make_unique<RtlContext>(cfg_.rtl.vcd);
 
   std::unique_ptr<IcrcCore> icrc;
-  if (cfg_.parser.icrc == "check") {
+  if (cfg_.parser.icrc == IcrcCheck::kCheck) {
     if (cfg_.rtl.crc32)
       icrc = std::make_unique<IcrcRtl>(*rtl_);
     else

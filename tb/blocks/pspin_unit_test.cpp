@@ -28,7 +28,7 @@ constexpr Picos kCycle = 2000;
 
 fs::Config base_config() {
   fs::Config cfg;
-  cfg.hpu.model = "native";  // the timings below use the native cost model
+  cfg.hpu.model = fs::HpuModel::kNative;  // the timings below use the native cost model
   cfg.ports.count = 4;
   cfg.pspin.clusters = 2;
   cfg.pspin.hpus_per_cluster = 2;
@@ -204,7 +204,7 @@ TEST(BlocksCluster, HierFcfsSubsetOfOneKeepsBlockOnOneHpu) {
   //   156 -> 158 DMA ..163 -> 167 -> 230 (a fold); 230 -> 232 DMA ..237 -> 241 -> 304, plus the
   //   result's 16 bytes by fs_dma_copy -> 309; result at 314.
   fs::Config cfg = base_config();
-  cfg.scheduler.policy = "hier-fcfs";
+  cfg.scheduler.policy = fs::SchedPolicy::kHierFcfs;
   cfg.scheduler.subset = 1;
   fs::flare_config(cfg).ports = "0-3";
   UnitBench b(cfg);

@@ -145,7 +145,7 @@ void side_by_side(const std::string& hpu_model) {
   req.trace_path = dir / "t.txt";
   req.keep_egress = true;
   req.cfg.parser.rules = "udp_dport=4950 -> flare_dense; udp_dport=5000 -> pkt_counter";
-  req.cfg.hpu.model = hpu_model;
+  find_config_key("hpu.model")->set(req.cfg, hpu_model);
   flare_config(req.cfg).ports = "0-3";
   const RunResult r = run_simulation(req);
   const VerifyReport rep = verify_egress(expected_of(w), r.egress);

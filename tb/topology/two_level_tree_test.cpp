@@ -45,7 +45,7 @@ void two_level_tree(const char* model) {
   Config cfg;
   cfg.ports.count = 4;
   cfg.pspin.clusters = 2;
-  cfg.hpu.model = model;
+  find_config_key("hpu.model")->set(cfg, model);
   flare_config(cfg).allreduce_id = 3;
   flare_config(cfg).ports = "0-1";
   // Leaves: hosts on ports 0 and 1, the root behind port 3; leaf k is child k of the root.

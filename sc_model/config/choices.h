@@ -1,0 +1,54 @@
+// The configuration's fixed choices as enums, each with its names in enum order: a choice key
+// (FS_ENUM in config/sections/*.def) is parsed into its enum once, when it is set, and blocks
+// compare enums, never strings.
+#pragma once
+#include <array>
+#include <string>
+
+namespace fs {
+
+enum class HpuModel { kNative, kIss };
+enum class FaultAction { kAbort, kDrop };
+enum class OnOff { kOn, kOff };
+enum class IcrcCheck { kCheck, kOff };
+enum class SchedPolicy { kFcfs, kHierFcfs };
+
+template <typename E>
+struct ChoiceNames;
+template <>
+struct ChoiceNames<HpuModel> {
+  static constexpr std::array<const char*, 2> names = {"native", "iss"};
+};
+template <>
+struct ChoiceNames<FaultAction> {
+  static constexpr std::array<const char*, 2> names = {"abort", "drop"};
+};
+template <>
+struct ChoiceNames<OnOff> {
+  static constexpr std::array<const char*, 2> names = {"on", "off"};
+};
+template <>
+struct ChoiceNames<IcrcCheck> {
+  static constexpr std::array<const char*, 2> names = {"check", "off"};
+};
+template <>
+struct ChoiceNames<SchedPolicy> {
+  static constexpr std::array<const char*, 2> names = {"fcfs", "hier-fcfs"};
+};
+
+// The name of a choice, and the choice of a name (false: no such name).
+template <typename E>
+const char* choice_name(E e) {
+  return ChoiceNames<E>::names[size_t(e)];
+}
+template <typename E>
+bool parse_choice(const std::string& name, E* out) {
+  for (size_t i = 0; i < ChoiceNames<E>::names.size(); ++i)
+    if (name == ChoiceNames<E>::names[i]) {
+      *out = E(i);
+      return true;
+    }
+  return false;
+}
+
+}  // namespace fs
