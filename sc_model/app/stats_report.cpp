@@ -13,161 +13,102 @@ namespace fs {
 
 namespace {
 
-// handlers.<set>.iss: every row of pspin/handler_counters.def at its JSON path.
-nlohmann::json iss_counters_json(const HandlerCounters& k) {
-  nlohmann::json j = nlohmann::json::object();
-  for (const HandlerCounterInfo& c : kHandlerCounters) {
-    std::string pointer = std::string("/") + c.json;
-    for (char& ch : pointer)
-      if (ch == '.') ch = '/';
-    j[nlohmann::json::json_pointer(pointer)] = k.*c.field;
+// A block's report as JSON: numbers keep their kind (whole or not), as the stats always had.
+nlohmann::json to_json(const StatsTree& t) {
+  switch (t.kind()) {
+    case StatsTree::Kind::kNull: return nullptr;
+    case StatsTree::Kind::kUint: return t.uint_value();
+    case StatsTree::Kind::kDouble: return t.double_value();
+    case StatsTree::Kind::kBool: return t.bool_value();
+    case StatsTree::Kind::kText: return t.text();
+    case StatsTree::Kind::kObject: {
+      nlohmann::json j = nlohmann::json::object();
+      for (const auto& kv : t.members()) j[kv.first] = to_json(kv.second);
+      return j;
+    }
+    case StatsTree::Kind::kArray: {
+      nlohmann::json j = nlohmann::json::array();
+      for (const StatsTree& e : t.items()) j.push_back(to_json(e));
+      return j;
+    }
   }
-  return j;
+  return nullptr;
 }
 
 }  // namespace
 
-namespace {
-
-// {count, min, avg, max, p99}; `scale` divides every value (e.g. 1000 to give picoseconds as
-// nanoseconds).
-nlohmann::json distribution_json(const Distribution& d, double scale = 1.0) {
-  if (scale == 1.0)
-    return {{"count", d.count()}, {"min", d.min()}, {"avg", d.mean()}, {"max", d.max()}, {"p99", d.percentile(99)}};
-  return {{"count", d.count()}, {"min", double(d.min()) / scale}, {"avg", d.mean() / scale},
-          {"max", double(d.max()) / scale}, {"p99", double(d.percentile(99)) / scale}};
-}
-
-// The blocks a run left open (handlers that keep block state waited for more packets): the
-// first kMaxListed by (group, block), each with when it opened and the ports its packets came
-// from, so that a protocol can tell which ports it still waits on.
-constexpr size_t kMaxListed = 64;
-nlohmann::json open_blocks_json(const HandlerSetStats& st) {
-  nlohmann::json list = nlohmann::json::array();
-  for (const auto& kv : st.open_blocks) {
-    if (list.size() == kMaxListed) break;
-    list.push_back({{"group", uint32_t(kv.first >> 32)}, {"block", uint32_t(kv.first)},
-                    {"since_us", double(kv.second.since) / double(kPicosPerUs)},
-                    {"ports", std::vector<uint32_t>(kv.second.ports.begin(), kv.second.ports.end())}});
-  }
-  return list;
-}
-
-}  // namespace
-
+// Each block reports its own counters; here they are put together, and what spans blocks
+// (totals, utilisation, throughput) is worked out.
 nlohmann::json collect_stats(Switch& sw, Picos end) {
-  using nlohmann::json;
   const double seconds = double(end) / double(kPicosPerS);
-  json j;
-  j["sim"] = {{"time_ps", end}, {"time_us", double(end) / double(kPicosPerUs)}};
+  StatsTree j;
+  j["sim"]["time_ps"] = end;
+  j["sim"]["time_us"] = double(end) / double(kPicosPerUs);
 
-  json ports = json::array();
+  StatsTree& ports = j["ports"].make_array();
   uint64_t pin = 0, bin = 0, pout = 0, bout = 0, late = 0;
   for (size_t p = 0; p < sw.ingress().size(); ++p) {
     const IngressPort& in = *sw.ingress()[p];
     const EgressPort& out = *sw.egress()[p];
-    pin += in.packets_in;
-    bin += in.bytes_in;
-    pout += out.packets_out;
-    bout += out.bytes_out;
-    late += in.late_starts;
+    pin += in.packets_in, bin += in.bytes_in, pout += out.packets_out, bout += out.bytes_out, late += in.late_starts;
     if (!in.packets_in && !out.packets_out) continue;
-    ports.push_back({{"port", p}, {"packets_in", in.packets_in}, {"bytes_in", in.bytes_in},
-                     {"packets_out", out.packets_out}, {"bytes_out", out.bytes_out},
-                     {"egress_queue_max_bytes", out.queue_bytes.max()}, {"late_starts", in.late_starts}});
+    StatsTree& port = ports.append();
+    port["port"] = p;
+    in.report(port);
+    out.report(port);
   }
-  j["ports"] = ports;
-  j["totals"] = {{"packets_in", pin}, {"bytes_in", bin}, {"packets_out", pout}, {"bytes_out", bout},
-                 {"matched", sw.parser().matched}, {"routed", sw.parser().routed}, {"ingress_late_starts", late},
-                 {"icrc_checked", sw.parser().icrc_checked}, {"icrc_engine_cycles", sw.parser().icrc_engine_cycles},
-                 {"icrc_wait_us", double(sw.parser().icrc_wait_ps) / double(kPicosPerUs)}};
+  StatsTree& totals = j["totals"];
+  totals["packets_in"] = pin, totals["bytes_in"] = bin, totals["packets_out"] = pout, totals["bytes_out"] = bout;
+  totals["ingress_late_starts"] = late;
+  sw.parser().report(totals);
 
-  json by_cause = {{"malformed", 0}, {"icrc", 0}, {"oversize", 0}, {"buffer_full", 0}, {"no_route", 0}, {"egress_full", 0}};
-  for (const auto& kv : sw.drops.by_cause) by_cause[kv.first] = kv.second;
-  j["drops"] = {{"total", sw.drops.total()}, {"by_cause", by_cause}};
+  StatsTree& drops = j["drops"];
+  drops["total"] = sw.drops.total();
+  for (const char* cause : {"malformed", "icrc", "oversize", "buffer_full", "no_route", "egress_full"})
+    drops["by_cause"][cause] = 0;
+  for (const auto& kv : sw.drops.by_cause) drops["by_cause"][kv.first] = kv.second;
 
   PspinUnit& pspin = sw.pspin();
+  pspin.retire().report(j["handlers"], end);
+  pspin.report_memory(j["handler_memory"]);
   uint64_t handled = 0, handled_bytes = 0;
-  json handlers = json::object();
-  for (const auto& kv : pspin.handler_stats()) {
-    handled += kv.second.runs;
-    handlers[kv.first] = {{"runs", kv.second.runs}, {"cycles", distribution_json(kv.second.cycles)},
-                          {"latency_ns", distribution_json(kv.second.latency_ps, 1000.0)}, {"outcomes", kv.second.outcomes},
-                          {"iss", iss_counters_json(kv.second.counters)},
-                          {"faults", kv.second.faults}};
-    const HandlerSetStats::BlockOccupancy b = kv.second.block_occupancy(end);
-    if (b.completed || b.open_at_end)
-      handlers[kv.first]["blocks"] = {{"completed", b.completed}, {"open_at_end", b.open_at_end},
-                                      {"max_open", b.max_open}, {"avg_open", b.avg_open}};
-    if (b.open_at_end) handlers[kv.first]["blocks"]["open"] = open_blocks_json(kv.second);
-  }
-  j["handlers"] = handlers;
+  for (const auto& kv : pspin.handler_stats()) handled += kv.second.runs;
 
-  // Where each installed handler set's memory is (pspin/memory/handler_memory.h).
-  json memory = json::object();
-  for (int set : pspin.installed_sets()) {
-    const HandlerSetMemory& m = pspin.set_memory(set);
-    memory[handler_sets()[size_t(set)].name] = {{"l1_offset", m.l1_offset}, {"l1_bytes", m.l1_bytes},
-                                                {"l2_offset", m.l2_offset}, {"l2_bytes", m.l2_bytes}};
-  }
-  j["handler_memory"] = memory;
-
-  auto gbps = [&](uint64_t bytes) { return seconds > 0 ? double(bytes) * 8.0 / seconds / 1e9 : 0.0; };
-  auto per_s = [&](uint64_t n) { return seconds > 0 ? double(n) / seconds : 0.0; };
-  json clusters = json::array();
-  json hpus = json::array();
+  StatsTree& clusters = j["clusters"].make_array();
+  StatsTree& per_hpu = j["hpus"]["per_hpu"].make_array();
   double umin = 1.0, umax = 0.0, usum = 0.0;
   size_t nh = 0;
-  const Clock& clk = pspin.clock();
-  const double cycles_total = double(end) / double(clk.period_ps);
+  const double cycles_total = double(end) / double(pspin.clock().period_ps);
   for (const auto& c : pspin.clusters()) {
-    Dma& dma = c->dma();
-    handled_bytes += dma.bytes_moved - dma.handler_bytes;  // the packets copied to HPUs
-    clusters.push_back({{"cluster", c->index()}, {"tasks", c->received}, {"queue_max", c->queued.max()},
-                        {"queue_avg", c->queued.average(end)}, {"dma_transfers", dma.transfers},
-                        {"dma_bytes", dma.bytes_moved}, {"dma_busy_cycles", dma.busy_cycles},
-                        {"dma_handler_transfers", dma.handler_transfers}, {"dma_handler_bytes", dma.handler_bytes}});
+    handled_bytes += c->dma().bytes_moved - c->dma().handler_bytes;  // the packets copied to HPUs
+    c->report(clusters.append(), end);
     for (const auto& h : c->hpus()) {
-      const double u = cycles_total > 0 ? double(h->handler_cycles) / cycles_total : 0.0;
-      umin = std::min(umin, u);
-      umax = std::max(umax, u);
-      usum += u;
-      ++nh;
-      hpus.push_back({{"cluster", c->index()}, {"hpu", h->index()}, {"tasks", h->tasks},
-                      {"handler_cycles", h->handler_cycles}, {"utilisation", u}});
+      const double u = h->report(per_hpu.append(), cycles_total);
+      umin = std::min(umin, u), umax = std::max(umax, u), usum += u, ++nh;
     }
   }
-  j["clusters"] = clusters;
-  j["hpus"] = {{"utilisation", {{"min", nh ? umin : 0.0}, {"avg", nh ? usum / double(nh) : 0.0}, {"max", umax}}},
-               {"per_hpu", hpus}};
+  StatsTree& util = j["hpus"]["utilisation"];
+  util["min"] = nh ? umin : 0.0, util["avg"] = nh ? usum / double(nh) : 0.0, util["max"] = umax;
 
-  const PacketBuffer& buf = pspin.packet_buffer();
-  j["packet_buffer"] = {{"capacity_bytes", buf.capacity()}, {"accepted", buf.accepted},
-                        {"max_bytes", buf.occupancy_bytes.max()}, {"avg_bytes", buf.occupancy_bytes.average(end)},
-                        {"max_packets", buf.occupancy_packets.max()},
-                        {"avg_packets", buf.occupancy_packets.average(end)}};
-  j["scheduler"] = {{"policy", choice_name(sw.config().scheduler.policy)}, {"assigned_per_cluster", pspin.scheduler().assigned()},
-                    {"held", pspin.scheduler().held}};
-
-  const CommandUnit& cu = pspin.command_unit();
-  json writes = json::object();
-  for (const auto& kv : cu.host_memory_writes) {
-    uint64_t bytes = 0;
-    for (const auto& w : kv.second) bytes += w.data.size();
-    writes[std::to_string(kv.first)] = {{"writes", kv.second.size()}, {"bytes", bytes}};
-  }
-  j["commands"] = {{"sends", cu.sends}, {"multicasts", cu.multicasts}, {"frames_out", cu.frames_out},
-                   {"host_writes", cu.host_writes}, {"host_writes_by_port", writes}};
+  pspin.packet_buffer().report(j["packet_buffer"], end);
+  pspin.scheduler().report(j["scheduler"]);
+  pspin.command_unit().report(j["commands"]);
 
   // Latency of departing frames (switch arrival of the packet that caused them to departure).
-  json lat = json::array();
+  StatsTree& lat = j["egress_latency"].make_array();
   for (const auto& e : sw.egress())
-    if (e->latency_ps.count()) lat.push_back({{"port", e->index()}, {"latency_ns", distribution_json(e->latency_ps, 1000.0)}});
-  j["egress_latency"] = lat;
+    if (e->latency_ps.count()) {
+      StatsTree& l = lat.append();
+      l["port"] = e->index();
+      e->latency_ps.report(l["latency_ns"], 1000.0);
+    }
 
-  j["throughput"] = {{"in_gbps", gbps(bin)}, {"out_gbps", gbps(bout)}, {"handled_packets_per_s", per_s(handled)},
-                     {"handled_gbps", gbps(handled_bytes)}, {"handled_packets", handled}};
-  return j;
+  auto gbps = [&](uint64_t bytes) { return seconds > 0 ? double(bytes) * 8.0 / seconds / 1e9 : 0.0; };
+  StatsTree& th = j["throughput"];
+  th["in_gbps"] = gbps(bin), th["out_gbps"] = gbps(bout);
+  th["handled_packets_per_s"] = seconds > 0 ? double(handled) / seconds : 0.0;
+  th["handled_gbps"] = gbps(handled_bytes), th["handled_packets"] = handled;
+  return to_json(j);
 }
 
 std::string format_summary(const nlohmann::json& s) {

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/stats_tree.h"
+
 
 #include "common/units.h"
 
@@ -32,6 +34,17 @@ class Distribution {
     rank = std::clamp<size_t>(rank, 1, s.size());
     return s[rank - 1];
   }
+  // {count, min, avg, max, p99}; `scale` divides every value (e.g. 1000: picoseconds as ns).
+  void report(StatsTree& out, double scale = 1.0) const {
+    out["count"] = count();
+    if (scale == 1.0) {
+      out["min"] = min(), out["avg"] = mean(), out["max"] = max(), out["p99"] = percentile(99);
+    } else {
+      out["min"] = double(min()) / scale, out["avg"] = mean() / scale, out["max"] = double(max()) / scale;
+      out["p99"] = double(percentile(99)) / scale;
+    }
+  }
+
  private:
   std::vector<uint64_t> samples_;
 };

@@ -41,6 +41,13 @@ class Cluster : public sc_core::sc_module, public TaskSinkIf, public HpuFreeIf {
   Hpu& hpu(unsigned h) { return *hpus_.at(h); }
   Dma& dma() { return dma_; }
 
+  // Its entry of the stats' clusters (with its DMA engine's counters).
+  void report(StatsTree& out, Picos end) const {
+    out["cluster"] = index_, out["tasks"] = received, out["queue_max"] = queued.max();
+    out["queue_avg"] = queued.average(end);
+    dma_.report(out);
+  }
+
   TimeWeighted queued;  // tasks waiting for an HPU
   uint64_t received = 0;
 

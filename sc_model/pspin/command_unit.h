@@ -6,6 +6,7 @@
 #include <map>
 
 #include "common/delay_line.h"
+#include "common/stats_tree.h"
 #include "pspin/channels.h"
 #include "pspin/task.h"
 #include "net/packet_sink.h"
@@ -30,6 +31,17 @@ class CommandUnit : public sc_core::sc_module, public CommandIf {
   CommandUnit(sc_core::sc_module_name name, Picos latency);
   void issue(HandlerCommand cmd, PacketPtr origin) override { stage_.push(Issued{std::move(cmd), std::move(origin)}); }
 
+  void report(StatsTree& out) const {
+    out["sends"] = sends, out["multicasts"] = multicasts, out["frames_out"] = frames_out;
+    out["host_writes"] = host_writes;
+    StatsTree& by_port = out["host_writes_by_port"].make_object();
+    for (const auto& kv : host_memory_writes) {
+      uint64_t bytes = 0;
+      for (const auto& w : kv.second) bytes += w.data.size();
+      by_port[std::to_string(kv.first)]["writes"] = kv.second.size();
+      by_port[std::to_string(kv.first)]["bytes"] = bytes;
+    }
+  }
   uint64_t sends = 0, multicasts = 0, frames_out = 0, host_writes = 0;
   std::map<unsigned, std::vector<HostWrite>> host_memory_writes;  // by port
 

@@ -4,6 +4,7 @@
 // byte is moved, so back-to-back transfers pipeline their latency but not their bandwidth.
 #pragma once
 #include "common/sc_time_util.h"
+#include "common/stats_tree.h"
 
 namespace fs {
 
@@ -35,6 +36,11 @@ class Dma : public sc_core::sc_module {
     sc_core::wait(ps_time(done - now_ps()));
   }
 
+  // Its counters, into its cluster's entry of the stats.
+  void report(StatsTree& cluster) const {
+    cluster["dma_transfers"] = transfers, cluster["dma_bytes"] = bytes_moved, cluster["dma_busy_cycles"] = busy_cycles;
+    cluster["dma_handler_transfers"] = handler_transfers, cluster["dma_handler_bytes"] = handler_bytes;
+  }
   uint64_t transfers = 0, bytes_moved = 0, busy_cycles = 0;  // all copies
   uint64_t handler_transfers = 0, handler_bytes = 0;           // of which handlers' copies
 

@@ -51,6 +51,13 @@ class Hpu : public sc_core::sc_module, public HpuStartIf {
   // Takes a task whose packet copy completes at `copy_done` (reserved by the cluster).
   void start(Task t, Picos copy_done) override;
 
+  // Its entry of the stats' HPUs; `cycles` the run's length in cycles. Returns its utilisation.
+  double report(StatsTree& out, double cycles) const {
+    const double u = cycles > 0 ? double(handler_cycles) / cycles : 0.0;
+    out["cluster"] = svc_.cluster_id, out["hpu"] = index_, out["tasks"] = tasks;
+    out["handler_cycles"] = handler_cycles, out["utilisation"] = u;
+    return u;
+  }
   uint64_t tasks = 0, handler_cycles = 0;
   Picos occupied_ps = 0;  // from dispatch to the end of the handler
 

@@ -45,6 +45,11 @@ class PacketBuffer : public sc_core::sc_module, public PacketSinkIf, public Buff
     occupancy_packets.set(now_ps(), packets_);
   }
 
+  void report(StatsTree& out, Picos end) const {
+    out["capacity_bytes"] = capacity_, out["accepted"] = accepted;
+    out["max_bytes"] = occupancy_bytes.max(), out["avg_bytes"] = occupancy_bytes.average(end);
+    out["max_packets"] = occupancy_packets.max(), out["avg_packets"] = occupancy_packets.average(end);
+  }
   uint64_t capacity() const { return capacity_; }
   uint64_t used() const { return used_; }
   uint64_t accepted = 0;

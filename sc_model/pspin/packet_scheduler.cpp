@@ -17,6 +17,7 @@ PacketScheduler::PacketScheduler(sc_core::sc_module_name name, Policy policy, un
     : sc_core::sc_module(name),
       to_cluster("to_cluster"),
       core_(core ? std::move(core) : std::make_unique<PktSchedModel>()),
+      policy_(policy),
       policy_hier_(policy == Policy::kHierFcfs),
       assigned_(clusters, 0),
       stage_("stage", latency, [this](PacketPtr p) { offer(std::move(p)); }) {

@@ -16,6 +16,7 @@
 
 #include "common/delay_line.h"
 #include "config/choices.h"
+#include "common/stats_tree.h"
 #include "pspin/channels.h"
 #include "cores/pkt_sched_core.h"
 #include "pspin/task.h"
@@ -37,6 +38,9 @@ class PacketScheduler : public sc_core::sc_module, public PacketSinkIf, public T
   // A task on `cluster` finished (held packets may go now).
   void done(unsigned cluster) override;
 
+  void report(StatsTree& out) const {
+    out["policy"] = choice_name(policy_), out["assigned_per_cluster"] = assigned_, out["held"] = held;
+  }
   const std::vector<uint64_t>& assigned() const { return assigned_; }
   uint64_t held = 0;  // packets that waited because their cluster's counter was full
 
@@ -47,6 +51,7 @@ class PacketScheduler : public sc_core::sc_module, public PacketSinkIf, public T
   void offer(PacketPtr p);
 
   std::unique_ptr<PktSchedCore> core_;
+  Policy policy_;
   bool policy_hier_;
   std::deque<PacketPtr> held_;  // in arrival order
   std::vector<uint64_t> assigned_;

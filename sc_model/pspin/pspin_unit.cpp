@@ -98,6 +98,15 @@ HpuServices PspinUnit::hpu_services(const Config& cfg) {
   return svc;
 }
 
+void PspinUnit::report_memory(StatsTree& out) const {
+  out.make_object();
+  for (int set : installed_) {
+    const HandlerSetMemory& m = set_memory_[size_t(set)];
+    StatsTree& s = out[handler_sets()[size_t(set)].name];
+    s["l1_offset"] = m.l1_offset, s["l1_bytes"] = m.l1_bytes, s["l2_offset"] = m.l2_offset, s["l2_bytes"] = m.l2_bytes;
+  }
+}
+
 void PspinUnit::install_handler_sets(const Config& cfg) {
   std::vector<std::string> names;
   std::vector<MemoryNeed> needs;

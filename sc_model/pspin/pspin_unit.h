@@ -42,6 +42,7 @@ class PspinUnit : public sc_core::sc_module {
   PacketBuffer& packet_buffer() { return buffer_; }
   PacketScheduler& scheduler() { return scheduler_; }
   CommandUnit& command_unit() { return commands_; }
+  const Retire& retire() const { return retire_; }
   const std::vector<std::unique_ptr<Cluster>>& clusters() const { return clusters_; }
   ZeroedMemory& handler_memory() { return handler_mem_; }
   // Where handler set `set` (an index into handler_sets()) has its memory; zero sizes if the set
@@ -49,6 +50,8 @@ class PspinUnit : public sc_core::sc_module {
   const HandlerSetMemory& set_memory(int set) const { return set_memory_[size_t(set)]; }
   // The installed handler sets (indices into handler_sets()), in installation order.
   const std::vector<int>& installed_sets() const { return installed_; }
+  // The stats' handler_memory section: each installed set's ranges.
+  void report_memory(StatsTree& out) const;
   const std::map<std::string, HandlerSetStats>& handler_stats() const { return retire_.handler_stats(); }
   const Clock& clock() const { return clock_; }
   // Instruction trace of ISS handler runs (hpu.model = iss); throws InputError otherwise.

@@ -3,6 +3,9 @@
 
 #include <algorithm>
 
+#include "pspin/handler_counters.h"
+
+
 namespace fs {
 
 HandlerSetStats::BlockOccupancy HandlerSetStats::block_occupancy(Picos end) const {
@@ -25,6 +28,56 @@ HandlerSetStats::BlockOccupancy HandlerSetStats::block_occupancy(Picos end) cons
   if (end > last) area += double(level) * double(end - last);
   o.avg_open = end ? area / double(end) : 0.0;
   return o;
+}
+
+namespace {
+
+// The set's counters at their paths ("group.key" inside object `group`) of handler_counters.def.
+void report_counters(const HandlerCounters& k, StatsTree& out) {
+  out.make_object();
+  for (const HandlerCounterInfo& c : kHandlerCounters) {
+    const std::string path = c.json;
+    const size_t dot = path.find('.');
+    StatsTree& node = dot == std::string::npos ? out[path] : out[path.substr(0, dot)][path.substr(dot + 1)];
+    node = k.*c.field;
+  }
+}
+
+// The blocks a run left open (handlers that keep block state waited for more packets): the
+// first kMaxListed by (group, block), each with when it opened and the ports its packets came
+// from, so that a protocol can tell which ports it still waits on.
+constexpr size_t kMaxListed = 64;
+void report_open_blocks(const HandlerSetStats& st, StatsTree& list) {
+  list.make_array();
+  size_t n = 0;
+  for (const auto& kv : st.open_blocks) {
+    if (n++ == kMaxListed) break;
+    StatsTree& b = list.append();
+    b["group"] = uint32_t(kv.first >> 32), b["block"] = uint32_t(kv.first);
+    b["since_us"] = double(kv.second.since) / double(kPicosPerUs);
+    b["ports"] = std::vector<uint32_t>(kv.second.ports.begin(), kv.second.ports.end());
+  }
+}
+
+}  // namespace
+
+void Retire::report(StatsTree& handlers, Picos end) const {
+  handlers.make_object();
+  for (const auto& [name, st] : stats_) {
+    StatsTree& h = handlers[name];
+    h["runs"] = st.runs;
+    st.cycles.report(h["cycles"]);
+    st.latency_ps.report(h["latency_ns"], 1000.0);
+    h["outcomes"] = st.outcomes;
+    report_counters(st.counters, h["iss"]);
+    h["faults"] = st.faults;
+    const HandlerSetStats::BlockOccupancy b = st.block_occupancy(end);
+    if (!b.completed && !b.open_at_end) continue;
+    StatsTree& blocks = h["blocks"];
+    blocks["completed"] = b.completed, blocks["open_at_end"] = b.open_at_end;
+    blocks["max_open"] = b.max_open, blocks["avg_open"] = b.avg_open;
+    if (b.open_at_end) report_open_blocks(st, blocks["open"]);
+  }
 }
 
 Retire::Retire(sc_core::sc_module_name name, bool abort_on_fault, DropLedger& drops)

@@ -71,6 +71,8 @@ class Retire : public sc_core::sc_module, public RetireIf {
   void retire(RetiredRun r) override;
 
   const std::map<std::string, HandlerSetStats>& handler_stats() const { return stats_; }
+  // The stats' handlers section: one entry per handler set that ran.
+  void report(StatsTree& handlers, Picos end) const;
   void observe(HandlerRunObserver* o) { observer_ = o; }
   // A handler fault that stopped the simulation (hpu.on_fault = abort); empty if none.
   const std::string& fatal_error() const { return fatal_; }

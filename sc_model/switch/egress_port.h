@@ -26,6 +26,11 @@ class EgressPort : public sc_core::sc_module, public PacketSinkIf {
   void link(PacketSinkIf* next) { link_ = next; }
 
   unsigned index() const { return index_; }
+  // Its counters, into the port's entry of the stats.
+  void report(StatsTree& port) const {
+    port["packets_out"] = packets_out, port["bytes_out"] = bytes_out;
+    port["egress_queue_max_bytes"] = queue_bytes.max();
+  }
   uint64_t packets_out = 0, bytes_out = 0;
   TimeWeighted queue_bytes;
   Distribution latency_ps;  // from arrival at the switch to departure

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/sc_time_util.h"
+#include "common/stats_tree.h"
 #include "net/packet_sink.h"
 
 namespace fs {
@@ -38,6 +39,10 @@ class IngressPort : public sc_core::sc_module, public PacketSinkIf {
   }
 
   unsigned index() const { return index_; }
+  // Its counters, into the port's entry of the stats.
+  void report(StatsTree& port) const {
+    port["packets_in"] = packets_in, port["bytes_in"] = bytes_in, port["late_starts"] = late_starts;
+  }
   uint64_t packets_in = 0, bytes_in = 0;
   uint64_t late_starts = 0;  // trace frames delayed because the port was still receiving
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/delay_line.h"
+#include "common/stats_tree.h"
 #include "net/frame.h"
 #include "net/icrc.h"
 #include "net/packet_sink.h"
@@ -41,6 +42,12 @@ class Parser : public sc_core::sc_module, public PacketSinkIf {
          std::unique_ptr<IcrcCore> icrc = nullptr, Picos cycle_ps = 1000);
   void accept(PacketPtr p) override;
 
+  // Its counters, into the stats' totals.
+  void report(StatsTree& totals) const {
+    totals["matched"] = matched, totals["routed"] = routed, totals["icrc_checked"] = icrc_checked;
+    totals["icrc_engine_cycles"] = icrc_engine_cycles;
+    totals["icrc_wait_us"] = double(icrc_wait_ps) / double(kPicosPerUs);
+  }
   uint64_t matched = 0, routed = 0;
   uint64_t icrc_checked = 0, icrc_engine_cycles = 0;  // RoCEv2 frames checked, engine clock cycles
   Picos icrc_wait_ps = 0;  // summed time RoCEv2 frames spent waiting for and in the engine
