@@ -216,9 +216,10 @@ int flare_dense_handler(const fs_handler_args_t* args) {
 
 /* Names of the outcome codes, in the order of enum flare_dense_outcome. */
 static const fs_outcome_desc_t flare_dense_outcomes[] = {
-    {"ok", 0, 0},           {"result_sent", 0, 1},       {"sent_up", 0, 1},  {"result_forwarded", 0, 0, 1},
-    {"malformed", 1, 0},    {"unknown_allreduce", 1, 0}, {"bad_rank", 1, 0}, {"duplicate", 1, 0},
-    {"window_exceeded", 1, 0}, {"too_large", 1, 0},      {"mismatch", 1, 0}, {"not_installed", 1, 0},
+    /* name, drop, completes_block, no_block */
+    {"ok", 0, 0, 0},          {"result_sent", 0, 1, 0},       {"sent_up", 0, 1, 0},  {"result_forwarded", 0, 0, 1},
+    {"malformed", 1, 0, 0},   {"unknown_allreduce", 1, 0, 0}, {"bad_rank", 1, 0, 0}, {"duplicate", 1, 0, 0},
+    {"window_exceeded", 1, 0, 0}, {"too_large", 1, 0, 0},     {"mismatch", 1, 0, 0}, {"not_installed", 1, 0, 0},
 };
 FS_HANDLER_SET(flare_dense,
                "Flare dense allreduce: single buffer, multiple buffers or tree per allreduce "

@@ -6,11 +6,10 @@
 
 #include <gtest/gtest.h>
 
-#include "net/roce_frame.h"
-
 #include "blocks/sc_testbench.h"
 #include "common/errors.h"
 #include "pspin/handler_sets.h"
+#include "support/roce_frame.h"
 
 namespace fs_tb {
 namespace {

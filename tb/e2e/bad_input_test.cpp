@@ -3,7 +3,7 @@
 // no output file behind; malformed packets are dropped, counted, and the run goes on.
 #include <nlohmann/json.hpp>
 
-#include "e2e/cli_runner.h"
+#include "support/cli_runner.h"
 
 namespace fs::test {
 namespace {

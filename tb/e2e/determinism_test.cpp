@@ -2,7 +2,7 @@
 // capture bytes and generated traces.
 #include <nlohmann/json.hpp>
 
-#include "e2e/cli_runner.h"
+#include "support/cli_runner.h"
 
 namespace fs::test {
 namespace {

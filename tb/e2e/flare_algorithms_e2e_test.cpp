@@ -5,7 +5,7 @@
 // allreduce the switch does not take part in is dropped and counted.
 #include <nlohmann/json.hpp>
 
-#include "e2e/cli_runner.h"
+#include "support/cli_runner.h"
 
 namespace fs::test {
 namespace {

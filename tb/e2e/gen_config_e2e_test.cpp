@@ -2,7 +2,7 @@
 // flare.allreduce_id) from --config or --section.key, where its own flags leave them open.
 #include <gtest/gtest.h>
 
-#include "e2e/cli_runner.h"
+#include "support/cli_runner.h"
 
 namespace fs::test {
 namespace {

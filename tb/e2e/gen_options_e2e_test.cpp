@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "e2e/cli_runner.h"
 #include "flare/flare_proto.h"
+#include "support/cli_runner.h"
 
 namespace fs::test {
 namespace {

@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "e2e/cli_runner.h"
+#include "support/cli_runner.h"
 #include "pspin/handler_counters.h"
 
 namespace fs::test {

@@ -4,7 +4,7 @@
 // identical round trip; runs repeat exactly.
 #include <nlohmann/json.hpp>
 
-#include "e2e/cli_runner.h"
+#include "support/cli_runner.h"
 
 namespace fs::test {
 namespace {

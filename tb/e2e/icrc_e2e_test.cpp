@@ -6,11 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "e2e/cli_runner.h"
 #include "net/frame.h"
 #include "net/icrc.h"
-#include "net/roce_frame.h"
 #include "net/trace_writer.h"
+#include "support/cli_runner.h"
+#include "support/roce_frame.h"
 
 namespace fs::test {
 namespace {

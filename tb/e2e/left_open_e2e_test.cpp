@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "e2e/cli_runner.h"
+#include "support/cli_runner.h"
 
 namespace fs::test {
 namespace {

@@ -5,8 +5,10 @@
 // (alu 1, load 1, load-use stall 1, store 1, taken branch 3, not taken 1, atomic 2).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstring>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "iss/cpu.h"
@@ -227,7 +229,11 @@ TEST(IssSharedMemory, ALoopThatTakesNoCyclesIsNotASpin) {
   // With every cost at 0 a spin loop has period 0: it cannot be fast-forwarded by its period
   // (and must not divide by it); it runs until the budget is used up.
   Machine m({lw(6, 11, 0), bne(6, 0, -4), kEcall});
-  std::memset(&m.timing, 0, sizeof m.timing);  // every cost, whatever fields Timing has
+  // Every cost, whatever fields Timing has: copy zero bytes over it, which is well defined for a
+  // trivially copyable struct (memset is not, for a class with default member initializers).
+  static_assert(std::is_trivially_copyable_v<Timing>);
+  const std::array<unsigned char, sizeof(Timing)> zeros{};
+  std::memcpy(&m.timing, zeros.data(), sizeof m.timing);
   m.shared[0] = 1;
   RecordingWatch watch;
   Cpu c = m.cpu();
@@ -255,7 +261,9 @@ TEST(IssSharedMemory, AStoreByAnotherCoreBreaksAReservation) {
     m.shared[0] = 5;
     ASSERT_EQ(a.run(1), Stop::kBudget);  // the LR
     EXPECT_EQ(a.x[5], 5u);
-    if (scenario > 0) ASSERT_EQ(b.run(10), Stop::kEcall);
+    if (scenario > 0) {
+      ASSERT_EQ(b.run(10), Stop::kEcall);
+    }
     ASSERT_EQ(a.run(10), Stop::kEcall);
     uint32_t word;
     std::memcpy(&word, m.shared.data(), 4);

@@ -25,7 +25,7 @@
 
 #include <gtest/gtest.h>
 
-#include "e2e/cli_runner.h"
+#include "support/cli_runner.h"
 
 namespace fs::test {
 namespace {

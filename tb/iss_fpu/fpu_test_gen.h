@@ -12,7 +12,7 @@
 namespace fpu_test {
 
 // Multiplier for the random case counts (environment FLARESIM_FPU_TEST_SCALE, default 1): a
-// deeper run is e.g. FLARESIM_FPU_TEST_SCALE=50 build/tb/flaresim_tests --gtest_filter='Fpu*'.
+// deeper run is e.g. FLARESIM_FPU_TEST_SCALE=50 build/tb/tests_unit --gtest_filter='Fpu*'.
 inline int Scale() {
   const char* s = std::getenv("FLARESIM_FPU_TEST_SCALE");
   const int v = s ? std::atoi(s) : 1;

@@ -15,7 +15,7 @@
 #include "app/simulation.h"
 #include "config/config_io.h"
 #include "common/errors.h"
-#include "e2e/cli_runner.h"
+#include "support/cli_runner.h"
 #include "net/frame.h"
 #include "net/trace_reader.h"
 #include "net/trace_writer.h"

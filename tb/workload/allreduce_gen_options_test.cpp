@@ -444,7 +444,9 @@ TEST(AllreduceGenOptions, WindowAndStatesHoldEachOriginalExactlyAsLongAsNeeded) 
           unsigned open = 0;
           for (uint32_t b : sent)
             if (result[b] > s.time) ++open;
-          if (window) EXPECT_LT(open, window) << where << " host " << h << " block " << s.block;
+          if (window) {
+            EXPECT_LT(open, window) << where << " host " << h << " block " << s.block;
+          }
           // k-th original: group g = k / G of n = min(G, 40 - g G) blocks, rotated by h G / 5.
           const uint64_t g = k / G * G, n = std::min<uint64_t>(G, nb - g);
           EXPECT_EQ(s.block, g + (uint64_t(h) * G / 5 + k % G) % n) << where << " host " << h << " k " << k;

@@ -23,5 +23,5 @@ int pkt_counter_handler(const fs_handler_args_t* args) {
 }
 
 static const fs_outcome_desc_t pkt_counter_outcomes[] = {
-    {"ok", 0, 0}, {"malformed", 1, 0}, {"no_slot", 1, 0}, {"not_installed", 1, 0}};
+    {"ok", 0, 0, 0}, {"malformed", 1, 0, 0}, {"no_slot", 1, 0, 0}, {"not_installed", 1, 0, 0}};
 FS_HANDLER_SET(pkt_counter, "the test suite's packet counter (tb/protocols/pkt_counter)", -1, -1, pkt_counter_outcomes);
