@@ -7,6 +7,8 @@
 #include <deque>
 #include <vector>
 
+#include "rtl_params.h"
+
 namespace fs {
 
 struct ClusterSchedConfig {
@@ -39,8 +41,8 @@ struct ClusterSchedOut {
 
 class ClusterSchedCore {
  public:
-  static constexpr unsigned kMaxHpus = 16;     // what the RTL block supports
-  static constexpr unsigned kMaxDepth = 1024;
+  static constexpr unsigned kMaxHpus = rtl_param::cluster_sched::MAX_HPUS;  // what the RTL block supports
+  static constexpr unsigned kMaxDepth = rtl_param::cluster_sched::DEPTH;
   virtual ~ClusterSchedCore() = default;
   // Synchronous reset with this configuration (one clock cycle).
   virtual void reset(const ClusterSchedConfig& cfg) = 0;

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "rtl_params.h"
+
 namespace fs {
 
 struct PktSchedConfig {
@@ -35,7 +37,7 @@ struct PktSchedOut {
 
 class PktSchedCore {
  public:
-  static constexpr unsigned kMaxClusters = 64;  // what the RTL block supports
+  static constexpr unsigned kMaxClusters = rtl_param::pkt_sched::MAX_CLUSTERS;  // what the RTL block supports
   static constexpr unsigned kCountMax = 0xFFFF;  // outstanding tasks a cluster can count
   virtual ~PktSchedCore() = default;
   // Synchronous reset with this configuration (one clock cycle).

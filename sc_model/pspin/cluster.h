@@ -24,7 +24,7 @@ class Cluster : public sc_core::sc_module, public TaskSinkIf, public HpuFreeIf {
   sc_core::sc_port<HpuStartIf, 0> to_hpu;  // the cluster scheduler to its HPUs, in HPU order
 
   SC_HAS_PROCESS(Cluster);
-  static constexpr unsigned kTaskFifoDepth = 1024;
+  static constexpr unsigned kTaskFifoDepth = ClusterSchedCore::kMaxDepth;  // the RTL's DEPTH
   // core: the scheduler's decision core (nullptr: the C++ model).
   Cluster(sc_core::sc_module_name name, unsigned index, const Config& cfg, HpuServices services,
           std::unique_ptr<ClusterSchedCore> core = nullptr);

@@ -18,8 +18,9 @@ void ClusterSchedRtl::reset(const ClusterSchedConfig& cfg) {
   if (cfg.hpus < 1 || cfg.hpus > kMaxHpus || size > cfg.hpus || cfg.hpus % size || cfg.depth < 1 ||
       cfg.depth > kMaxDepth)
     throw InputError("rtl cluster_sched: " + std::to_string(cfg.hpus) + " HPUs in subsets of " + std::to_string(size) +
-                     ", queues of " + std::to_string(cfg.depth) + ": the block supports 1 to 16 HPUs in equal " +
-                     "subsets and queues of 1 to 1024 tasks");
+                     ", queues of " + std::to_string(cfg.depth) + ": the block supports 1 to " +
+                     std::to_string(kMaxHpus) + " HPUs in equal subsets and queues of 1 to " + std::to_string(kMaxDepth) +
+                     " tasks");
   m_->cfg_hpus = uint8_t(cfg.hpus);
   m_->cfg_subset_size = uint8_t(size);
   m_->cfg_depth = uint16_t(cfg.depth);

@@ -16,7 +16,8 @@ PktSchedRtl::~PktSchedRtl() = default;
 void PktSchedRtl::reset(const PktSchedConfig& cfg) {
   if (cfg.clusters < 1 || cfg.clusters > kMaxClusters || cfg.subsets < 1 || cfg.subsets > 255)
     throw InputError("rtl pkt_sched: " + std::to_string(cfg.clusters) + " clusters and " + std::to_string(cfg.subsets) +
-                     " subsets per cluster: the block supports 1 to 64 clusters and 1 to 255 subsets");
+                     " subsets per cluster: the block supports 1 to " + std::to_string(kMaxClusters) +
+                     " clusters and 1 to 255 subsets");
   m_->cfg_clusters = uint8_t(cfg.clusters);
   m_->cfg_hier = cfg.hier;
   m_->cfg_subsets = uint8_t(cfg.subsets);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "rtl_params.h"
 #include "pspin/pspin_unit.h"
 #include "rtl_bridge/rtl_context.h"
 #include "switch/egress_port.h"
@@ -15,8 +16,8 @@
 
 namespace fs {
 
-// The parser's CRC engine takes 8 bytes a cycle (the Verilated build's BYTES).
-constexpr unsigned kIcrcEngineBytesPerCycle = 8;
+// The parser's CRC engine takes the Verilated build's BYTES a cycle (rtl/CMakeLists.txt).
+constexpr unsigned kIcrcEngineBytesPerCycle = rtl_param::icrc_engine::BYTES;
 
 class Switch : public sc_core::sc_module {
  public:
