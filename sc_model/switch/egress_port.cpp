@@ -3,13 +3,12 @@
 
 namespace fs {
 
-EgressPort::EgressPort(sc_core::sc_module_name name, unsigned index, double gbps, unsigned wire_overhead,
-                       uint64_t queue_bytes, DropLedger& drops)
+EgressPort::EgressPort(sc_core::sc_module_name name, unsigned index, const PortsConfig& ports, DropLedger& drops)
     : sc_core::sc_module(name),
       index_(index),
-      gbps_(gbps),
-      wire_overhead_(wire_overhead),
-      capacity_(queue_bytes),
+      gbps_(ports.gbps),
+      wire_overhead_(ports.wire_overhead),
+      capacity_(ports.egress_queue_bytes),
       drops_(drops) {
   SC_THREAD(transmit);
 }

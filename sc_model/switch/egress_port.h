@@ -7,6 +7,7 @@
 
 #include "common/sc_time_util.h"
 #include "common/stats.h"
+#include "config/config.h"
 #include "net/packet_sink.h"
 
 namespace fs {
@@ -17,8 +18,8 @@ using DepartureHook = std::function<void(unsigned port, Picos time, const Packet
 class EgressPort : public sc_core::sc_module, public PacketSinkIf {
  public:
   SC_HAS_PROCESS(EgressPort);
-  EgressPort(sc_core::sc_module_name name, unsigned index, double gbps, unsigned wire_overhead,
-             uint64_t queue_bytes, DropLedger& drops);
+  // Its parameters: the ports section (line rate, wire overhead, queue capacity).
+  EgressPort(sc_core::sc_module_name name, unsigned index, const PortsConfig& ports, DropLedger& drops);
 
   void accept(PacketPtr p) override;
   void on_departure(DepartureHook hook) { hook_ = std::move(hook); }

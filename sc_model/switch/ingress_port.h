@@ -6,6 +6,7 @@
 
 #include "common/sc_time_util.h"
 #include "common/stats_tree.h"
+#include "config/config.h"
 #include "net/packet_sink.h"
 
 namespace fs {
@@ -14,8 +15,9 @@ class IngressPort : public sc_core::sc_module, public PacketSinkIf {
  public:
   sc_core::sc_port<PacketSinkIf> out;
 
-  IngressPort(sc_core::sc_module_name name, unsigned index, double gbps, unsigned wire_overhead)
-      : sc_core::sc_module(name), index_(index), gbps_(gbps), wire_overhead_(wire_overhead) {}
+  // Its parameters: the ports section (line rate, wire overhead).
+  IngressPort(sc_core::sc_module_name name, unsigned index, const PortsConfig& ports)
+      : sc_core::sc_module(name), index_(index), gbps_(ports.gbps), wire_overhead_(ports.wire_overhead) {}
 
   // Time the port needs to receive a frame of `bytes`.
   Picos wire_time_of(uint64_t bytes) const { return wire_time(bytes, wire_overhead_, gbps_); }

@@ -32,10 +32,8 @@ Switch::Switch(sc_core::sc_module_name name, const Config& cfg) : sc_core::sc_mo
                                      clock.cycles_ps(cfg_.routing.latency_cycles), drops);
   pspin_ = std::make_unique<PspinUnit>("pspin", cfg_, installed, drops, rtl_.get());
   for (unsigned p = 0; p < cfg_.ports.count; ++p) {
-    ingress_.push_back(std::make_unique<IngressPort>(("ingress" + std::to_string(p)).c_str(), p, cfg_.ports.gbps,
-                                                     cfg_.ports.wire_overhead));
-    egress_.push_back(std::make_unique<EgressPort>(("egress" + std::to_string(p)).c_str(), p, cfg_.ports.gbps,
-                                                   cfg_.ports.wire_overhead, cfg_.ports.egress_queue_bytes, drops));
+    ingress_.push_back(std::make_unique<IngressPort>(("ingress" + std::to_string(p)).c_str(), p, cfg_.ports));
+    egress_.push_back(std::make_unique<EgressPort>(("egress" + std::to_string(p)).c_str(), p, cfg_.ports, drops));
     ingress_[p]->out.bind(*parser_);
   }
   parser_->to_pspin.bind(pspin_->in);

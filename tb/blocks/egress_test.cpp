@@ -34,6 +34,14 @@ struct Departure {
   size_t bytes;
 };
 
+// The ports section with a line rate and queue capacity (wire overhead 24 bytes, the default).
+fs::PortsConfig ports_section(double gbps, uint64_t queue_bytes) {
+  fs::PortsConfig p;
+  p.gbps = gbps;
+  p.egress_queue_bytes = queue_bytes;
+  return p;
+}
+
 struct EgressBench {
   fs::DropLedger drops;
   Script script{"script"};
@@ -41,7 +49,7 @@ struct EgressBench {
   fs::EgressPort port;
   std::vector<Departure> departed;
   EgressBench(double gbps, uint64_t queue_bytes, unsigned index = 3)
-      : port("egress", index, gbps, 24, queue_bytes, drops) {
+      : port("egress", index, ports_section(gbps, queue_bytes), drops) {
     port.link(&link);
     port.on_departure([this](unsigned i, Picos t, const fs::Packet& p) {
       departed.push_back(Departure{i, t, p.data.size()});
