@@ -102,13 +102,7 @@ std::vector<ConfigKey> make_schema() {
 #define FS_OWNER hosts
 #include "config/sections/hosts.def"
 #undef FS_OWNER
-#undef FS_UINT
-#undef FS_SIZE
-#undef FS_DOUBLE
-#undef FS_BOOL
-#undef FS_STRING
-#undef FS_CHOICE
-#undef FS_ENUM
+#include "config/sections/undef_key_macros.h"
   for (const ConfigSection& sec : registered_sections())
     for (const ConfigKey& k : sec.keys) s.push_back(k);
   return s;

@@ -63,13 +63,7 @@ struct CommandConfig {
 struct HostsConfig {
 #include "config/sections/hosts.def"
 };
-#undef FS_UINT
-#undef FS_SIZE
-#undef FS_DOUBLE
-#undef FS_BOOL
-#undef FS_STRING
-#undef FS_CHOICE
-#undef FS_ENUM
+#include "config/sections/undef_key_macros.h"
 
 // Which blocks run as Verilated RTL instead of their SystemC twins (run --rtl, --vcd). Not a
 // configuration key: the twins make the same decisions, so results do not depend on it, and the
