@@ -42,7 +42,7 @@ typedef struct fs_handler_args {
 typedef int (*fs_handler_fn)(const fs_handler_args_t* args);
 
 /* The calls, listed once with what each does in fs_api.def (and docs/HANDLERS.md): fs_send,
- * fs_multicast, fs_host_write, fs_cluster_l1, fs_dma_copy. */
+ * fs_multicast, fs_host_write, fs_cluster_l1, fs_dma_copy, fs_log_write. */
 #include "fs_api_wire.h"
 #define FS_API_DEVICE(name, ret, params, ...) ret fs_##name params;
 #define FS_API_LOCAL(name, ret, params, ...) ret fs_##name params;
@@ -51,6 +51,13 @@ typedef int (*fs_handler_fn)(const fs_handler_args_t* args);
 #undef FS_API_DEVICE
 #undef FS_API_LOCAL
 #undef FS_API_HELPER
+
+/* Writes one line to the handler log (`flaresim run --handler-log FILE`), formatted like printf
+ * into at most FS_LOG_MAX_LINE characters (the rest is cut), prefixed in the log with the
+ * simulated time, cluster, HPU and handler set. Returns the characters written, or -1. On the
+ * ISS the formatting runs on the HPU (picolibc's vsnprintf) and costs its cycles. */
+#define FS_LOG_MAX_LINE 255
+int fs_log(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* MurmurHash3 x86_32 (Austin Appleby's, public domain) of `len` bytes at `data` with `seed`:
  * 4-byte little-endian blocks mixed into the seed, the 1 to 3 tail bytes, the length, then the

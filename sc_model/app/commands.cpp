@@ -53,6 +53,8 @@ int cmd_run(const std::vector<std::string>& args) {
        "pcap/pcapng timestamps: relative (time 0 = the capture's first packet) or absolute")
       ("trace-insn", po::value<std::string>(), "instruction trace of every handler run (needs --hpu.model iss)")
       ("chrome-trace", po::value<std::string>(), "Chrome/Perfetto trace-event JSON: one track per HPU, one slice per handler run")
+      ("handler-log", po::value<std::string>(),
+       "the handlers' fs_log lines, each with simulated time, cluster, HPU and handler set (either HPU model)")
       ("rtl", po::value<std::string>(),
        "blocks to simulate as Verilated RTL instead of their SystemC twins: a comma-separated list of pkt_sched, "
        "cluster_sched, crc32, or all (results are the same; see docs/RTL.md)")
@@ -93,6 +95,7 @@ int cmd_run(const std::vector<std::string>& args) {
   req.progress = isatty(2);
   if (vm.count("chrome-trace")) req.chrome_trace_path = vm["chrome-trace"].as<std::string>();
   if (vm.count("trace-insn")) req.insn_trace_path = vm["trace-insn"].as<std::string>();
+  if (vm.count("handler-log")) req.handler_log_path = vm["handler-log"].as<std::string>();
   if (vm.count("rtl")) req.cfg.rtl = parse_rtl_blocks(vm["rtl"].as<std::string>());
   if (vm.count("vcd")) {
     if (!req.cfg.rtl.any()) throw InputError("--vcd: no block runs as RTL (add --rtl pkt_sched,cluster_sched,crc32)");

@@ -91,6 +91,7 @@ nlohmann::json collect_stats(Switch& sw, Picos end) {
       handlers[kv.first]["blocks"] = {{"completed", b.completed}, {"open_at_end", b.open_at_end},
                                       {"max_open", b.max_open}, {"avg_open", b.avg_open}};
     if (b.open_at_end) handlers[kv.first]["blocks"]["open"] = open_blocks_json(kv.second);
+    if (kv.second.log_lines) handlers[kv.first]["log_lines"] = kv.second.log_lines;
   }
   j["handlers"] = handlers;
 

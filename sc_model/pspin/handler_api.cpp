@@ -1,4 +1,5 @@
-// The handler API's calls as the simulator carries them out (see handler_api.h).
+// The handler API's calls as the simulator carries them out (see handler_api.h), and the
+// handler log.
 #include "pspin/handler_api.h"
 
 #include <cstdio>
@@ -16,6 +17,14 @@ namespace fs {
 #undef FS_API_DEVICE
 #undef FS_API_LOCAL
 #undef FS_API_HELPER
+
+void HandlerLog::line(Picos time, uint32_t cluster, uint32_t hpu, const std::string& set, std::string_view text) {
+  if (!out_) return;
+  char prefix[96];
+  std::snprintf(prefix, sizeof prefix, "%llu.%03llu %u %u ", (unsigned long long)(time / 1000),
+                (unsigned long long)(time % 1000), cluster, hpu);
+  *out_ << prefix << set << ' ' << text << '\n';
+}
 
 int HandlerApi::send(const void* frame, uint32_t len, uint32_t port) {
   if (len > kMaxFrameBytes || port >= env_.num_ports) return -1;
@@ -49,6 +58,17 @@ int HandlerApi::dma_copy(void* dst, const void* src, uint32_t len) {
   if (len) std::memmove(dst, src, len);
   run_.counters.dma_bytes += len;
   wait_ = hooks_.dma(len);
+  return 0;
+}
+
+int HandlerApi::log_write(const char* text, uint32_t len) {
+  ++run_.log_lines;
+  if (!log_) return 0;
+  std::string line(text, text + std::min<uint32_t>(len, FS_LOG_MAX_LINE));
+  if (!line.empty() && line.back() == '\n') line.pop_back();
+  for (char& c : line)
+    if ((unsigned char)c < 0x20 || c == 0x7f) c = ' ';
+  log_->line(hooks_.now(), args_.cluster_id, args_.hpu_id, set_, line);
   return 0;
 }
 

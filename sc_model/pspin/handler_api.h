@@ -4,17 +4,32 @@
 // (runtime_registers.h), which turn the stores of the firmware's stubs into calls of the same
 // members, with guest pointers already checked and turned into host pointers. It turns send,
 // multicast and host writes into the run's HandlerCommands, makes DMA copies (their timing is
-// the model's: Hooks::dma) and finds other clusters' L1. Plain C++, no SystemC.
+// the model's: Hooks::dma), finds other clusters' L1 and writes handler log lines. Plain C++, no
+// SystemC.
 #pragma once
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <string_view>
 
 #include "common/units.h"
 #include "fs_handler.h"
 #include "pspin/hpu_engine.h"
 
 namespace fs {
+
+// The handler log (`flaresim run --handler-log FILE`): one line per fs_log / fs_log_write call,
+// "<time in ns> <cluster> <hpu> <handler set> <text>". Without a stream the lines are dropped
+// (the calls still cost their cycles and count in the stats).
+class HandlerLog {
+ public:
+  static constexpr const char* kHeader = "# time_ns cluster hpu handler_set text";
+  explicit HandlerLog(std::ostream* out) : out_(out) {}
+  void line(Picos time, uint32_t cluster, uint32_t hpu, const std::string& set, std::string_view text);
+
+ private:
+  std::ostream* out_;
+};
 
 class HandlerApi {
  public:
@@ -31,10 +46,10 @@ class HandlerApi {
   static constexpr uint32_t kMaxFrameBytes = 65535;
   static constexpr uint32_t kMaxPorts = 4096;  // in one multicast's list
 
-  // `args` as the native handler sees them (host pointers); `set`: the handler set's name.
+  // `args` as the native handler sees them (host pointers); `log` may be null (lines dropped).
   HandlerApi(const HpuEnvironment& env, const fs_handler_args_t& args, const std::string& set, HandlerRun& run,
-             Hooks& hooks)
-      : env_(env), args_(args), set_(set), run_(run), hooks_(hooks) {}
+             Hooks& hooks, HandlerLog* log)
+      : env_(env), args_(args), set_(set), run_(run), hooks_(hooks), log_(log) {}
   HandlerApi(const HandlerApi&) = delete;
   HandlerApi& operator=(const HandlerApi&) = delete;
 
@@ -62,6 +77,7 @@ class HandlerApi {
   const std::string& set_;
   HandlerRun& run_;
   Hooks& hooks_;
+  HandlerLog* log_;
   uint64_t wait_ = 0;
 };
 

@@ -144,7 +144,7 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
   // `queue_dma`: handler DMA copies queue on the cluster DMA (runs stepped in time order);
   // otherwise they cost the DMA's latency and bandwidth only.
   Run(Context& c, const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env, const Config& cfg,
-      std::ostream* trace, iss::InstructionCache* icache, bool queue_dma)
+      std::ostream* trace, iss::InstructionCache* icache, bool queue_dma, HandlerLog* log)
       : c_(c),
         cpu_(*c.cpu),
         timing_(cfg.hpu.timing),
@@ -154,7 +154,7 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
         dma_latency_(cfg.dma.latency_cycles),
         dma_bytes_per_cycle_(cfg.dma.bytes_per_cycle),
         queue_dma_(queue_dma),
-        api_(env, args_, set.name, run_, *this) {
+        api_(env, args_, set.name, run_, *this, log) {
     const Clock clock = Clock::from_ghz(cfg.pspin.clock_ghz);
     start_cycle_ = now_ps() / clock.period_ps;
     c.regs->begin(&api_, [this] { return start_cycle_ + cpu_.cycles; });
@@ -265,7 +265,7 @@ std::unique_ptr<SteppedRun> IssEngine::make_run(const HandlerSet& set, const fs_
   if (!icache)
     icache = std::make_unique<iss::InstructionCache>(uint32_t(cfg_.pspin.icache_bytes), cfg_.pspin.icache_line_bytes,
                                                      cfg_.pspin.icache_ways, cfg_.pspin.icache_miss_cycles);
-  return std::make_unique<Run>(c, set, args, env, cfg_, trace_, icache.get(), queue_dma);
+  return std::make_unique<Run>(c, set, args, env, cfg_, trace_, icache.get(), queue_dma, log_);
 }
 
 HandlerRun IssEngine::execute(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env) {

@@ -38,7 +38,7 @@ HandlerRun NativeEngine::execute(const HandlerSet& set, const fs_handler_args_t&
   HandlerRun run;
   const uint64_t compute = fixed_ + uint64_t(std::ceil(per_byte_ * double(args.pkt_len)));
   NativeHooks hooks(run, env, dma_latency_, dma_bw_);
-  HandlerApi api(env, args, set.name, run, hooks);
+  HandlerApi api(env, args, set.name, run, hooks, log_);
   const fs_backend_t backend = api.backend();
   const fs_backend_t* previous = fs_set_backend(&backend);
   run.outcome = set.fn(&args);

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "common/errors.h"
+#include "pspin/handler_api.h"
 #include "pspin/iss_engine.h"
 #include "rtl_bridge/cluster_sched_rtl.h"
 #include "rtl_bridge/pkt_sched_rtl.h"
@@ -98,6 +99,11 @@ void PspinUnit::set_insn_trace(std::ostream* out) {
   iss->set_insn_trace(out);
 }
 
+void PspinUnit::set_handler_log(std::ostream* out) {
+  log_ = std::make_unique<HandlerLog>(out);
+  engine_->set_handler_log(log_.get());
+}
+
 HandlerSetStats::BlockOccupancy HandlerSetStats::block_occupancy(Picos end) const {
   BlockOccupancy o;
   o.completed = block_spans.size();
@@ -128,6 +134,7 @@ void PspinUnit::finished(Hpu& hpu, Task& task, HandlerRun& run, Picos started) {
   st.cycles.add(run.cycles);
   st.latency_ps.add(now_ps() - task.pkt->arrival);
   st.counters += run.counters;
+  st.log_lines += run.log_lines;
   if (!run.fault.empty()) {
     const std::string where = run.fault + " on packet " + std::to_string(task.pkt->id) + " from port " +
                               std::to_string(task.pkt->ingress_port);

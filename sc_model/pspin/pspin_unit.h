@@ -15,6 +15,7 @@
 #include "common/zeroed_memory.h"
 #include "pspin/cluster.h"
 #include "pspin/command_unit.h"
+#include "pspin/handler_api.h"
 #include "pspin/interleaver.h"
 #include "pspin/memory/handler_memory.h"
 #include "pspin/packet_buffer.h"
@@ -30,6 +31,7 @@ struct HandlerSetStats {
   std::map<std::string, uint64_t> outcomes;
   HandlerCounters counters;          // summed over runs (ISS only)
   std::vector<std::string> faults;   // the first 10 fault messages (hpu.on_fault = drop)
+  uint64_t log_lines = 0;            // fs_log / fs_log_write calls (written to the log or not)
   // Blocks in flight (handler sets with block ids): a block is open from the start of its first
   // run that was not a drop until the end of the run that completed it.
   // Blocks are keyed (group << 32) | id: two allreduces' block 0 are two blocks.
@@ -85,6 +87,8 @@ class PspinUnit : public sc_core::sc_module {
   const Clock& clock() const { return clock_; }
   // Instruction trace of ISS handler runs (hpu.model = iss); throws InputError otherwise.
   void set_insn_trace(std::ostream* out);
+  // The handler log (fs_log lines of either HPU model; pspin/handler_api.h); nullptr: dropped.
+  void set_handler_log(std::ostream* out);
   // Called after every handler run (optional).
   void on_handler_run(std::function<void(const HandlerEvent&)> hook) { handler_hook_ = std::move(hook); }
   // A handler fault that stopped the simulation (hpu.on_fault = abort); empty if none.
@@ -99,6 +103,7 @@ class PspinUnit : public sc_core::sc_module {
   std::vector<HandlerSetMemory> set_memory_;  // by handler set index
   std::vector<int> installed_;
   std::unique_ptr<HpuEngine> engine_;
+  std::unique_ptr<HandlerLog> log_;
   std::unique_ptr<Interleaver> interleaver_;  // ISS HPUs with hpu.interleave = on
   PacketBuffer buffer_;
   PacketScheduler scheduler_;

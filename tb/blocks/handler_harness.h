@@ -9,6 +9,7 @@
 //   fs_tb::HandlerCall c = h.run(frame, /*ingress_port=*/1);
 //   c.outcome         the handler's return code; h.outcome_name(c.outcome) is its stats name
 //   c.sent            every fs_send / fs_multicast / fs_host_write, in call order
+//   c.log             every fs_log line as the handler log has it ("0.000 <cluster> <hpu> <set> <text>")
 //   c.packet          the packet slot after the handler (handlers may rewrite it in place)
 //   h.l1(cluster), h.handler_memory()   state kept across packets (inspect or corrupt it)
 //
@@ -25,6 +26,7 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -51,6 +53,7 @@ struct SentFrame {
 struct HandlerCall {
   int outcome = 0;
   std::vector<SentFrame> sent;
+  std::vector<std::string> log;  // handler log lines, without the newline
   fs::Bytes packet;  // the first pkt_len bytes of the packet slot after the handler ran
 };
 
@@ -108,7 +111,9 @@ class HandlerHarness {
     };
     fs::HandlerRun result;
     Untimed hooks;
-    fs::HandlerApi api(env, args, set_.name, result, hooks);
+    std::ostringstream log_text;
+    fs::HandlerLog log(&log_text);
+    fs::HandlerApi api(env, args, set_.name, result, hooks, &log);
     const fs_backend_t backend = api.backend();
     const fs_backend_t* previous = fs_set_backend(&backend);
     call.outcome = set().fn(&args);
@@ -118,6 +123,8 @@ class HandlerHarness {
                                     : cmd.kind == fs::HandlerCommand::kMulticast ? SentFrame::kMulticast
                                                                                  : SentFrame::kHostWrite,
                                     std::move(cmd.ports), cmd.host_addr, std::move(cmd.data)});
+    std::istringstream lines(log_text.str());
+    for (std::string line; std::getline(lines, line);) call.log.push_back(line);
     call.packet.assign(slot_.begin(), slot_.begin() + frame.size());
     return call;
   }
