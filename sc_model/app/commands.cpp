@@ -16,6 +16,7 @@
 #include "net/trace_reader.h"
 #include "net/trace_writer.h"
 #include "plugin/protocol.h"
+#include "pspin/handler_api.h"
 #include "pspin/handler_counters.h"
 #include "pspin/handler_sets.h"
 
@@ -30,7 +31,8 @@ const char* kUsage =
     "  run   replay a packet trace through the switch model\n"
     "  gen   generate a workload trace and its expected results (gen WORKLOAD ...)\n"
     "  info  list every configuration key, handler set and scheduling policy\n"
-    "        (info --counters: the table of per-handler counters in docs/STATS.md)\n"
+    "        (info --counters: the table of per-handler counters in docs/STATS.md;\n"
+    "         info --api: the table of the handler API in docs/HANDLERS.md)\n"
     "  iss   run a bare RISC-V program (rv32imafc ELF) on the instruction-set simulator\n"
     "'flaresim <command> --help' shows a command's options.\n";
 
@@ -150,7 +152,11 @@ int cmd_info(const std::vector<std::string>& args) {
     std::cout << handler_counters_markdown();
     return 0;
   }
-  if (!args.empty()) throw InputError("flaresim info takes no arguments but --counters");
+  if (args.size() == 1 && args[0] == "--api") {  // the table in docs/HANDLERS.md
+    std::cout << handler_api_markdown();
+    return 0;
+  }
+  if (!args.empty()) throw InputError("flaresim info takes no arguments but --counters or --api");
   const Config defaults;
   std::cout << "flaresim " << FLARESIM_VERSION << "\n\nConfiguration keys (INI section.key, or --section.key on the "
                "command line), with defaults:\n";

@@ -88,6 +88,21 @@ struct Forward {
 };
 }  // namespace
 
+std::string handler_api_markdown() {
+  std::string s = "| call | what it does |\n| --- | --- |\n";
+  auto row = [&](const char* ret, const char* name, const char* params, const char* doc) {
+    s += std::string("| `") + ret + " fs_" + name + params + "` | " + doc + " |\n";
+  };
+#define FS_API_DEVICE(name, ret, params, args, doc, ...) row(#ret, #name, #params, doc);
+#define FS_API_LOCAL(name, ret, params, args, doc) row(#ret, #name, #params, doc);
+#define FS_API_HELPER(name, ret, params, doc) row(#ret, #name, #params, doc);
+#include "fs_api.def"
+#undef FS_API_DEVICE
+#undef FS_API_LOCAL
+#undef FS_API_HELPER
+  return s;
+}
+
 fs_backend_t HandlerApi::backend() {
   fs_backend_t b{};
   b.ctx = this;

@@ -81,4 +81,8 @@ class HandlerApi {
   uint64_t wait_ = 0;
 };
 
+// The table of the handler API in docs/HANDLERS.md (markdown, a line per row of fs_api.def), as
+// `flaresim info --api` prints it.
+std::string handler_api_markdown();
+
 }  // namespace fs
