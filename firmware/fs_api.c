@@ -1,6 +1,9 @@
-/* The handler API (handlers/include/fs_handler.h) for the RISC-V HPU: every call is a few
- * stores to the HPU's runtime registers (firmware/fs_memory_map.h), which the simulator's
- * command unit carries out. */
+/* The handler API (handlers/include/fs_api.def) for the RISC-V HPU. Each device call is a stub
+ * generated from its row: a store per argument word to the HPU's runtime registers
+ * (firmware/fs_memory_map.h), a store of its command to the issue register, which the simulator
+ * carries out (sc_model/pspin/runtime_registers.cpp), and a load of the status register. Local
+ * calls are answered here from the read-only registers. */
+#include <stddef.h>
 #include <stdint.h>
 
 #include "fs_handler.h"
@@ -8,43 +11,42 @@
 
 #define REG(off) (*(volatile uint32_t*)(uintptr_t)(FS_MMIO_BASE + (off)))
 
-int fs_send(const void* frame, uint32_t len, uint32_t port) {
-  REG(FS_REG_CMD_ADDR) = (uint32_t)(uintptr_t)frame;
-  REG(FS_REG_CMD_LEN) = len;
-  REG(FS_REG_CMD_PORT) = port;
-  REG(FS_REG_CMD_ISSUE) = FS_CMD_SEND;
-  return (int)REG(FS_REG_CMD_STATUS);
-}
+/* The RV32 argument layout the ISS writes is fs_handler_args_t's (checked here, on RV32). */
+_Static_assert(sizeof(fs_handler_args_t) == sizeof(fs_handler_args_rv32_t), "fs_handler_args_rv32_t's size");
+#define FS_CHECK_FIELD_(name)                                                                 \
+  _Static_assert(offsetof(fs_handler_args_t, name) == offsetof(fs_handler_args_rv32_t, name), \
+                 "fs_handler_args_rv32_t." #name);
+#define FS_CHECK_PTR_(type, name) FS_CHECK_FIELD_(name)
+FS_HANDLER_ARGS(FS_CHECK_PTR_, FS_CHECK_FIELD_)
+#undef FS_CHECK_PTR_
+#undef FS_CHECK_FIELD_
 
-int fs_multicast(const void* frame, uint32_t len, const uint32_t* ports, uint32_t nports) {
-  REG(FS_REG_CMD_ADDR) = (uint32_t)(uintptr_t)frame;
-  REG(FS_REG_CMD_LEN) = len;
-  REG(FS_REG_CMD_PORTS) = (uint32_t)(uintptr_t)ports;
-  REG(FS_REG_CMD_NPORTS) = nports;
-  REG(FS_REG_CMD_ISSUE) = FS_CMD_MULTICAST;
-  return (int)REG(FS_REG_CMD_STATUS);
-}
-
-int fs_host_write(uint32_t port, uint64_t addr, const void* data, uint32_t len) {
-  REG(FS_REG_CMD_ADDR) = (uint32_t)(uintptr_t)data;
-  REG(FS_REG_CMD_LEN) = len;
-  REG(FS_REG_CMD_PORT) = port;
-  REG(FS_REG_CMD_HOST_LO) = (uint32_t)addr;
-  REG(FS_REG_CMD_HOST_HI) = (uint32_t)(addr >> 32);
-  REG(FS_REG_CMD_ISSUE) = FS_CMD_HOST_WRITE;
-  return (int)REG(FS_REG_CMD_STATUS);
-}
-
-uint8_t* fs_cluster_l1(uint32_t cluster_id, uint32_t* size) {
+/* The bodies of the local calls. */
+static inline __attribute__((always_inline)) uint8_t* fs_local_cluster_l1(uint32_t cluster_id, uint32_t* size) {
   if (cluster_id >= REG(FS_REG_NUM_CLUSTERS)) return 0;
   if (size) *size = REG(FS_REG_L1_STATE_SIZE);
   return (uint8_t*)(uintptr_t)(FS_L1_GLOBAL_BASE + cluster_id * FS_L1_GLOBAL_STRIDE);
 }
 
-int fs_dma_copy(void* dst, const void* src, uint32_t len) {
-  REG(FS_REG_DMA_DST) = (uint32_t)(uintptr_t)dst;
-  REG(FS_REG_DMA_SRC) = (uint32_t)(uintptr_t)src;
-  REG(FS_REG_DMA_LEN) = len;
-  REG(FS_REG_DMA_GO) = 1;
-  return (int)REG(FS_REG_DMA_STATUS);
-}
+/* One wire item: its stores. */
+#define FS_STORE(...) FS_API_KIND(FS_STORE_, __VA_ARGS__)
+#define FS_STORE_U32(reg, name) REG(reg) = (uint32_t)(name);
+#define FS_STORE_U64(lo, hi, name) \
+  REG(lo) = (uint32_t)(name);      \
+  REG(hi) = (uint32_t)((name) >> 32);
+#define FS_STORE_IN(reg, type, name, bytes) REG(reg) = (uint32_t)(uintptr_t)(name);
+#define FS_STORE_OUT FS_STORE_IN
+
+#define FS_API_DEVICE(name, ret, params, args, doc, issue, command, status, gate, ...) \
+  ret fs_##name params {                                                              \
+    FS_API_EACH(FS_STORE, __VA_ARGS__)                                                \
+    REG(issue) = (command);                                                           \
+    return (ret)REG(status);                                                          \
+  }
+#define FS_API_LOCAL(name, ret, params, args, doc) \
+  ret fs_##name params { return fs_local_##name args; }
+#define FS_API_HELPER(...)
+#include "fs_api.def"
+#undef FS_API_DEVICE
+#undef FS_API_LOCAL
+#undef FS_API_HELPER

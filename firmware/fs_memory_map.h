@@ -1,5 +1,6 @@
 /* The memory map an HPU sees when it runs a handler on the instruction-set simulator, shared by
- * the RISC-V firmware and the simulator's ISS engine (sc_model/pspin/iss_engine.cpp).
+ * the RISC-V firmware and the simulator's ISS engine (sc_model/pspin/runtime_registers.cpp,
+ * handler_program.cpp).
  *
  *   0x10000000  this cluster's L1 state area (local, single-cycle)
  *   0x1A000000  the HPU's runtime registers (MMIO: commands to the command unit, exit, info)
@@ -22,8 +23,12 @@
 #define FS_L1_GLOBAL_STRIDE 0x01000000u
 #define FS_MAX_CLUSTERS 224u /* 0x20000000 + 224 * 16 MiB stays below 0x2E000000 */
 
-/* Runtime registers (32-bit) at FS_MMIO_BASE. A command is set up in the CMD_* registers and
- * issued by writing its kind to CMD_ISSUE; reading CMD_STATUS gives 0 or -1 (bad argument). */
+/* Runtime registers (32-bit) at FS_MMIO_BASE. A call of the handler API (handlers/include/fs_api.def,
+ * which names each call's registers) stores its arguments in the registers, writes its command to
+ * an issue register (CMD_ISSUE, or DMA_GO for DMA copies), which carries it out, and reads its
+ * result from a status register (CMD_STATUS, DMA_STATUS): 0 or -1 (bad argument). Registers below
+ * FS_REG_INFO are written by the handler (status registers excepted); from FS_REG_INFO on they
+ * are read-only. */
 #define FS_REG_CMD_ADDR 0x00u      /* frame or data address */
 #define FS_REG_CMD_LEN 0x04u       /* bytes */
 #define FS_REG_CMD_PORT 0x08u      /* port (send, host write) */
@@ -31,14 +36,15 @@
 #define FS_REG_CMD_NPORTS 0x10u    /* ports in the list */
 #define FS_REG_CMD_HOST_LO 0x14u   /* host address, low word (host write) */
 #define FS_REG_CMD_HOST_HI 0x18u   /* host address, high word */
-#define FS_REG_CMD_ISSUE 0x1Cu     /* write: 1 send, 2 multicast, 3 host write */
+#define FS_REG_CMD_ISSUE 0x1Cu     /* write: 1 send, 2 multicast, 3 host write, 4 log line */
 #define FS_REG_CMD_STATUS 0x20u    /* read: result of the last issue */
 #define FS_REG_EXIT 0x24u          /* write: the handler's return code; the handler ends */
 #define FS_REG_DMA_DST 0x28u       /* DMA copy: destination address */
 #define FS_REG_DMA_SRC 0x2Cu       /* DMA copy: source address */
 #define FS_REG_DMA_LEN 0x30u       /* DMA copy: bytes */
-#define FS_REG_DMA_GO 0x34u        /* write: copy now; the store completes when the copy is done */
+#define FS_REG_DMA_GO 0x34u        /* write FS_DMA_GO: copy now; the store completes when the copy is done */
 #define FS_REG_DMA_STATUS 0x38u    /* read: 0, or -1 if the last copy was refused */
+#define FS_REG_INFO 0x40u          /* the read-only registers start here */
 #define FS_REG_NUM_CLUSTERS 0x40u  /* read */
 #define FS_REG_L1_STATE_SIZE 0x44u /* read: bytes of each cluster's L1 state area */
 #define FS_REG_CLUSTER_ID 0x48u    /* read */
@@ -47,5 +53,25 @@
 #define FS_CMD_SEND 1u
 #define FS_CMD_MULTICAST 2u
 #define FS_CMD_HOST_WRITE 3u
+#define FS_CMD_LOG 4u
+#define FS_DMA_GO 1u
+
+/* The handler's arguments (fs_handler_args_t) as the RV32 handler sees them, at the top of its
+ * stack: the same fields in the same order (one list, FS_HANDLER_ARGS in fs_handler.h), every
+ * pointer a 32-bit address in this memory map. The firmware checks at compile time, on RV32,
+ * that the two layouts agree (firmware/fs_api.c); the ISS engine writes this struct. */
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+
+#include "fs_handler.h"
+
+typedef struct fs_handler_args_rv32 {
+#define FS_RV32_PTR_(type, name) uint32_t name;
+#define FS_RV32_U32_(name) uint32_t name;
+  FS_HANDLER_ARGS(FS_RV32_PTR_, FS_RV32_U32_)
+#undef FS_RV32_PTR_
+#undef FS_RV32_U32_
+} fs_handler_args_rv32_t;
+#endif
 
 #endif /* FS_MEMORY_MAP_H */

@@ -1,17 +1,21 @@
-/* Host back end of the handler API: forwards every call to the table installed with
- * fs_set_backend. Calling the API with no back end installed is a programming error and aborts
- * with a message rather than silently doing nothing. */
+/* Host back end of the handler API: every call of fs_api.def forwards to the table installed with
+ * fs_set_backend (generated from its row). Calling the API with no back end installed, or a call
+ * the installed table leaves NULL, is a programming error and aborts with a message rather than
+ * silently doing nothing. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "fs_handler.h"
 
 static const fs_backend_t* current;
 
-static const fs_backend_t* need(const char* call) {
+static const fs_backend_t* need(const char* call, int present) {
   if (!current) {
     fprintf(stderr, "flaresim: handler called %s with no handler back end installed\n", call);
+    abort();
+  }
+  if (!present) {
+    fprintf(stderr, "flaresim: handler called %s, which the installed handler back end does not provide\n", call);
     abort();
   }
   return current;
@@ -23,29 +27,16 @@ const fs_backend_t* fs_set_backend(const fs_backend_t* backend) {
   return old;
 }
 
-int fs_send(const void* frame, uint32_t len, uint32_t port) {
-  const fs_backend_t* b = need("fs_send");
-  return b->send(b->ctx, frame, len, port);
-}
-
-int fs_multicast(const void* frame, uint32_t len, const uint32_t* ports, uint32_t nports) {
-  const fs_backend_t* b = need("fs_multicast");
-  return b->multicast(b->ctx, frame, len, ports, nports);
-}
-
-int fs_host_write(uint32_t port, uint64_t addr, const void* data, uint32_t len) {
-  const fs_backend_t* b = need("fs_host_write");
-  return b->host_write(b->ctx, port, addr, data, len);
-}
-
-uint8_t* fs_cluster_l1(uint32_t cluster_id, uint32_t* size) {
-  const fs_backend_t* b = need("fs_cluster_l1");
-  return b->cluster_l1(b->ctx, cluster_id, size);
-}
-
-int fs_dma_copy(void* dst, const void* src, uint32_t len) {
-  const fs_backend_t* b = need("fs_dma_copy");
-  if (b->dma_copy) return b->dma_copy(b->ctx, dst, src, len);
-  memmove(dst, src, len);
-  return 0;
-}
+#define FS_BACKEND_ARGS(...) (b->ctx, __VA_ARGS__)
+#define FS_FORWARD(name, ret, params, args)                                   \
+  ret fs_##name params {                                                      \
+    const fs_backend_t* b = need("fs_" #name, current && current->name != 0); \
+    return b->name FS_BACKEND_ARGS args;                                      \
+  }
+#define FS_API_DEVICE(name, ret, params, args, ...) FS_FORWARD(name, ret, params, args)
+#define FS_API_LOCAL(name, ret, params, args, doc) FS_FORWARD(name, ret, params, args)
+#define FS_API_HELPER(...)
+#include "fs_api.def"
+#undef FS_API_DEVICE
+#undef FS_API_LOCAL
+#undef FS_API_HELPER

@@ -13,18 +13,27 @@
 extern "C" {
 #endif
 
-/* What the cluster scheduler hands to a handler for one packet. */
+/* What the cluster scheduler hands to a handler for one packet: fs_handler_args_t has one field
+ * per row, PTR(type, name) a `type*` and U32(name) a uint32_t. The RV32 layout the ISS engine
+ * writes is made from the same list (fs_handler_args_rv32_t, firmware/fs_memory_map.h). */
+#define FS_HANDLER_ARGS(PTR, U32)                                                               \
+  PTR(uint8_t, pkt)        /* the packet, copied by DMA into this HPU's L1 packet slot */       \
+  U32(pkt_len)             /* bytes of the frame (Ethernet header onward, no FCS) */            \
+  U32(ingress_port)        /* switch port the packet arrived on */                              \
+  U32(cluster_id)          /* cluster running the handler */                                    \
+  U32(hpu_id)              /* HPU within the cluster */                                         \
+  U32(num_clusters)                                                                             \
+  PTR(uint8_t, l1)         /* this cluster's L1 state area: kept across packets */              \
+  U32(l1_size)                                                                                  \
+  PTR(uint8_t, handler_mem) /* L2 handler memory, shared by all clusters; filled at install */  \
+  U32(handler_mem_size)
+
 typedef struct fs_handler_args {
-  uint8_t* pkt;               /* the packet, copied by DMA into this HPU's L1 packet slot */
-  uint32_t pkt_len;           /* bytes of the frame (Ethernet header onward, no FCS) */
-  uint32_t ingress_port;      /* switch port the packet arrived on */
-  uint32_t cluster_id;        /* cluster running the handler */
-  uint32_t hpu_id;            /* HPU within the cluster */
-  uint32_t num_clusters;
-  uint8_t* l1;                /* this cluster's L1 state area: kept across packets */
-  uint32_t l1_size;
-  uint8_t* handler_mem;       /* L2 handler memory, shared by all clusters; filled at install */
-  uint32_t handler_mem_size;
+#define FS_ARGS_PTR_(type, name) type* name;
+#define FS_ARGS_U32_(name) uint32_t name;
+  FS_HANDLER_ARGS(FS_ARGS_PTR_, FS_ARGS_U32_)
+#undef FS_ARGS_PTR_
+#undef FS_ARGS_U32_
 } fs_handler_args_t;
 
 /* A handler returns FS_OK, or a handler-set specific outcome code (> 0) that the simulator
@@ -32,19 +41,56 @@ typedef struct fs_handler_args {
 #define FS_OK 0
 typedef int (*fs_handler_fn)(const fs_handler_args_t* args);
 
-/* Send `len` bytes as a new frame out of `port`. Returns 0, or -1 if the port does not exist. */
-int fs_send(const void* frame, uint32_t len, uint32_t port);
-/* Send the same frame out of every port in `ports`. Returns 0, or -1 on a bad port. */
-int fs_multicast(const void* frame, uint32_t len, const uint32_t* ports, uint32_t nports);
-/* Write `len` bytes to address `addr` of the memory of the host attached to `port`. */
-int fs_host_write(uint32_t port, uint64_t addr, const void* data, uint32_t len);
-/* The L1 state area of another cluster (remote L1 access); NULL for a bad cluster id. */
-uint8_t* fs_cluster_l1(uint32_t cluster_id, uint32_t* size);
+/* The calls, listed once with what each does in fs_api.def (and docs/HANDLERS.md): fs_send,
+ * fs_multicast, fs_host_write, fs_cluster_l1, fs_dma_copy, fs_log_write. */
+#include "fs_api_wire.h"
+#define FS_API_DEVICE(name, ret, params, ...) ret fs_##name params;
+#define FS_API_LOCAL(name, ret, params, ...) ret fs_##name params;
+#define FS_API_HELPER(...)
+#include "fs_api.def"
+#undef FS_API_DEVICE
+#undef FS_API_LOCAL
+#undef FS_API_HELPER
 
-/* Copies `len` bytes between memories the handler can reach (this or another cluster's L1, L2
- * handler memory, its packet) with the cluster's DMA engine; returns 0 once the copy is done (the
- * HPU waits for it), or -1 if a range is not DMA-reachable memory. */
-int fs_dma_copy(void* dst, const void* src, uint32_t len);
+/* Writes one line to the handler log (`flaresim run --handler-log FILE`), formatted like printf
+ * into at most FS_LOG_MAX_LINE characters (the rest is cut), prefixed in the log with the
+ * simulated time, cluster, HPU and handler set. Returns the characters written, or -1. On the
+ * ISS the formatting runs on the HPU (picolibc's vsnprintf) and costs its cycles. */
+#define FS_LOG_MAX_LINE 255
+int fs_log(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* MurmurHash3 x86_32 (Austin Appleby's, public domain) of `len` bytes at `data` with `seed`:
+ * 4-byte little-endian blocks mixed into the seed, the 1 to 3 tail bytes, the length, then the
+ * fmix32 finaliser. The same bits on the host and on the HPU, where it runs as the handler's own
+ * code (14 instructions, about 17 cycles, per 4 bytes). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "fs_hash reads little-endian words"
+#endif
+static inline uint32_t fs_hash_rotl_(uint32_t x, unsigned r) { return (x << r) | (x >> (32u - r)); }
+static inline uint32_t fs_hash(const void* data, uint32_t len, uint32_t seed) {
+  const uint8_t* p = (const uint8_t*)data;
+  const uint32_t c1 = 0xcc9e2d51u, c2 = 0x1b873593u;
+  uint32_t h = seed, k, n;
+  for (n = len >> 2; n; --n, p += 4) {
+    __builtin_memcpy(&k, p, 4); /* one (maybe misaligned) lw on the HPU: both ends are little-endian */
+    k = fs_hash_rotl_(k * c1, 15) * c2;
+    h = fs_hash_rotl_(h ^ k, 13) * 5u + 0xe6546b64u;
+  }
+  k = 0;
+  switch (len & 3u) {
+    case 3: k ^= (uint32_t)p[2] << 16; /* fall through */
+    case 2: k ^= (uint32_t)p[1] << 8;  /* fall through */
+    case 1:
+      k ^= p[0];
+      h ^= fs_hash_rotl_(k * c1, 15) * c2;
+  }
+  h ^= len;
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  return h ^ (h >> 16);
+}
 
 /* A spin lock in L1 or L2 handler memory (a zero-initialised uint32_t), taken with an atomic swap.
  * HPUs running at the same time may contend for it (hpu.interleave = on). */
@@ -93,14 +139,18 @@ typedef struct fs_handler_set_desc {
                                                     OUTCOMES, (uint32_t)(sizeof(OUTCOMES) / sizeof((OUTCOMES)[0]))}
 #endif
 
-/* Host back end: the table the simulator or a test harness installs before running handlers. */
+/* Host back end: the table the simulator or a test harness installs before running handlers,
+ * one entry per call of fs_api.def taking `ctx` first (the simulator's is HandlerApi::backend()).
+ * Calling a call whose entry is NULL, or any call with no table installed, aborts. */
 typedef struct fs_backend {
   void* ctx;
-  int (*send)(void* ctx, const void* frame, uint32_t len, uint32_t port);
-  int (*multicast)(void* ctx, const void* frame, uint32_t len, const uint32_t* ports, uint32_t nports);
-  int (*host_write)(void* ctx, uint32_t port, uint64_t addr, const void* data, uint32_t len);
-  uint8_t* (*cluster_l1)(void* ctx, uint32_t cluster_id, uint32_t* size);
-  int (*dma_copy)(void* ctx, void* dst, const void* src, uint32_t len); /* NULL: plain memcpy */
+#define FS_API_DEVICE(name, ret, params, ...) ret(*name) FS_API_CTX_PARAMS params;
+#define FS_API_LOCAL(name, ret, params, ...) ret(*name) FS_API_CTX_PARAMS params;
+#define FS_API_HELPER(...)
+#include "fs_api.def"
+#undef FS_API_DEVICE
+#undef FS_API_LOCAL
+#undef FS_API_HELPER
 } fs_backend_t;
 
 /* Installs the back end used by the API calls above (host builds only); returns the previous. */

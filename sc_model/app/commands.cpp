@@ -16,6 +16,7 @@
 #include "net/trace_reader.h"
 #include "net/trace_writer.h"
 #include "plugin/protocol.h"
+#include "pspin/handler_api.h"
 #include "pspin/handler_counters.h"
 #include "pspin/handler_sets.h"
 
@@ -30,7 +31,8 @@ const char* kUsage =
     "  run   replay a packet trace through the switch model\n"
     "  gen   generate a workload trace and its expected results (gen WORKLOAD ...)\n"
     "  info  list every configuration key, handler set and scheduling policy\n"
-    "        (info --counters: the table of per-handler counters in docs/STATS.md)\n"
+    "        (info --counters: the table of per-handler counters in docs/STATS.md;\n"
+    "         info --api: the table of the handler API in docs/HANDLERS.md)\n"
     "  iss   run a bare RISC-V program (rv32imafc ELF) on the instruction-set simulator\n"
     "'flaresim <command> --help' shows a command's options.\n";
 
@@ -53,6 +55,8 @@ int cmd_run(const std::vector<std::string>& args) {
        "pcap/pcapng timestamps: relative (time 0 = the capture's first packet) or absolute")
       ("trace-insn", po::value<std::string>(), "instruction trace of every handler run (needs --hpu.model iss)")
       ("chrome-trace", po::value<std::string>(), "Chrome/Perfetto trace-event JSON: one track per HPU, one slice per handler run")
+      ("handler-log", po::value<std::string>(),
+       "the handlers' fs_log lines, each with simulated time, cluster, HPU and handler set (either HPU model)")
       ("rtl", po::value<std::string>(),
        "blocks to simulate as Verilated RTL instead of their SystemC twins: a comma-separated list of pkt_sched, "
        "cluster_sched, crc32, or all (results are the same; see docs/RTL.md)")
@@ -93,6 +97,7 @@ int cmd_run(const std::vector<std::string>& args) {
   req.progress = isatty(2);
   if (vm.count("chrome-trace")) req.chrome_trace_path = vm["chrome-trace"].as<std::string>();
   if (vm.count("trace-insn")) req.insn_trace_path = vm["trace-insn"].as<std::string>();
+  if (vm.count("handler-log")) req.handler_log_path = vm["handler-log"].as<std::string>();
   if (vm.count("rtl")) req.cfg.rtl = parse_rtl_blocks(vm["rtl"].as<std::string>());
   if (vm.count("vcd")) {
     if (!req.cfg.rtl.any()) throw InputError("--vcd: no block runs as RTL (add --rtl pkt_sched,cluster_sched,crc32)");
@@ -147,7 +152,11 @@ int cmd_info(const std::vector<std::string>& args) {
     std::cout << handler_counters_markdown();
     return 0;
   }
-  if (!args.empty()) throw InputError("flaresim info takes no arguments but --counters");
+  if (args.size() == 1 && args[0] == "--api") {  // the table in docs/HANDLERS.md
+    std::cout << handler_api_markdown();
+    return 0;
+  }
+  if (!args.empty()) throw InputError("flaresim info takes no arguments but --counters or --api");
   const Config defaults;
   std::cout << "flaresim " << FLARESIM_VERSION << "\n\nConfiguration keys (INI section.key, or --section.key on the "
                "command line), with defaults:\n";

@@ -14,6 +14,7 @@
 #include "net/trace_reader.h"
 #include "net/trace_writer.h"
 #include "plugin/protocol.h"
+#include "pspin/handler_api.h"
 #include "switch/switch.h"
 
 namespace fs {
@@ -137,6 +138,13 @@ RunResult run_simulation(const RunRequest& req) {
     sw.pspin().set_insn_trace(&insn_file->stream());
   }
 
+  std::unique_ptr<AtomicFile> log_file;
+  if (!req.handler_log_path.empty()) {
+    log_file = std::make_unique<AtomicFile>(req.handler_log_path);
+    log_file->stream() << HandlerLog::kHeader << "\n";
+    sw.pspin().set_handler_log(&log_file->stream());
+  }
+
   // Chrome trace: one process per cluster, one thread per HPU, one complete event per handler run.
   std::unique_ptr<AtomicFile> chrome_file;
   std::unique_ptr<ChromeTrace> chrome;
@@ -169,6 +177,7 @@ RunResult run_simulation(const RunRequest& req) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (egress_file) egress_file->commit();
   if (insn_file) insn_file->commit();
+  if (log_file) log_file->commit();
   if (chrome_file) {
     chrome_file->stream() << chrome->json().dump() << "\n";
     chrome_file->commit();

@@ -25,6 +25,7 @@ struct RunRequest {
   bool progress = false;     // print progress to stderr while running
   std::string chrome_trace_path;  // Chrome/Perfetto trace-event JSON of handler runs; "" = none
   std::string insn_trace_path;    // instruction trace of ISS handler runs; "" = none
+  std::string handler_log_path;   // the handlers' fs_log lines; "" = none (dropped)
 };
 
 struct RunResult {

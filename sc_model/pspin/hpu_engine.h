@@ -18,6 +18,8 @@
 
 namespace fs {
 
+class HandlerLog;
+
 struct HandlerRun {
   uint64_t cycles = 0;
   int outcome = FS_OK;
@@ -27,6 +29,7 @@ struct HandlerRun {
   // Native runs: the fs_dma_copy calls (bytes each) still to be queued on the cluster DMA after
   // `cycles` (their data has moved already); the HPU adds the time they take.
   std::vector<uint32_t> dma_copies;
+  uint64_t log_lines = 0;  // fs_log / fs_log_write calls
 };
 
 // What the engine may reach outside the HPU: other clusters' L1, the cluster DMA engines and the
@@ -92,6 +95,11 @@ class HpuEngine {
   virtual std::unique_ptr<SteppedRun> start(const HandlerSet&, const fs_handler_args_t&, const HpuEnvironment&) {
     return nullptr;
   }
+  // Where handlers' log lines go (pspin/handler_api.h); nullptr: they are dropped.
+  void set_handler_log(HandlerLog* log) { log_ = log; }
+
+ protected:
+  HandlerLog* log_ = nullptr;
 };
 
 class NativeEngine : public HpuEngine {

@@ -1,4 +1,4 @@
-// Handler runs on the RISC-V ISS (see iss_engine.h).
+// Handler runs on the RISC-V ISS: the cores and their stepping (see iss_engine.h).
 #include "pspin/iss_engine.h"
 
 #include <cstdio>
@@ -10,14 +10,14 @@
 #include "common/zeroed_memory.h"
 #include "fs_memory_map.h"
 #include "iss/cpu.h"
-#include "iss/elf.h"
+#include "pspin/handler_api.h"
 #include "pspin/packet_buffer.h"
+#include "pspin/runtime_registers.h"
 
 namespace fs {
 namespace {
 
-constexpr uint32_t kArgsBytes = 40;  // fs_handler_args_t on RV32: ten 32-bit fields
-constexpr uint64_t kChunk = 4096;    // instructions between watchdog checks
+constexpr uint64_t kChunk = 4096;  // instructions between watchdog checks
 
 // The counters of a run that ended, from the core (handler_counters.def says how each comes
 // from it); FS_DEVICE_COUNT ones were counted into `k` during the run and stay as they are.
@@ -56,127 +56,19 @@ class TraceWriter : public iss::RetireObserver {
 
 }  // namespace
 
-// One HPU's core for one handler set, and its runtime registers (the MMIO device).
-struct IssEngine::Context : iss::MmioDevice {
+// One HPU's core for one handler set: its address space, stack and runtime registers.
+struct IssEngine::Context {
   iss::AddressSpace mem;
   std::unique_ptr<iss::Cpu> cpu;
   std::unique_ptr<ZeroedMemory> stack;
-  uint32_t entry = 0, handler = 0, program_base = 0;
-  uint32_t cluster_id = 0, hpu_id = 0, num_clusters = 0, num_ports = 0, l1_state = 0;
-  uint32_t reg[0x40] = {};  // command registers by word offset
-  uint32_t dma_latency = 0, dma_bytes_per_cycle = 1;
-  std::function<Picos(uint32_t, Picos, uint64_t)> dma;  // the cluster DMA engines (may be unset)
-  Picos period_ps = 1000;
-  iss::StoreWatch* watch = nullptr;
-  iss::Reservations* reservations = nullptr;
-  uint64_t start_cycle = 0;  // the PsPIN cycle the current run started at
-  bool queue_dma = false;
-  HandlerRun* run = nullptr;
-  bool exited = false;
-
-  bool guest_bytes(uint32_t addr, uint32_t len, Bytes& out) const {
-    if (len == 0) {
-      out.clear();
-      return true;
-    }
-    const iss::MemRegion* r = mem.find(addr, len);
-    if (!r || r->mmio) return false;
-    out.assign(r->host + (addr - r->base), r->host + (addr - r->base) + len);
-    return true;
-  }
-
-  // Carries out the command set up in the registers; returns the status the handler reads.
-  uint32_t issue(uint32_t kind) {
-    const uint32_t addr = reg[FS_REG_CMD_ADDR / 4], len = reg[FS_REG_CMD_LEN / 4], port = reg[FS_REG_CMD_PORT / 4];
-    HandlerCommand cmd;
-    if (len > 65535 || !guest_bytes(addr, len, cmd.data)) return uint32_t(-1);
-    if (kind == FS_CMD_SEND || kind == FS_CMD_HOST_WRITE) {
-      if (port >= num_ports) return uint32_t(-1);
-      cmd.kind = kind == FS_CMD_SEND ? HandlerCommand::kSend : HandlerCommand::kHostWrite;
-      cmd.ports = {port};
-      cmd.host_addr = (uint64_t(reg[FS_REG_CMD_HOST_HI / 4]) << 32) | reg[FS_REG_CMD_HOST_LO / 4];
-    } else if (kind == FS_CMD_MULTICAST) {
-      const uint32_t n = reg[FS_REG_CMD_NPORTS / 4];
-      Bytes list;
-      if (n > 4096 || !guest_bytes(reg[FS_REG_CMD_PORTS / 4], 4 * n, list)) return uint32_t(-1);
-      cmd.kind = HandlerCommand::kMulticast;
-      for (uint32_t k = 0; k < n; ++k) {
-        uint32_t p;
-        std::memcpy(&p, &list[4 * k], 4);
-        if (p >= num_ports) return uint32_t(-1);
-        cmd.ports.push_back(p);
-      }
-    } else {
-      return uint32_t(-1);
-    }
-    run->commands.push_back(std::move(cmd));
-    return 0;
-  }
-
-  Result read(uint32_t off, unsigned size, uint32_t& v) override {
-    if (size != 4 || (off & 3)) return Result::kFault;
-    switch (off) {
-      case FS_REG_NUM_CLUSTERS: v = num_clusters; return Result::kOk;
-      case FS_REG_L1_STATE_SIZE: v = l1_state; return Result::kOk;
-      case FS_REG_CLUSTER_ID: v = cluster_id; return Result::kOk;
-      case FS_REG_HPU_ID: v = hpu_id; return Result::kOk;
-      default:
-        if (off < sizeof(reg)) {
-          v = reg[off / 4];
-          return Result::kOk;
-        }
-        return Result::kFault;
-    }
-  }
-
-  // A DMA copy between non-device memories, on the cluster's DMA engine behind the copies
-  // already queued there: the data moves at once; returns the cycles until the copy completes
-  // (from the store that starts it), or -1.
-  int64_t dma_copy() {
-    const uint32_t dst = reg[FS_REG_DMA_DST / 4], src = reg[FS_REG_DMA_SRC / 4], len = reg[FS_REG_DMA_LEN / 4];
-    const iss::MemRegion* d = len ? mem.find(dst, len) : nullptr;
-    const iss::MemRegion* s = len ? mem.find(src, len) : nullptr;
-    if (len && (!d || !s || d->mmio || s->mmio || !d->writable)) return -1;
-    if (len) {
-      std::memmove(d->host + (dst - d->base), s->host + (src - s->base), len);
-      if (d->sharing) {
-        reservations->stored(nullptr, d->host + (dst - d->base), len);
-        if (watch && watch->armed) watch->stored(d->host + (dst - d->base), len, start_cycle + cpu->cycles);
-      }
-    }
-    run->counters.dma_bytes += len;
-    if (!dma || !queue_dma) return int64_t(dma_latency) + (len + dma_bytes_per_cycle - 1) / dma_bytes_per_cycle;
-    const Picos request = (start_cycle + cpu->cycles) * period_ps;
-    return int64_t((dma(cluster_id, request, len) - request + period_ps - 1) / period_ps);
-  }
-
-  bool reaches_switch(uint32_t off, bool store) const override { return store && off == FS_REG_DMA_GO; }
-
-  Result write(uint32_t off, unsigned size, uint32_t v, uint32_t& busy) override {
-    if (size != 4 || (off & 3) || off > FS_REG_DMA_STATUS) return Result::kFault;
-    if (off == FS_REG_DMA_GO) {
-      const int64_t cycles = dma_copy();
-      reg[FS_REG_DMA_STATUS / 4] = cycles < 0 ? uint32_t(-1) : 0;
-      busy = cycles < 0 ? 0 : uint32_t(cycles);
-      return Result::kOk;
-    }
-    if (off == FS_REG_DMA_STATUS) return Result::kFault;
-    if (off == FS_REG_EXIT) {
-      run->outcome = int(int32_t(v));
-      exited = true;
-      return Result::kHalt;
-    }
-    if (off == FS_REG_CMD_ISSUE) {
-      reg[FS_REG_CMD_STATUS / 4] = issue(v);
-      return Result::kOk;
-    }
-    if (off == FS_REG_CMD_STATUS) return Result::kFault;
-    reg[off / 4] = v;
-    return Result::kOk;
-  }
+  std::unique_ptr<RuntimeRegisters> regs;
+  uint32_t entry = 0, handler = 0;
 };
 
-IssEngine::IssEngine(const Config& cfg, uint32_t l1_state_bytes) : cfg_(cfg), l1_state_bytes_(l1_state_bytes) {
+IssEngine::IssEngine(const Config& cfg, uint32_t l1_state_bytes)
+    : cfg_(cfg),
+      l1_state_bytes_(l1_state_bytes),
+      programs_(cfg.hpu.handler_dir.empty() ? FLARESIM_HANDLER_ELF_DIR : cfg.hpu.handler_dir) {
   // Bank conflicts need the HPUs of a cluster to execute in time order.
   if (cfg.hpu.interleave == OnOff::kOn)
     for (unsigned k = 0; k < cfg.pspin.clusters; ++k) banks_.push_back(std::make_unique<iss::TcdmBanks>(cfg.pspin.l1_banks));
@@ -190,73 +82,25 @@ IssEngine::IssEngine(const Config& cfg, uint32_t l1_state_bytes) : cfg_(cfg), l1
 
 IssEngine::~IssEngine() = default;
 
-std::string IssEngine::elf_path(const HandlerSet& set) const {
-  const std::string dir = cfg_.hpu.handler_dir.empty() ? FLARESIM_HANDLER_ELF_DIR : cfg_.hpu.handler_dir;
-  return dir + "/" + set.name + ".elf";
-}
-
-// A handler set's program: its code image and entry points, read once.
-struct IssEngine::Program {
-  uint32_t base = 0, entry = 0, handler = 0;
-  std::vector<uint8_t> image;
-};
-
-void IssEngine::preload(const HandlerSet& set) {
-  if (programs_.count(set.name)) return;
-  const std::string path = elf_path(set);
-  iss::ElfImage img;
-  try {
-    img = iss::read_elf(path);
-  } catch (const InputError& e) {
-    throw InputError(std::string(e.what()) + " (the RISC-V build of handler set '" + set.name +
-                     "'; hpu.handler_dir says where to find it, hpu.model = native runs without it)");
-  }
-  if (img.has_writable_segment())
-    throw InputError(path + ": handler programs may not have writable data (keep state in L1 or L2 handler memory)");
-  const auto sym = img.symbols.find(set.name + "_handler");
-  if (sym == img.symbols.end()) throw InputError(path + ": no function '" + set.name + "_handler'");
-  uint32_t lo = ~0u, hi = 0;
-  for (const iss::ElfSegment& s : img.segments) {
-    lo = std::min(lo, s.vaddr);
-    hi = std::max(hi, s.vaddr + s.memsz);
-  }
-  if (lo < FS_PROGRAM_BASE || hi > FS_L1_GLOBAL_BASE)
-    throw InputError(path + ": segments outside program memory (" + hex32(FS_PROGRAM_BASE) + " onwards)");
-  auto p = std::make_unique<Program>();
-  p->base = lo;
-  p->entry = img.entry;
-  p->handler = sym->second;
-  p->image.assign(hi - lo, 0);
-  for (const iss::ElfSegment& s : img.segments) std::copy(s.bytes.begin(), s.bytes.end(), p->image.begin() + (s.vaddr - lo));
-  programs_.emplace(set.name, std::move(p));
-}
-
 IssEngine::Context& IssEngine::context(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env) {
   auto key = std::make_tuple(args.cluster_id, args.hpu_id, set.name);
   auto it = contexts_.find(key);
   if (it != contexts_.end()) return *it->second;
 
-  const Program& prog = *programs_.at(set.name);
+  const HandlerProgram& prog = programs_.at(set);
   auto c = std::make_unique<Context>();
   c->entry = prog.entry;
   c->handler = prog.handler;
-  c->cluster_id = args.cluster_id;
-  c->hpu_id = args.hpu_id;
-  c->num_clusters = env.num_clusters;
-  c->num_ports = env.num_ports;
-  c->l1_state = args.l1_size;  // the handler set's share
-  c->dma_latency = cfg_.dma.latency_cycles;
-  c->dma_bytes_per_cycle = cfg_.dma.bytes_per_cycle;
-  c->dma = env.dma;
-  c->period_ps = env.period_ps;
-  c->program_base = prog.base;
   c->stack = std::make_unique<ZeroedMemory>(cfg_.hpu.stack_bytes);
+  // The handler set's share of L1 is what fs_cluster_l1 reports.
+  const RuntimeRegisters::Ids ids{args.cluster_id, args.hpu_id, env.num_clusters, args.l1_size};
+  c->regs = std::make_unique<RuntimeRegisters>(c->mem, ids, &reservations_, watch_);
 
   using iss::MemRegion;
   // Program memory is read-only: the cores share its image and its decoded instructions.
-  c->mem.add(MemRegion{c->program_base, uint32_t(prog.image.size()), const_cast<uint8_t*>(prog.image.data()), false,
-                       true, 0, "program memory"});
-  c->mem.add(MemRegion{FS_MMIO_BASE, 0x100, nullptr, true, false, 0, "runtime registers", c.get()});
+  c->mem.add(MemRegion{prog.base, uint32_t(prog.image.size()), const_cast<uint8_t*>(prog.image.data()), false, true,
+                       0, "program memory"});
+  c->mem.add(MemRegion{FS_MMIO_BASE, 0x100, nullptr, true, false, 0, "runtime registers", c->regs.get()});
   // TCDM layout for bank selection: the state area, then one packet slot per HPU, then stacks.
   iss::TcdmBanks* own_banks = banks_.empty() ? nullptr : banks_[args.cluster_id].get();
   const uint32_t slot_offset = l1_state_bytes_ + args.hpu_id * kL1PacketSlotBytes;
@@ -287,32 +131,37 @@ IssEngine::Context& IssEngine::context(const HandlerSet& set, const fs_handler_a
   c->cpu = std::make_unique<iss::Cpu>(c->mem, cfg_.hpu.timing, args.cluster_id * 1024 + args.hpu_id);
   c->cpu->share_decode(&shared_decode_);
   c->cpu->set_store_watch(watch_);
-  c->watch = watch_;
   c->cpu->set_reservations(&reservations_);
-  c->reservations = &reservations_;
   Context& ref = *c;
   contexts_.emplace(key, std::move(c));
   return ref;
 }
 
-// One handler run on a context's core, advanced by the caller (see SteppedRun).
-class IssEngine::Run : public SteppedRun {
+// One handler run on a context's core, advanced by the caller (see SteppedRun): the core's
+// stepping, its watchdog and fault messages, and the timing of the run's API calls.
+class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
  public:
   // `queue_dma`: handler DMA copies queue on the cluster DMA (runs stepped in time order);
   // otherwise they cost the DMA's latency and bandwidth only.
-  Run(Context& c, const HandlerSet& set, const fs_handler_args_t& args, const Config& cfg, std::ostream* trace,
-      iss::InstructionCache* icache, bool queue_dma)
-      : c_(c), cpu_(*c.cpu), timing_(cfg.hpu.timing), max_cycles_(cfg.hpu.max_cycles) {
-    c.run = &run_;
-    c.queue_dma = queue_dma;
-    c.exited = false;
-    std::fill(std::begin(c.reg), std::end(c.reg), 0u);
-    // The arguments, as the RV32 fs_handler_args_t, at the top of the stack.
-    const uint32_t args_addr = FS_STACK_BASE + uint32_t(c.stack->size()) - 64;
-    const uint32_t fields[10] = {FS_PKT_SLOT_BASE, args.pkt_len, args.ingress_port, args.cluster_id, args.hpu_id,
-                                 args.num_clusters, FS_L1_LOCAL_BASE, args.l1_size, FS_L2_HANDLER_BASE,
-                                 args.handler_mem_size};
-    std::memcpy(c.stack->data() + (args_addr - FS_STACK_BASE), fields, kArgsBytes);
+  Run(Context& c, const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env, const Config& cfg,
+      std::ostream* trace, iss::InstructionCache* icache, bool queue_dma, HandlerLog* log)
+      : c_(c),
+        cpu_(*c.cpu),
+        timing_(cfg.hpu.timing),
+        max_cycles_(cfg.hpu.max_cycles),
+        args_(args),
+        env_(env),
+        dma_latency_(cfg.dma.latency_cycles),
+        dma_bytes_per_cycle_(cfg.dma.bytes_per_cycle),
+        queue_dma_(queue_dma),
+        api_(env, args_, set.name, run_, *this, log) {
+    const Clock clock = Clock::from_ghz(cfg.pspin.clock_ghz);
+    start_cycle_ = now_ps() / clock.period_ps;
+    c.regs->begin(&api_, [this] { return start_cycle_ + cpu_.cycles; });
+    // The arguments, in the RV32 layout, at the top of the stack.
+    const uint32_t args_addr = FS_STACK_BASE + uint32_t(c.stack->size()) - kHandlerArgsRoom;
+    const fs_handler_args_rv32_t rv32 = rv32_handler_args(args);
+    std::memcpy(c.stack->data() + (args_addr - FS_STACK_BASE), &rv32, sizeof rv32);
     std::fill(std::begin(cpu_.x), std::end(cpu_.x), 0u);
     std::fill(std::begin(cpu_.f), std::end(cpu_.f), 0u);
     cpu_.fflags = cpu_.frm = 0;
@@ -324,14 +173,21 @@ class IssEngine::Run : public SteppedRun {
     cpu_.x[11] = c.handler;
     who_ = "handler " + set.name + " (cluster " + std::to_string(args.cluster_id) + ", HPU " +
            std::to_string(args.hpu_id) + ")";
-    if (trace) {
-      const Clock clock = Clock::from_ghz(cfg.pspin.clock_ghz);
-      tracer_ = std::make_unique<TraceWriter>(*trace, now_ps() / clock.period_ps, args, set.name);
-    }
+    if (trace) tracer_ = std::make_unique<TraceWriter>(*trace, start_cycle_, args, set.name);
     cpu_.set_observer(tracer_.get());
-    c.start_cycle = now_ps() / Clock::from_ghz(cfg.pspin.clock_ghz).period_ps;
-    cpu_.set_cycle_base(c.start_cycle);
+    cpu_.set_cycle_base(start_cycle_);
     cpu_.set_icache(icache, uint32_t(find_handler_set(set.name)));
+  }
+
+  // HandlerApi::Hooks: calls happen at the cycle of the store that makes them.
+  Picos now() const override { return (start_cycle_ + cpu_.cycles) * env_.period_ps; }
+  // A DMA copy, on the cluster's DMA engine behind the copies already queued there: the cycles
+  // until it completes, from the store that starts it.
+  uint64_t dma(uint32_t bytes) override {
+    if (!env_.dma || !queue_dma_) return uint64_t(dma_latency_) + (bytes + dma_bytes_per_cycle_ - 1) / dma_bytes_per_cycle_;
+    const Picos period = env_.period_ps;
+    const Picos request = (start_cycle_ + cpu_.cycles) * period;
+    return (env_.dma(args_.cluster_id, request, bytes) - request + period - 1) / period;
   }
 
   Step advance(uint64_t target, const iss::Gates& gates) override {
@@ -348,7 +204,7 @@ class IssEngine::Run : public SteppedRun {
         const iss::Insn* in = cpu_.insn_at(cpu_.pc);
         end_with(who_ + ": ran longer than hpu.max_cycles = " + std::to_string(max_cycles_) + " cycles (pc " +
                  hex32(cpu_.pc) + ", instruction " + hex32(in ? in->raw : 0) + ")");
-      } else if (stop == iss::Stop::kHalt && c_.exited) {
+      } else if (stop == iss::Stop::kHalt && c_.regs->exited()) {
         end_with("");
       } else if (stop == iss::Stop::kFault) {
         end_with(who_ + ": " + cpu_.fault().describe());
@@ -373,7 +229,8 @@ class IssEngine::Run : public SteppedRun {
   void end_with(const std::string& fault) {
     ended_ = true;
     run_.fault = fault;
-    c_.run = nullptr;
+    run_.outcome = c_.regs->exit_code();
+    c_.regs->end();
     cpu_.set_observer(nullptr);
     run_.cycles = cpu_.cycles;
     copy_counters(cpu_, timing_, run_.counters);
@@ -384,9 +241,15 @@ class IssEngine::Run : public SteppedRun {
   iss::Cpu& cpu_;
   iss::Timing timing_;
   uint64_t max_cycles_;
+  const fs_handler_args_t args_;  // the host view, for the HandlerApi
+  const HpuEnvironment& env_;
+  uint32_t dma_latency_, dma_bytes_per_cycle_;
+  bool queue_dma_;
+  uint64_t start_cycle_ = 0;  // the PsPIN cycle the run started at
   std::string who_;
   std::unique_ptr<TraceWriter> tracer_;
   HandlerRun run_;
+  HandlerApi api_;
   bool ended_ = false;
 };
 
@@ -402,7 +265,7 @@ std::unique_ptr<SteppedRun> IssEngine::make_run(const HandlerSet& set, const fs_
   if (!icache)
     icache = std::make_unique<iss::InstructionCache>(uint32_t(cfg_.pspin.icache_bytes), cfg_.pspin.icache_line_bytes,
                                                      cfg_.pspin.icache_ways, cfg_.pspin.icache_miss_cycles);
-  return std::make_unique<Run>(c, set, args, cfg_, trace_, icache.get(), queue_dma);
+  return std::make_unique<Run>(c, set, args, env, cfg_, trace_, icache.get(), queue_dma, log_);
 }
 
 HandlerRun IssEngine::execute(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env) {

@@ -1,11 +1,14 @@
-// The ISS HPU engine: runs a handler set's RISC-V ELF (built from the same C source as the native
-// handler, with firmware/) on the RV32IMAFC instruction-set simulator, in the memory map of
-// firmware/fs_memory_map.h. Each (cluster, HPU, handler set) gets its own core, stack and
-// runtime registers; the L1 areas, L2 handler memory and the packet slot are the simulator's
-// own memories, so native and ISS handlers share state layouts. Cycles come from the core's
-// timing table plus region costs (remote L1, L2, L1 banks, instruction cache); fs_dma_copy
-// queues on the cluster's DMA engine. Runs are stepped by the interleaver (start()) or run to
-// completion when they start (execute(), hpu.interleave = off; DMA copies then do not queue).
+// The ISS HPU engine: runs a handler set's RISC-V program (handler_program.h: built from the
+// same C source as the native handler, with firmware/) on the RV32IMAFC instruction-set
+// simulator, in the memory map of firmware/fs_memory_map.h. This file owns the cores and their
+// stepping: each (cluster, HPU, handler set) gets its own core, address space, stack and runtime
+// registers (runtime_registers.h, which carry the handler's API calls to a HandlerApi); a run
+// (the Run class) advances its core, enforces the watchdog and turns faults into messages. The
+// L1 areas, L2 handler memory and the packet slot are the simulator's own memories, so native and
+// ISS handlers share state layouts. Cycles come from the core's timing table plus region costs
+// (remote L1, L2, L1 banks, instruction cache); fs_dma_copy queues on the cluster's DMA engine.
+// Runs are stepped by the interleaver (start()) or run to completion when they start (execute(),
+// hpu.interleave = off; DMA copies then do not queue).
 #pragma once
 #include <map>
 #include <ostream>
@@ -18,6 +21,7 @@
 #include "iss/cpu.h"
 #include "iss/icache.h"
 #include "iss/tcdm_banks.h"
+#include "pspin/handler_program.h"
 #include "pspin/hpu_engine.h"
 
 namespace fs {
@@ -32,8 +36,7 @@ class IssEngine : public HpuEngine {
 
   // Reads and checks a handler set's ELF before the simulation starts; throws InputError if it is
   // missing or unusable. execute() runs only preloaded handler sets.
-  void preload(const HandlerSet& set);
-  std::string elf_path(const HandlerSet& set) const;
+  void preload(const HandlerSet& set) { programs_.preload(set); }
   // Writes every retired instruction to `out` (nullptr: no trace): PsPIN cycle, cluster, HPU,
   // handler set, PC, instruction word, disassembly and the register written.
   void set_insn_trace(std::ostream* out) { trace_ = out; }
@@ -51,8 +54,7 @@ class IssEngine : public HpuEngine {
   uint32_t l1_state_bytes_;
   std::ostream* trace_ = nullptr;
   iss::StoreWatch* watch_ = nullptr;
-  struct Program;
-  std::map<std::string, std::unique_ptr<Program>> programs_;
+  HandlerPrograms programs_;
   iss::SharedDecode shared_decode_;  // decoded program memory, shared by all cores
   iss::Reservations reservations_;   // the cores' LR/SC reservations
   std::map<std::tuple<uint32_t, uint32_t, std::string>, std::unique_ptr<Context>> contexts_;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "common/errors.h"
+#include "pspin/handler_api.h"
 #include "pspin/iss_engine.h"
 #include "rtl_bridge/cluster_sched_rtl.h"
 #include "rtl_bridge/pkt_sched_rtl.h"
@@ -96,6 +97,11 @@ HpuServices PspinUnit::hpu_services(const Config& cfg) {
   svc.handler_mem = handler_mem_.data();
   svc.set_memory = &set_memory_;
   return svc;
+}
+
+void PspinUnit::set_handler_log(std::ostream* out) {
+  log_ = std::make_unique<HandlerLog>(out);
+  engine_->set_handler_log(log_.get());
 }
 
 void PspinUnit::report_memory(StatsTree& out) const {

@@ -17,6 +17,7 @@
 #include "common/zeroed_memory.h"
 #include "pspin/cluster.h"
 #include "pspin/command_unit.h"
+#include "pspin/handler_api.h"
 #include "pspin/interleaver.h"
 #include "pspin/memory/handler_memory.h"
 #include "pspin/packet_buffer.h"
@@ -58,6 +59,8 @@ class PspinUnit : public sc_core::sc_module {
   void set_insn_trace(std::ostream* out);
   // Told of every handler run (optional).
   void observe_handler_runs(HandlerRunObserver* o) { retire_.observe(o); }
+  // The handler log (fs_log lines of either HPU model; pspin/handler_api.h); nullptr: dropped.
+  void set_handler_log(std::ostream* out);
   // A handler fault that stopped the simulation (hpu.on_fault = abort); empty if none.
   const std::string& fatal_error() const { return retire_.fatal_error(); }
 
@@ -73,6 +76,7 @@ class PspinUnit : public sc_core::sc_module {
   std::vector<HandlerSetMemory> set_memory_;  // by handler set index
   std::vector<int> installed_;
   std::unique_ptr<HpuEngine> engine_;
+  std::unique_ptr<HandlerLog> log_;
   std::unique_ptr<Interleaver> interleaver_;  // ISS HPUs with hpu.interleave = on
   PacketBuffer buffer_;
   PacketScheduler scheduler_;

@@ -71,6 +71,7 @@ void Retire::report(StatsTree& handlers, Picos end) const {
     h["outcomes"] = st.outcomes;
     report_counters(st.counters, h["iss"]);
     h["faults"] = st.faults;
+    if (st.log_lines) h["log_lines"] = st.log_lines;
     const HandlerSetStats::BlockOccupancy b = st.block_occupancy(end);
     if (!b.completed && !b.open_at_end) continue;
     StatsTree& blocks = h["blocks"];
@@ -108,6 +109,7 @@ std::string Retire::count(const HandlerSet& set, HandlerSetStats& st, const Reti
   st.cycles.add(r.run.cycles);
   st.latency_ps.add(now_ps() - r.task.pkt->arrival);
   st.counters += r.run.counters;
+  st.log_lines += r.run.log_lines;
   if (!r.run.fault.empty()) {
     const std::string where = r.run.fault + " on packet " + std::to_string(r.task.pkt->id) + " from port " +
                               std::to_string(r.task.pkt->ingress_port);

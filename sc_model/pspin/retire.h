@@ -24,6 +24,7 @@ struct HandlerSetStats {
   std::map<std::string, uint64_t> outcomes;
   HandlerCounters counters;          // summed over runs (ISS only)
   std::vector<std::string> faults;   // the first 10 fault messages (hpu.on_fault = drop)
+  uint64_t log_lines = 0;            // fs_log / fs_log_write calls (written to the log or not)
   // Blocks in flight (handler sets with block ids): a block is open from the start of its first
   // run that was not a drop until the end of the run that completed it.
   // Blocks are keyed (group << 32) | id: two allreduces' block 0 are two blocks.

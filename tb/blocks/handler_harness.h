@@ -9,20 +9,24 @@
 //   fs_tb::HandlerCall c = h.run(frame, /*ingress_port=*/1);
 //   c.outcome         the handler's return code; h.outcome_name(c.outcome) is its stats name
 //   c.sent            every fs_send / fs_multicast / fs_host_write, in call order
+//   c.log             every fs_log line as the handler log has it ("0.000 <cluster> <hpu> <set> <text>")
 //   c.packet          the packet slot after the handler (handlers may rewrite it in place)
 //   h.l1(cluster), h.handler_memory()   state kept across packets (inspect or corrupt it)
 //
 // Geometry follows the simulator: each cluster's L1 state area is pspin.l1_bytes minus one
 // kL1PacketSlotBytes slot per HPU (Cluster::l1_state_bytes); L2 handler memory is
-// pspin.l2_handler_bytes; the packet is copied into a kL1PacketSlotBytes slot; calls naming a
-// port >= ports.count return -1 and are not recorded (as in NativeEngine); fs_cluster_l1 gives
-// NULL for a bad cluster. run() installs the harness's back end (fs_set_backend) for the call
-// only and restores the previous one. Pass install=false to get zeroed handler memory instead.
+// pspin.l2_handler_bytes; the packet is copied into a kL1PacketSlotBytes slot. The calls are
+// carried out by the simulator's own HandlerApi (pspin/handler_api.h), as on a native HPU at
+// time 0: calls naming a port >= ports.count return -1 and are not recorded; fs_cluster_l1 gives
+// NULL for a bad cluster; fs_dma_copy copies at once. run() installs the HandlerApi's back end
+// (fs_set_backend) for the call only and restores the previous one. Pass install=false to get
+// zeroed handler memory instead.
 // A handler not yet in the registry can be tried by passing its own fs::HandlerSet (fn, outcome
 // names and, optionally, an installer).
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -33,6 +37,7 @@
 #include "fs_handler.h"
 #include "net/packet.h"
 #include "pspin/cluster.h"
+#include "pspin/handler_api.h"
 #include "pspin/handler_sets.h"
 #include "pspin/packet_buffer.h"
 
@@ -48,6 +53,7 @@ struct SentFrame {
 struct HandlerCall {
   int outcome = 0;
   std::vector<SentFrame> sent;
+  std::vector<std::string> log;  // handler log lines, without the newline
   fs::Bytes packet;  // the first pkt_len bytes of the packet slot after the handler ran
 };
 
@@ -84,7 +90,6 @@ class HandlerHarness {
     std::fill(slot_.begin(), slot_.end(), 0);
     std::copy(frame.begin(), frame.end(), slot_.begin());
     HandlerCall call;
-    current_ = &call;
     fs_handler_args_t args{};
     args.pkt = slot_.data();
     args.pkt_len = uint32_t(frame.size());
@@ -96,13 +101,30 @@ class HandlerHarness {
     args.l1_size = l1_size();
     args.handler_mem = handler_mem_.data();
     args.handler_mem_size = uint32_t(handler_mem_.size());
-    const fs_backend_t backend{this, &HandlerHarness::on_send, &HandlerHarness::on_multicast,
-                               &HandlerHarness::on_host_write, &HandlerHarness::on_cluster_l1,
-                               /*dma_copy: a plain copy*/ nullptr};
+    fs::HpuEnvironment env;
+    env.num_ports = cfg_.ports.count;
+    env.num_clusters = cfg_.pspin.clusters;
+    env.cluster_l1 = [this](uint32_t c, uint32_t* size) -> uint8_t* {
+      if (c >= l1_.size()) return nullptr;
+      if (size) *size = l1_size();
+      return l1_[c].data();
+    };
+    fs::HandlerRun result;
+    Untimed hooks;
+    std::ostringstream log_text;
+    fs::HandlerLog log(&log_text);
+    fs::HandlerApi api(env, args, set_.name, result, hooks, &log);
+    const fs_backend_t backend = api.backend();
     const fs_backend_t* previous = fs_set_backend(&backend);
     call.outcome = set().fn(&args);
     fs_set_backend(previous);
-    current_ = nullptr;
+    for (fs::HandlerCommand& cmd : result.commands)
+      call.sent.push_back(SentFrame{cmd.kind == fs::HandlerCommand::kSend        ? SentFrame::kSend
+                                    : cmd.kind == fs::HandlerCommand::kMulticast ? SentFrame::kMulticast
+                                                                                 : SentFrame::kHostWrite,
+                                    std::move(cmd.ports), cmd.host_addr, std::move(cmd.data)});
+    std::istringstream lines(log_text.str());
+    for (std::string line; std::getline(lines, line);) call.log.push_back(line);
     call.packet.assign(slot_.begin(), slot_.begin() + frame.size());
     return call;
   }
@@ -113,45 +135,17 @@ class HandlerHarness {
     if (i < 0) throw std::invalid_argument("no handler set '" + name + "'");
     return fs::handler_sets()[size_t(i)];
   }
-  static HandlerHarness& self(void* ctx) { return *static_cast<HandlerHarness*>(ctx); }
-  bool bad_port(uint32_t port) const { return port >= cfg_.ports.count; }
-
-  static int on_send(void* ctx, const void* frame, uint32_t len, uint32_t port) {
-    HandlerHarness& h = self(ctx);
-    if (h.bad_port(port)) return -1;
-    const auto* b = static_cast<const uint8_t*>(frame);
-    h.current_->sent.push_back(SentFrame{SentFrame::kSend, {port}, 0, fs::Bytes(b, b + len)});
-    return 0;
-  }
-  static int on_multicast(void* ctx, const void* frame, uint32_t len, const uint32_t* ports, uint32_t n) {
-    HandlerHarness& h = self(ctx);
-    for (uint32_t i = 0; i < n; ++i)
-      if (h.bad_port(ports[i])) return -1;
-    const auto* b = static_cast<const uint8_t*>(frame);
-    h.current_->sent.push_back(
-        SentFrame{SentFrame::kMulticast, std::vector<uint32_t>(ports, ports + n), 0, fs::Bytes(b, b + len)});
-    return 0;
-  }
-  static int on_host_write(void* ctx, uint32_t port, uint64_t addr, const void* data, uint32_t len) {
-    HandlerHarness& h = self(ctx);
-    if (h.bad_port(port)) return -1;
-    const auto* b = static_cast<const uint8_t*>(data);
-    h.current_->sent.push_back(SentFrame{SentFrame::kHostWrite, {port}, addr, fs::Bytes(b, b + len)});
-    return 0;
-  }
-  static uint8_t* on_cluster_l1(void* ctx, uint32_t cluster, uint32_t* size) {
-    HandlerHarness& h = self(ctx);
-    if (cluster >= h.l1_.size()) return nullptr;
-    if (size) *size = h.l1_size();
-    return h.l1_[cluster].data();
-  }
+  // The harness does not time handlers: every call is at time 0 and DMA copies cost nothing.
+  struct Untimed : fs::HandlerApi::Hooks {
+    fs::Picos now() const override { return 0; }
+    uint64_t dma(uint32_t) override { return 0; }
+  };
 
   fs::Config cfg_;
   fs::HandlerSet set_;
   std::vector<uint8_t> handler_mem_;
   std::vector<std::vector<uint8_t>> l1_;
   fs::Bytes slot_;
-  HandlerCall* current_ = nullptr;
 };
 
 }  // namespace fs_tb

@@ -1,0 +1,118 @@
+// The handler API's calls as the simulator carries them out (see handler_api.h), and the
+// handler log.
+#include "pspin/handler_api.h"
+
+#include <cstdio>
+#include <cstring>
+
+namespace fs {
+
+// The helpers' rows of fs_api.def match their declarations in fs_handler.h (a pointer of the
+// row's type initialised with the function does not compile otherwise).
+#define FS_API_DEVICE(...)
+#define FS_API_LOCAL(...)
+#define FS_API_HELPER(name, ret, params, doc) [[maybe_unused]] constexpr ret(*kRowOf_##name) params = &fs_##name;
+#include "fs_api.def"
+#undef FS_API_DEVICE
+#undef FS_API_LOCAL
+#undef FS_API_HELPER
+
+void HandlerLog::line(Picos time, uint32_t cluster, uint32_t hpu, const std::string& set, std::string_view text) {
+  if (!out_) return;
+  char prefix[96];
+  std::snprintf(prefix, sizeof prefix, "%llu.%03llu %u %u ", (unsigned long long)(time / 1000),
+                (unsigned long long)(time % 1000), cluster, hpu);
+  *out_ << prefix << set << ' ' << text << '\n';
+}
+
+int HandlerApi::send(const void* frame, uint32_t len, uint32_t port) {
+  if (len > kMaxFrameBytes || port >= env_.num_ports) return -1;
+  const auto* b = static_cast<const uint8_t*>(frame);
+  run_.commands.push_back({HandlerCommand::kSend, {port}, 0, Bytes(b, b + len)});
+  return 0;
+}
+
+int HandlerApi::multicast(const void* frame, uint32_t len, const uint32_t* ports, uint32_t nports) {
+  if (len > kMaxFrameBytes || nports > kMaxPorts) return -1;
+  for (uint32_t i = 0; i < nports; ++i)
+    if (ports[i] >= env_.num_ports) return -1;
+  const auto* b = static_cast<const uint8_t*>(frame);
+  run_.commands.push_back(
+      {HandlerCommand::kMulticast, std::vector<uint32_t>(ports, ports + nports), 0, Bytes(b, b + len)});
+  return 0;
+}
+
+int HandlerApi::host_write(uint32_t port, uint64_t addr, const void* data, uint32_t len) {
+  if (len > kMaxFrameBytes || port >= env_.num_ports) return -1;
+  const auto* b = static_cast<const uint8_t*>(data);
+  run_.commands.push_back({HandlerCommand::kHostWrite, {port}, addr, Bytes(b, b + len)});
+  return 0;
+}
+
+uint8_t* HandlerApi::cluster_l1(uint32_t cluster_id, uint32_t* size) {
+  return set_l1_of_cluster(env_, args_, cluster_id, size);
+}
+
+int HandlerApi::dma_copy(void* dst, const void* src, uint32_t len) {
+  if (len) std::memmove(dst, src, len);
+  run_.counters.dma_bytes += len;
+  wait_ = hooks_.dma(len);
+  return 0;
+}
+
+int HandlerApi::log_write(const char* text, uint32_t len) {
+  ++run_.log_lines;
+  if (!log_) return 0;
+  std::string line(text, text + std::min<uint32_t>(len, FS_LOG_MAX_LINE));
+  if (!line.empty() && line.back() == '\n') line.pop_back();
+  for (char& c : line)
+    if ((unsigned char)c < 0x20 || c == 0x7f) c = ' ';
+  log_->line(hooks_.now(), args_.cluster_id, args_.hpu_id, set_, line);
+  return 0;
+}
+
+namespace {
+// The host back end's entries: each forwards to the HandlerApi in ctx.
+struct Forward {
+#define FS_API_CALL_(name, ret, params, args) \
+  static ret name FS_API_CTX_PARAMS params { return static_cast<HandlerApi*>(ctx)->name args; }
+#define FS_API_DEVICE(name, ret, params, args, ...) FS_API_CALL_(name, ret, params, args)
+#define FS_API_LOCAL(name, ret, params, args, doc) FS_API_CALL_(name, ret, params, args)
+#define FS_API_HELPER(...)
+#include "fs_api.def"
+#undef FS_API_DEVICE
+#undef FS_API_LOCAL
+#undef FS_API_HELPER
+#undef FS_API_CALL_
+};
+}  // namespace
+
+std::string handler_api_markdown() {
+  std::string s = "| call | what it does |\n| --- | --- |\n";
+  auto row = [&](const char* ret, const char* name, const char* params, const char* doc) {
+    s += std::string("| `") + ret + " fs_" + name + params + "` | " + doc + " |\n";
+  };
+#define FS_API_DEVICE(name, ret, params, args, doc, ...) row(#ret, #name, #params, doc);
+#define FS_API_LOCAL(name, ret, params, args, doc) row(#ret, #name, #params, doc);
+#define FS_API_HELPER(name, ret, params, doc) row(#ret, #name, #params, doc);
+#include "fs_api.def"
+#undef FS_API_DEVICE
+#undef FS_API_LOCAL
+#undef FS_API_HELPER
+  return s;
+}
+
+fs_backend_t HandlerApi::backend() {
+  fs_backend_t b{};
+  b.ctx = this;
+#define FS_API_DEVICE(name, ...) b.name = &Forward::name;
+#define FS_API_LOCAL(name, ...) b.name = &Forward::name;
+#define FS_API_HELPER(...)
+#include "fs_api.def"
+#undef FS_API_DEVICE
+#undef FS_API_LOCAL
+#undef FS_API_HELPER
+  return b;
+}
+
+}  // namespace fs
