@@ -36,7 +36,7 @@
 #define FS_REG_CMD_NPORTS 0x10u    /* ports in the list */
 #define FS_REG_CMD_HOST_LO 0x14u   /* host address, low word (host write) */
 #define FS_REG_CMD_HOST_HI 0x18u   /* host address, high word */
-#define FS_REG_CMD_ISSUE 0x1Cu     /* write: 1 send, 2 multicast, 3 host write, 4 log line */
+#define FS_REG_CMD_ISSUE 0x1Cu     /* write: 1 send, 2 multicast, 3 host write, 4 log line, 5/6 timer arm/cancel */
 #define FS_REG_CMD_STATUS 0x20u    /* read: result of the last issue */
 #define FS_REG_EXIT 0x24u          /* write: the handler's return code; the handler ends */
 #define FS_REG_DMA_DST 0x28u       /* DMA copy: destination address */
@@ -54,6 +54,8 @@
 #define FS_CMD_MULTICAST 2u
 #define FS_CMD_HOST_WRITE 3u
 #define FS_CMD_LOG 4u
+#define FS_CMD_TIMER_ARM 5u
+#define FS_CMD_TIMER_CANCEL 6u
 #define FS_DMA_GO 1u
 
 /* The handler's arguments (fs_handler_args_t) as the RV32 handler sees them, at the top of its

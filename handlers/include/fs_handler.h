@@ -123,7 +123,17 @@ typedef struct fs_handler_set_desc {
                              id (e.g. an allreduce id), or -1 */
   const fs_outcome_desc_t* outcomes; /* index = return code; outcomes[0] is FS_OK */
   uint32_t n_outcomes;
+  fs_handler_fn timer; /* NAME_timer, run when a timer of the set fires; NULL: the set has none */
 } fs_handler_set_desc_t;
+
+/* A timer run (fs_timer_arm): the set's timer handler runs on an HPU of the cluster whose handler
+ * armed the timer, timed like a packet handler, with `pkt` holding this event (copied into the
+ * HPU's packet slot like a packet), `pkt_len` its size and `ingress_port` FS_TIMER_PORT. */
+#define FS_TIMER_PORT 0xFFFFFFFFu
+typedef struct fs_timer_event {
+  uint32_t id;       /* the timer's id, as armed */
+  uint32_t cluster;  /* the cluster whose handler armed it (where this run is) */
+} fs_timer_event_t;
 
 /* FS_HANDLER_SET(NAME, doc, block_id_offset, block_group_offset, outcomes): describes handler set
  * NAME, whose handler
@@ -133,10 +143,17 @@ typedef struct fs_handler_set_desc {
 /* (sizeof counts as a use of the outcome table, which the RISC-V build does not otherwise need) */
 #define FS_HANDLER_SET(NAME, DOC, BLOCK_OFFSET, GROUP_OFFSET, OUTCOMES) \
   typedef char NAME##_outcomes_size[sizeof(OUTCOMES) > 0 ? 1 : -1]
+#define FS_HANDLER_SET_WITH_TIMER(NAME, DOC, BLOCK_OFFSET, GROUP_OFFSET, OUTCOMES) \
+  FS_HANDLER_SET(NAME, DOC, BLOCK_OFFSET, GROUP_OFFSET, OUTCOMES)
 #else
-#define FS_HANDLER_SET(NAME, DOC, BLOCK_OFFSET, GROUP_OFFSET, OUTCOMES)                                  \
+#define FS_HANDLER_SET_DESC(NAME, DOC, BLOCK_OFFSET, GROUP_OFFSET, OUTCOMES, TIMER)                      \
   const fs_handler_set_desc_t NAME##_handler_set = {#NAME, DOC, NAME##_handler, BLOCK_OFFSET, GROUP_OFFSET, \
-                                                    OUTCOMES, (uint32_t)(sizeof(OUTCOMES) / sizeof((OUTCOMES)[0]))}
+                                                    OUTCOMES, (uint32_t)(sizeof(OUTCOMES) / sizeof((OUTCOMES)[0])), TIMER}
+#define FS_HANDLER_SET(NAME, DOC, BLOCK_OFFSET, GROUP_OFFSET, OUTCOMES) \
+  FS_HANDLER_SET_DESC(NAME, DOC, BLOCK_OFFSET, GROUP_OFFSET, OUTCOMES, NULL)
+/* The same for a set that also has a timer handler, `int NAME_timer(const fs_handler_args_t*)`. */
+#define FS_HANDLER_SET_WITH_TIMER(NAME, DOC, BLOCK_OFFSET, GROUP_OFFSET, OUTCOMES) \
+  FS_HANDLER_SET_DESC(NAME, DOC, BLOCK_OFFSET, GROUP_OFFSET, OUTCOMES, NAME##_timer)
 #endif
 
 /* Host back end: the table the simulator or a test harness installs before running handlers,

@@ -71,6 +71,7 @@ nlohmann::json collect_stats(Switch& sw, Picos end) {
   PspinUnit& pspin = sw.pspin();
   pspin.retire().report(j["handlers"], end);
   pspin.report_memory(j["handler_memory"]);
+  if (pspin.timers().armed) pspin.timers().report(j["timers"]);
   uint64_t handled = 0, handled_bytes = 0;
   for (const auto& kv : pspin.handler_stats()) handled += kv.second.runs;
 

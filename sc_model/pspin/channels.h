@@ -6,6 +6,7 @@
 //   packet buffer --PacketSinkIf--> packet scheduler --TaskSinkIf[c]--> cluster c
 //   cluster scheduler --HpuStartIf[h]--> HPU h --RetireIf--> retire
 //   retire --CommandIf--> command unit --PacketSinkIf[port]--> egress
+//   retire --TimerIf--> timer unit --TaskSinkIf[c]--> cluster c   (a timer fires: its handler runs)
 //   retire --BufferReleaseIf--> packet buffer        (backward: the packet's L2 slot is free)
 //   retire --TaskDoneIf--> packet scheduler          (backward: the cluster has one task less)
 //   retire --HpuFreeIf[c]--> cluster c               (backward: the HPU takes the next task)
@@ -42,6 +43,13 @@ struct RetireIf : virtual sc_core::sc_interface {
 // What a finished handler asked for (send, multicast, host write), with the packet it ran on.
 struct CommandIf : virtual sc_core::sc_interface {
   virtual void issue(HandlerCommand cmd, PacketPtr origin) = 0;
+};
+
+// Timer commands of a finished run (fs_timer_arm, fs_timer_cancel), for handler set `set`
+// (an index into handler_sets()); `by_timer_run`: the run was itself a timer's.
+struct TimerIf : virtual sc_core::sc_interface {
+  virtual void arm(int set, uint32_t id, unsigned cluster, uint32_t delay_cycles, bool by_timer_run) = 0;
+  virtual void cancel(int set, uint32_t id) = 0;
 };
 
 // Backward paths of a finished run.

@@ -49,6 +49,27 @@ int HandlerApi::host_write(uint32_t port, uint64_t addr, const void* data, uint3
   return 0;
 }
 
+// Timers are commands too: they take effect when the handler ends (the retire block hands them to
+// the PsPIN unit's timer unit), so both HPU models arm them at the same time.
+int HandlerApi::timer_arm(uint32_t id, uint32_t delay_cycles) {
+  if (!handler_sets()[size_t(find_handler_set(set_))].timer_fn) return -1;
+  HandlerCommand c;
+  c.kind = HandlerCommand::kTimerArm;
+  c.timer_id = id;
+  c.delay_cycles = delay_cycles;
+  run_.commands.push_back(std::move(c));
+  return 0;
+}
+
+int HandlerApi::timer_cancel(uint32_t id) {
+  if (!handler_sets()[size_t(find_handler_set(set_))].timer_fn) return -1;
+  HandlerCommand c;
+  c.kind = HandlerCommand::kTimerCancel;
+  c.timer_id = id;
+  run_.commands.push_back(std::move(c));
+  return 0;
+}
+
 uint8_t* HandlerApi::cluster_l1(uint32_t cluster_id, uint32_t* size) {
   return set_l1_of_cluster(env_, args_, cluster_id, size);
 }

@@ -34,6 +34,11 @@ void HandlerPrograms::preload(const HandlerSet& set) {
   p->base = lo;
   p->entry = img.entry;
   p->handler = sym->second;
+  if (set.timer_fn) {
+    const auto timer = img.symbols.find(set.name + "_timer");
+    if (timer == img.symbols.end()) throw InputError(path + ": no function '" + set.name + "_timer' (the set has timers)");
+    p->timer = timer->second;
+  }
   p->image.assign(hi - lo, 0);
   for (const iss::ElfSegment& s : img.segments) std::copy(s.bytes.begin(), s.bytes.end(), p->image.begin() + (s.vaddr - lo));
   programs_.emplace(set.name, std::move(p));

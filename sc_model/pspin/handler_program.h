@@ -19,6 +19,7 @@ struct HandlerProgram {
   uint32_t base = 0;     // where the image starts (FS_PROGRAM_BASE or above)
   uint32_t entry = 0;    // the firmware's entry (crt0.S)
   uint32_t handler = 0;  // NAME_handler
+  uint32_t timer = 0;    // NAME_timer, or 0 when the set has no timer handler
   std::vector<uint8_t> image;
 };
 

@@ -21,6 +21,7 @@ void register_handler_set(const fs_handler_set_desc_t& d, const HandlerSetContro
   hs.name = d.name;
   hs.doc = d.doc;
   hs.fn = d.fn;
+  hs.timer_fn = d.timer;
   for (uint32_t k = 0; k < d.n_outcomes; ++k)
     hs.outcomes.push_back(HandlerOutcome{d.outcomes[k].name, d.outcomes[k].drop != 0, d.outcomes[k].completes_block != 0,
                                          d.outcomes[k].no_block != 0});

@@ -56,6 +56,7 @@ struct HandlerSet {
   std::string name;
   std::string doc;
   fs_handler_fn fn;
+  fs_handler_fn timer_fn;  // NAME_timer; nullptr: the set has no timers
   std::vector<HandlerOutcome> outcomes;  // index = code; outcomes[0] = {"ok", false}
   int block_id_offset;  // byte offset of a big-endian u32 block id in the UDP payload; -1: none
   int block_group_offset;  // the same for the u32 that tells apart blocks with one id; -1: none

@@ -28,7 +28,7 @@ void Hpu::run() {
     fs_handler_args_t args{};
     args.pkt = slot_.data();
     args.pkt_len = uint32_t(task.pkt->data.size());
-    args.ingress_port = task.pkt->ingress_port;
+    args.ingress_port = task.timer ? FS_TIMER_PORT : task.pkt->ingress_port;
     args.cluster_id = svc_.cluster_id;
     args.hpu_id = index_;
     args.num_clusters = svc_.num_clusters;

@@ -62,7 +62,7 @@ struct IssEngine::Context {
   std::unique_ptr<iss::Cpu> cpu;
   std::unique_ptr<ZeroedMemory> stack;
   std::unique_ptr<RuntimeRegisters> regs;
-  uint32_t entry = 0, handler = 0;
+  uint32_t entry = 0, handler = 0, timer = 0;
 };
 
 IssEngine::IssEngine(const Config& cfg, uint32_t l1_state_bytes)
@@ -91,6 +91,7 @@ IssEngine::Context& IssEngine::context(const HandlerSet& set, const fs_handler_a
   auto c = std::make_unique<Context>();
   c->entry = prog.entry;
   c->handler = prog.handler;
+  c->timer = prog.timer;
   c->stack = std::make_unique<ZeroedMemory>(cfg_.hpu.stack_bytes);
   // The handler set's share of L1 is what fs_cluster_l1 reports.
   const RuntimeRegisters::Ids ids{args.cluster_id, args.hpu_id, env.num_clusters, args.l1_size};
@@ -170,7 +171,7 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
     cpu_.pc = c.entry;
     cpu_.x[2] = args_addr & ~15u;
     cpu_.x[10] = args_addr;
-    cpu_.x[11] = c.handler;
+    cpu_.x[11] = args.ingress_port == FS_TIMER_PORT ? c.timer : c.handler;  // a timer run: NAME_timer
     who_ = "handler " + set.name + " (cluster " + std::to_string(args.cluster_id) + ", HPU " +
            std::to_string(args.hpu_id) + ")";
     if (trace) tracer_ = std::make_unique<TraceWriter>(*trace, start_cycle_, args, set.name);

@@ -41,7 +41,7 @@ HandlerRun NativeEngine::execute(const HandlerSet& set, const fs_handler_args_t&
   HandlerApi api(env, args, set.name, run, hooks, log_);
   const fs_backend_t backend = api.backend();
   const fs_backend_t* previous = fs_set_backend(&backend);
-  run.outcome = set.fn(&args);
+  run.outcome = (args.ingress_port == FS_TIMER_PORT ? set.timer_fn : set.fn)(&args);
   fs_set_backend(previous);
   run.cycles = compute + hooks.dma_cycles;
   run.counters.dma_wait_cycles = hooks.dma_cycles;

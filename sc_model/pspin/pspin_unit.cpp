@@ -34,7 +34,8 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
                  cfg.pspin.hpus_per_cluster, cfg.scheduler.subset, clock_.cycles_ps(cfg.scheduler.latency_cycles),
                  pkt_sched_core(cfg, rtl)),
       retire_("retire", cfg.hpu.on_fault == FaultAction::kAbort, drops),
-      commands_("command_unit", clock_.cycles_ps(cfg.command.latency_cycles)) {
+      commands_("command_unit", clock_.cycles_ps(cfg.command.latency_cycles)),
+      timers_("timer_unit", clock_, cfg.hpu) {
   if (cfg.hpu.model == HpuModel::kIss && cfg.hpu.interleave == OnOff::kOn)
     interleaver_ = std::make_unique<Interleaver>(
         "interleaver", clock_, cfg.pspin.clusters, cfg.hpu.sync_cycles,
@@ -58,6 +59,9 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
     for (const auto& hpu : cluster->hpus()) hpu->retire.bind(retire_);
   }
   retire_.to_commands.bind(commands_);
+  // Timers: retire arms and cancels them; a timer that fires is a task for its cluster.
+  retire_.to_timers.bind(timers_);
+  for (auto& cluster : clusters_) timers_.to_cluster.bind(*cluster);
   // Backward: retire frees the packet's L2 slot, the scheduler's count and the HPU.
   retire_.release.bind(buffer_);
   retire_.task_done.bind(scheduler_);

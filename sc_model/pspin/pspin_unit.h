@@ -23,6 +23,7 @@
 #include "pspin/packet_buffer.h"
 #include "pspin/packet_scheduler.h"
 #include "pspin/retire.h"
+#include "pspin/timer_unit.h"
 #include "rtl_bridge/rtl_context.h"
 
 namespace fs {
@@ -62,7 +63,10 @@ class PspinUnit : public sc_core::sc_module {
   // The handler log (fs_log lines of either HPU model; pspin/handler_api.h); nullptr: dropped.
   void set_handler_log(std::ostream* out);
   // A handler fault that stopped the simulation (hpu.on_fault = abort); empty if none.
-  const std::string& fatal_error() const { return retire_.fatal_error(); }
+  const std::string& fatal_error() const {
+    return retire_.fatal_error().empty() ? timers_.fatal_error() : retire_.fatal_error();
+  }
+  const TimerUnit& timers() const { return timers_; }
 
  private:
   std::unique_ptr<HpuEngine> make_engine(const Config& cfg) const;
@@ -83,6 +87,7 @@ class PspinUnit : public sc_core::sc_module {
   std::vector<std::unique_ptr<Cluster>> clusters_;
   Retire retire_;
   CommandUnit commands_;
+  TimerUnit timers_;
 };
 
 }  // namespace fs

@@ -72,6 +72,7 @@ void Retire::report(StatsTree& handlers, Picos end) const {
     report_counters(st.counters, h["iss"]);
     h["faults"] = st.faults;
     if (st.log_lines) h["log_lines"] = st.log_lines;
+    if (st.timer_runs) h["timer_runs"] = st.timer_runs;
     const HandlerSetStats::BlockOccupancy b = st.block_occupancy(end);
     if (!b.completed && !b.open_at_end) continue;
     StatsTree& blocks = h["blocks"];
@@ -84,6 +85,7 @@ void Retire::report(StatsTree& handlers, Picos end) const {
 Retire::Retire(sc_core::sc_module_name name, bool abort_on_fault, DropLedger& drops)
     : sc_core::sc_module(name),
       to_commands("to_commands"),
+      to_timers("to_timers"),
       release("release"),
       task_done("task_done"),
       hpu_free("hpu_free"),
@@ -94,13 +96,22 @@ void Retire::retire(RetiredRun r) {
   const HandlerSet& set = handler_sets()[size_t(r.task.pkt->handler_set)];
   HandlerSetStats& st = stats_[set.name];
   const std::string outcome = count(set, st, r);
-  if (r.run.fault.empty()) track_block(set, st, r);
+  if (r.run.fault.empty() && !r.task.timer) track_block(set, st, r);
   if (observer_)
     observer_->handler_ran(HandlerEvent{r.cluster, r.hpu, &set.name, r.started, now_ps(), r.task.pkt->id,
                                         r.run.cycles, outcome});
-  for (HandlerCommand& cmd : r.run.commands) to_commands->issue(std::move(cmd), r.task.pkt);
-  release->release(*r.task.pkt);
-  task_done->done(r.task.cluster);
+  for (HandlerCommand& cmd : r.run.commands) {
+    if (cmd.kind == HandlerCommand::kTimerArm)
+      to_timers->arm(r.task.pkt->handler_set, cmd.timer_id, r.cluster, cmd.delay_cycles, r.task.timer);
+    else if (cmd.kind == HandlerCommand::kTimerCancel)
+      to_timers->cancel(r.task.pkt->handler_set, cmd.timer_id);
+    else
+      to_commands->issue(std::move(cmd), r.task.pkt);
+  }
+  if (!r.task.timer) {  // a timer's run held no L2 slot and no scheduler count
+    release->release(*r.task.pkt);
+    task_done->done(r.task.cluster);
+  }
   hpu_free[r.cluster]->hpu_free(r.hpu);
 }
 
@@ -110,6 +121,7 @@ std::string Retire::count(const HandlerSet& set, HandlerSetStats& st, const Reti
   st.latency_ps.add(now_ps() - r.task.pkt->arrival);
   st.counters += r.run.counters;
   st.log_lines += r.run.log_lines;
+  st.timer_runs += r.task.timer;
   if (!r.run.fault.empty()) {
     const std::string where = r.run.fault + " on packet " + std::to_string(r.task.pkt->id) + " from port " +
                               std::to_string(r.task.pkt->ingress_port);

@@ -2,8 +2,9 @@
 // per-handler-set statistics (runs, cycles, latency, outcomes, ISS counters, faults, blocks in
 // flight), stops the run on a fault when hpu.on_fault = abort, tells observers (timelines), and
 // then carries out the run's consequences in a fixed order through its ports: the handler's
-// commands to the command unit, the packet's L2 slot back to the packet buffer, the task off
-// the packet scheduler's count, and the HPU back to its cluster's scheduler.
+// commands to the command unit (timer commands to the timer unit), the packet's L2 slot back to
+// the packet buffer and the task off the packet scheduler's count (not for a timer's run, which
+// held neither), and the HPU back to its cluster's scheduler.
 #pragma once
 #include <map>
 #include <set>
@@ -25,6 +26,7 @@ struct HandlerSetStats {
   HandlerCounters counters;          // summed over runs (ISS only)
   std::vector<std::string> faults;   // the first 10 fault messages (hpu.on_fault = drop)
   uint64_t log_lines = 0;            // fs_log / fs_log_write calls (written to the log or not)
+  uint64_t timer_runs = 0;           // runs of the timer handler (counted in `runs` too)
   // Blocks in flight (handler sets with block ids): a block is open from the start of its first
   // run that was not a drop until the end of the run that completed it.
   // Blocks are keyed (group << 32) | id: two allreduces' block 0 are two blocks.
@@ -63,6 +65,7 @@ class HandlerRunObserver {
 class Retire : public sc_core::sc_module, public RetireIf {
  public:
   sc_core::sc_port<CommandIf> to_commands;
+  sc_core::sc_port<TimerIf> to_timers;         // fs_timer_arm / fs_timer_cancel
   sc_core::sc_port<BufferReleaseIf> release;   // backward: the packet's L2 slot
   sc_core::sc_port<TaskDoneIf> task_done;      // backward: the packet scheduler's count
   sc_core::sc_port<HpuFreeIf, 0> hpu_free;     // backward: bound once per cluster, in cluster order
