@@ -55,7 +55,7 @@ void report_open_blocks(const HandlerSetStats& st, StatsTree& list) {
     StatsTree& b = list.append();
     b["group"] = uint32_t(kv.first >> 32), b["block"] = uint32_t(kv.first);
     b["since_us"] = double(kv.second.since) / double(kPicosPerUs);
-    b["ports"] = std::vector<uint32_t>(kv.second.ports.begin(), kv.second.ports.end());
+    b["ports"] = kv.second.ports;
   }
 }
 
@@ -153,7 +153,9 @@ void Retire::track_block(const HandlerSet& set, HandlerSetStats& st, const Retir
   // A block is open from the earliest start among its runs.
   auto it = st.open_blocks.emplace(block, HandlerSetStats::OpenBlock{r.started, {}}).first;
   it->second.since = std::min(it->second.since, r.started);
-  it->second.ports.insert(r.task.pkt->ingress_port);
+  std::vector<uint32_t>& ports = it->second.ports;  // a handful: a sorted vector, no allocation per run
+  const auto at = std::lower_bound(ports.begin(), ports.end(), uint32_t(r.task.pkt->ingress_port));
+  if (at == ports.end() || *at != r.task.pkt->ingress_port) ports.insert(at, r.task.pkt->ingress_port);
   if (oc->completes_block) {
     st.block_spans.emplace_back(it->second.since, now_ps());
     st.open_blocks.erase(it);

@@ -32,7 +32,7 @@ struct HandlerSetStats {
   // Blocks are keyed (group << 32) | id: two allreduces' block 0 are two blocks.
   struct OpenBlock {
     Picos since = 0;               // the earliest start among its runs
-    std::set<uint32_t> ports;      // ingress ports of its runs so far
+    std::vector<uint32_t> ports;   // ingress ports of its runs so far, ascending
   };
   std::map<uint64_t, OpenBlock> open_blocks;
   // block -> when its last completion's run started: a run of the block that started no later

@@ -361,7 +361,7 @@ void FlareDense::add_stats(const RunView& run, nlohmann::json& stats) const {
       auto& o = open[a.id];
       ++o.first;
       for (unsigned p : a.ports)
-        if (!block.ports.count(p)) o.second.insert(p);
+        if (!std::binary_search(block.ports.begin(), block.ports.end(), p)) o.second.insert(p);
     }
   nlohmann::json left = nlohmann::json::array();
   for (const auto& [id, o] : open)
