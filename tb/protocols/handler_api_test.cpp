@@ -26,18 +26,7 @@ namespace fs::test {
 namespace {
 
 // Runs the CLI in this process (where the test protocols are registered).
-int cli(std::vector<std::string> args, std::string* err = nullptr) {
-  args.insert(args.begin(), "flaresim");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
-  const int code = cli_main(int(argv.size()), argv.data());
-  testing::internal::GetCapturedStdout();
-  const std::string e = testing::internal::GetCapturedStderr();
-  if (err) *err = e;
-  return code;
-}
+int cli(std::vector<std::string> args, std::string* err = nullptr) { return cli_in_process(std::move(args), nullptr, err); }
 
 // A probe frame from the host on `port`: op, then payload bytes 8..63 = 0x10, 0x11, ...
 Bytes probe_frame(uint16_t port, uint8_t op) {

@@ -30,16 +30,7 @@ namespace fs::test {
 namespace {
 
 // Runs the CLI in this process (where the test protocol is registered), capturing stdout.
-int cli(std::vector<std::string> args, std::string* out = nullptr) {
-  args.insert(args.begin(), "flaresim");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  testing::internal::CaptureStdout();
-  const int code = cli_main(int(argv.size()), argv.data());
-  const std::string text = testing::internal::GetCapturedStdout();
-  if (out) *out = text;
-  return code;
-}
+int cli(std::vector<std::string> args, std::string* out = nullptr) { return cli_in_process(std::move(args), out); }
 
 TEST(PluginProtocol, EveryPartIsRegisteredThroughTheInterface) {
   ASSERT_NE(find_protocol("pkt_counter"), nullptr);

@@ -9,8 +9,11 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
+
+#include "app/commands.h"
 
 namespace fs::test {
 
@@ -57,6 +60,21 @@ inline CliResult flaresim(const std::string& args, const ScratchDir& dir) {
   r.out = slurp(out);
   r.err = slurp(err);
   return r;
+}
+
+// Runs the CLI in this process (where a test binary's own protocols are registered), capturing
+// what it prints: the exit code; stdout and stderr into `out` and `err` if given.
+inline int cli_in_process(std::vector<std::string> args, std::string* out = nullptr, std::string* err = nullptr) {
+  args.insert(args.begin(), "flaresim");
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  const int code = cli_main(int(argv.size()), argv.data());
+  const std::string o = testing::internal::GetCapturedStdout(), e = testing::internal::GetCapturedStderr();
+  if (out) *out = o;
+  if (err) *err = e;
+  return code;
 }
 
 }  // namespace fs::test
