@@ -8,14 +8,7 @@
 namespace fs::test {
 namespace {
 
-// The lines between the BEGIN and END markers of the generated table in docs/HANDLERS.md.
-std::string docs_table() {
-  const std::string docs = slurp(FLARESIM_SOURCE_DIR "/docs/HANDLERS.md");
-  const std::string begin = "<!-- BEGIN flaresim info --api -->\n", end = "<!-- END flaresim info --api -->";
-  const size_t b = docs.find(begin), e = docs.find(end);
-  if (b == std::string::npos || e == std::string::npos || e < b) return "(markers not found in docs/HANDLERS.md)";
-  return docs.substr(b + begin.size(), e - b - begin.size());
-}
+std::string docs_table() { return generated_docs_table("HANDLERS.md", "api"); }
 
 TEST(HandlerApiDocs, HandlersMdTableIsTheGeneratedOne) {
   EXPECT_EQ(docs_table(), handler_api_markdown())

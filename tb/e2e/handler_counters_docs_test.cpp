@@ -12,14 +12,7 @@
 namespace fs::test {
 namespace {
 
-// The lines between the BEGIN and END markers of the generated table in docs/STATS.md.
-std::string docs_table() {
-  const std::string docs = slurp(FLARESIM_SOURCE_DIR "/docs/STATS.md");
-  const std::string begin = "<!-- BEGIN flaresim info --counters -->\n", end = "<!-- END flaresim info --counters -->";
-  const size_t b = docs.find(begin), e = docs.find(end);
-  if (b == std::string::npos || e == std::string::npos || e < b) return "(markers not found in docs/STATS.md)";
-  return docs.substr(b + begin.size(), e - b - begin.size());
-}
+std::string docs_table() { return generated_docs_table("STATS.md", "counters"); }
 
 TEST(HandlerCountersDocs, StatsMdTableIsTheGeneratedOne) {
   EXPECT_EQ(docs_table(), handler_counters_markdown())

@@ -62,6 +62,16 @@ inline CliResult flaresim(const std::string& args, const ScratchDir& dir) {
   return r;
 }
 
+// The text between "<!-- BEGIN flaresim info --OPTION -->" and its END marker in docs/DOC: the
+// table `flaresim info --OPTION` generates, as the docs hold it.
+inline std::string generated_docs_table(const std::string& doc, const std::string& option) {
+  const std::string docs = slurp(FLARESIM_SOURCE_DIR "/docs/" + doc);
+  const std::string begin = "<!-- BEGIN flaresim info --" + option + " -->\n", end = "<!-- END flaresim info --" + option + " -->";
+  const size_t b = docs.find(begin), e = docs.find(end);
+  if (b == std::string::npos || e == std::string::npos || e < b) return "(markers not found in docs/" + doc + ")";
+  return docs.substr(b + begin.size(), e - b - begin.size());
+}
+
 // Runs the CLI in this process (where a test binary's own protocols are registered), capturing
 // what it prints: the exit code; stdout and stderr into `out` and `err` if given.
 inline int cli_in_process(std::vector<std::string> args, std::string* out = nullptr, std::string* err = nullptr) {
