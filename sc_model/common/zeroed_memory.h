@@ -18,6 +18,7 @@ class ZeroedMemory {
   uint8_t* data() { return bytes_.get(); }
   const uint8_t* data() const { return bytes_.get(); }
   size_t size() const { return size_; }
+  uint8_t& operator[](size_t i) { return bytes_.get()[i]; }
   uint8_t* begin() { return data(); }
   uint8_t* end() { return data() + size_; }
 

@@ -1,22 +1,11 @@
-// Cluster scheduler and L1 (see cluster.h).
+// Cluster scheduler and its dispatch (see cluster.h).
 #include "pspin/cluster.h"
 
 #include <algorithm>
 #include <string>
 
-#include "common/errors.h"
-#include "pspin/packet_buffer.h"
 
 namespace fs {
-
-uint64_t Cluster::l1_state_bytes(const Config& cfg) {
-  const uint64_t slots = uint64_t(cfg.pspin.hpus_per_cluster) * kL1PacketSlotBytes;
-  if (cfg.pspin.l1_bytes <= slots)
-    throw InputError("'pspin.l1_bytes' = " + std::to_string(cfg.pspin.l1_bytes) + " leaves no L1 state area after " +
-                     std::to_string(cfg.pspin.hpus_per_cluster) + " HPU packet slots of " +
-                     std::to_string(kL1PacketSlotBytes) + " bytes");
-  return cfg.pspin.l1_bytes - slots;
-}
 
 Cluster::Cluster(sc_core::sc_module_name name, unsigned index, const Config& cfg, HpuServices services,
                  std::unique_ptr<ClusterSchedCore> core)
@@ -26,13 +15,11 @@ Cluster::Cluster(sc_core::sc_module_name name, unsigned index, const Config& cfg
       subset_size_(cfg.scheduler.policy == SchedPolicy::kHierFcfs ? cfg.scheduler.subset : cfg.pspin.hpus_per_cluster),
       dispatch_cycles_(cfg.pspin.dispatch_cycles),
       svc_(std::move(services)),
-      l1_(l1_state_bytes(cfg)),
       dma_("dma", svc_.clock, cfg.dma.latency_cycles, cfg.dma.bytes_per_cycle),
       core_(core ? std::move(core) : std::make_unique<ClusterSchedModel>()),
       backlog_(cfg.pspin.hpus_per_cluster / subset_size_) {
   svc_.cluster_id = index;
-  svc_.l1 = l1_.data();
-  svc_.l1_size = uint32_t(l1_.size());
+  svc_.env.dma = &dma_;  // handlers' copies queue on the cluster's engine
   for (unsigned i = 0; i < cfg.pspin.hpus_per_cluster; ++i) {
     hpus_.push_back(std::make_unique<Hpu>(("hpu" + std::to_string(i)).c_str(), i, svc_));
     to_hpu.bind(*hpus_.back());

@@ -1,5 +1,4 @@
-// A PsPIN cluster: its L1 TCDM (the state area handlers keep across packets; HPU packet slots
-// are the rest), its DMA engine, its HPUs, and the cluster scheduler that hands queued tasks to
+// A PsPIN cluster: its DMA engine, its HPUs, and the cluster scheduler that hands queued tasks to
 // free HPUs (lowest-numbered free HPU first; under hier-fcfs only the HPUs of the task's subset)
 // and reserves each task's L2->L1 copy on the DMA engine in that order (`pspin.dispatch_cycles`
 // ahead of the copy's start). Handler DMA copies (fs_dma_copy) queue on the same engine. The
@@ -13,7 +12,6 @@
 
 #include "config/config.h"
 #include "common/stats.h"
-#include "common/zeroed_memory.h"
 #include "cores/cluster_sched_core.h"
 #include "pspin/hpu.h"
 
@@ -35,8 +33,6 @@ class Cluster : public sc_core::sc_module, public TaskSinkIf, public HpuFreeIf {
   void hpu_free(unsigned hpu) override;
 
   unsigned index() const { return index_; }
-  uint8_t* l1_state() { return l1_.data(); }
-  uint32_t l1_state_size() const { return uint32_t(l1_.size()); }
   const std::vector<std::unique_ptr<Hpu>>& hpus() const { return hpus_; }
   Hpu& hpu(unsigned h) { return *hpus_.at(h); }
   Dma& dma() { return dma_; }
@@ -51,9 +47,6 @@ class Cluster : public sc_core::sc_module, public TaskSinkIf, public HpuFreeIf {
   TimeWeighted queued;  // tasks waiting for an HPU
   uint64_t received = 0;
 
-  // L1 bytes left for handler state once every HPU has its packet slot.
-  static uint64_t l1_state_bytes(const Config& cfg);
-
  private:
   // Moves tasks waiting here into the core's FIFO of `subset` while it takes them.
   void feed(unsigned subset);
@@ -64,7 +57,6 @@ class Cluster : public sc_core::sc_module, public TaskSinkIf, public HpuFreeIf {
   unsigned subset_size_;
   unsigned dispatch_cycles_;  // from handing a task to an HPU to its DMA request
   HpuServices svc_;
-  ZeroedMemory l1_;
   Dma dma_;
   std::vector<std::unique_ptr<Hpu>> hpus_;
   std::unique_ptr<ClusterSchedCore> core_;

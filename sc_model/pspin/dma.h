@@ -5,10 +5,11 @@
 #pragma once
 #include "common/sc_time_util.h"
 #include "common/stats_tree.h"
+#include "pspin/hpu_engine.h"
 
 namespace fs {
 
-class Dma : public sc_core::sc_module {
+class Dma : public sc_core::sc_module, public HandlerDmaIf {
  public:
   Dma(sc_core::sc_module_name name, Clock clock, unsigned latency_cycles, unsigned bytes_per_cycle)
       : sc_core::sc_module(name), clock_(clock), latency_(latency_cycles), bw_(bytes_per_cycle) {}
@@ -30,6 +31,7 @@ class Dma : public sc_core::sc_module {
     return free_at_ + clock_.cycles_ps(latency_);
   }
   Picos schedule(uint64_t bytes) { return schedule_at(now_ps(), bytes); }
+  Picos handler_copy(Picos request, uint64_t bytes) override { return schedule_at(request, bytes, true); }
   // For SC_THREAD callers: waits until the copy is done.
   void copy(uint64_t bytes) {
     const Picos done = schedule(bytes);

@@ -71,7 +71,10 @@ int HandlerApi::timer_cancel(uint32_t id) {
 }
 
 uint8_t* HandlerApi::cluster_l1(uint32_t cluster_id, uint32_t* size) {
-  return set_l1_of_cluster(env_, args_, cluster_id, size);
+  // The running set's range of that cluster's L1 state area.
+  if (cluster_id >= memory_.set_l1.size()) return nullptr;
+  if (size) *size = memory_.set_l1[cluster_id].size;
+  return memory_.set_l1[cluster_id].host;
 }
 
 int HandlerApi::dma_copy(void* dst, const void* src, uint32_t len) {

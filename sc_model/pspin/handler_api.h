@@ -46,10 +46,9 @@ class HandlerApi {
   static constexpr uint32_t kMaxFrameBytes = 65535;
   static constexpr uint32_t kMaxPorts = 4096;  // in one multicast's list
 
-  // `args` as the native handler sees them (host pointers); `log` may be null (lines dropped).
-  HandlerApi(const HpuEnvironment& env, const fs_handler_args_t& args, const std::string& set, HandlerRun& run,
-             Hooks& hooks, HandlerLog* log)
-      : env_(env), args_(args), set_(set), run_(run), hooks_(hooks), log_(log) {}
+  // `job.args` as the native handler sees them (host pointers); `log` may be null (lines dropped).
+  HandlerApi(const HpuEnvironment& env, const HandlerJob& job, HandlerRun& run, Hooks& hooks, HandlerLog* log)
+      : env_(env), args_(job.args), set_(job.set.name), memory_(job.memory), run_(run), hooks_(hooks), log_(log) {}
   HandlerApi(const HandlerApi&) = delete;
   HandlerApi& operator=(const HandlerApi&) = delete;
 
@@ -75,6 +74,7 @@ class HandlerApi {
   const HpuEnvironment& env_;
   const fs_handler_args_t& args_;
   const std::string& set_;
+  const HpuMemoryView& memory_;
   HandlerRun& run_;
   Hooks& hooks_;
   HandlerLog* log_;

@@ -1,16 +1,13 @@
 // A handler processing unit: gets a task from its cluster scheduler together with the time the
-// cluster DMA finishes copying the packet into its L1 slot, waits for the copy, runs the handler
+// cluster DMA finishes copying the packet into its L1 slot (pspin/memory/), waits for the copy, runs the handler
 // through its engine, spends the handler's cycles, then reports back (commands, outcome,
 // timing) and becomes free.
 #pragma once
-#include <functional>
-
 #include "common/sc_time_util.h"
-#include "common/zeroed_memory.h"
 #include "pspin/channels.h"
 #include "pspin/dma.h"
 #include "pspin/hpu_engine.h"
-#include "pspin/memory/handler_memory.h"
+#include "pspin/memory/pspin_memory.h"
 
 namespace fs {
 
@@ -29,14 +26,11 @@ class RunInterleaver {
 // What an HPU uses of its cluster and the PsPIN unit.
 struct HpuServices {
   Clock clock;
-  unsigned cluster_id = 0, num_clusters = 1;
+  unsigned cluster_id = 0;
   HpuEngine* engine = nullptr;
   RunInterleaver* interleaver = nullptr;  // set: stepped engines run interleaved through it
-  HpuEnvironment env;
-  uint8_t* l1 = nullptr;  // the cluster's L1 state area
-  uint32_t l1_size = 0;
-  uint8_t* handler_mem = nullptr;  // L2 handler memory
-  const std::vector<HandlerSetMemory>* set_memory = nullptr;  // by handler set: its L1 and L2 ranges
+  HpuEnvironment env;                     // env.dma: the cluster's DMA engine
+  PspinMemory* memory = nullptr;          // the unit's memories (the HPU's slot, stack, views)
 };
 
 class Hpu : public sc_core::sc_module, public HpuStartIf {
@@ -69,7 +63,6 @@ class Hpu : public sc_core::sc_module, public HpuStartIf {
   bool busy_ = false;
   Task task_;
   Picos copy_done_ = 0;
-  ZeroedMemory slot_;  // the HPU's L1 packet slot
   sc_core::sc_event start_;
   sc_core::sc_event run_done_;  // an interleaved run ended
 };

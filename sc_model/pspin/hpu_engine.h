@@ -4,7 +4,6 @@
 // (fixed + per byte); IssEngine (iss_engine.h) runs the handler set's RISC-V ELF on the ISS.
 #pragma once
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,6 +13,7 @@
 #include "fs_handler.h"
 #include "pspin/handler_counters.h"
 #include "pspin/handler_sets.h"
+#include "pspin/memory/pspin_memory.h"
 #include "pspin/task.h"
 
 namespace fs {
@@ -32,29 +32,31 @@ struct HandlerRun {
   uint64_t log_lines = 0;  // fs_log / fs_log_write calls
 };
 
-// What the engine may reach outside the HPU: other clusters' L1, the cluster DMA engines and the
-// switch's port count.
-struct HpuEnvironment {
-  std::function<uint8_t*(uint32_t cluster, uint32_t* size)> cluster_l1;
-  // Reserves cluster `cluster`'s DMA engine for a copy of `bytes` requested at `request`;
-  // returns when the copy completes. Unset: handler copies take the DMA latency and bandwidth
-  // only, without queueing.
-  std::function<Picos(uint32_t cluster, Picos request, uint64_t bytes)> dma;
-  Picos period_ps = 1000;  // the PsPIN clock
-  unsigned num_ports = 0;
-  unsigned num_clusters = 0;
+// The DMA engine of the HPU's cluster, as handlers' fs_dma_copy calls use it.
+class HandlerDmaIf {
+ public:
+  virtual ~HandlerDmaIf() = default;
+  // Reserves the engine for a handler's copy of `bytes` requested at `request`; returns when the
+  // copy completes.
+  virtual Picos handler_copy(Picos request, uint64_t bytes) = 0;
 };
 
-// Cluster `cluster`'s range of the running handler set's L1 memory: the same offset into that
-// cluster's L1 state area as args.l1 has in its own (every set has the same range in every
-// cluster, pspin/memory/handler_memory.h), args.l1_size bytes; nullptr for a bad cluster.
-inline uint8_t* set_l1_of_cluster(const HpuEnvironment& env, const fs_handler_args_t& args, uint32_t cluster,
-                                  uint32_t* size) {
-  uint8_t* area = env.cluster_l1(cluster, nullptr);
-  if (!area) return nullptr;
-  if (size) *size = args.l1_size;
-  return area + (args.l1 - env.cluster_l1(args.cluster_id, nullptr));
-}
+// What the engine may reach outside the HPU's memory: its cluster's DMA engine and the switch's
+// port count.
+struct HpuEnvironment {
+  // Unset: handler copies take the DMA latency and bandwidth only, without queueing.
+  HandlerDmaIf* dma = nullptr;
+  Picos period_ps = 1000;  // the PsPIN clock
+  unsigned num_ports = 0;
+};
+
+// One handler run to make: the set, the handler's arguments (host pointers into `memory`) and
+// the memory the HPU sees (pspin/memory/pspin_memory.h).
+struct HandlerJob {
+  const HandlerSet& set;
+  fs_handler_args_t args;
+  const HpuMemoryView& memory;
+};
 
 // A handler run that advances a few cycles at a time (the ISS), so that the PsPIN unit can
 // interleave its HPUs in simulated-time order (pspin/interleaver.h).
@@ -90,9 +92,9 @@ class HpuEngine {
  public:
   virtual ~HpuEngine() = default;
   // Runs the handler to completion.
-  virtual HandlerRun execute(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env) = 0;
+  virtual HandlerRun execute(const HandlerJob& job, const HpuEnvironment& env) = 0;
   // Starts a run that the caller advances; nullptr if the engine cannot step (native code).
-  virtual std::unique_ptr<SteppedRun> start(const HandlerSet&, const fs_handler_args_t&, const HpuEnvironment&) {
+  virtual std::unique_ptr<SteppedRun> start(const HandlerJob&, const HpuEnvironment&) {
     return nullptr;
   }
   // Where handlers' log lines go (pspin/handler_api.h); nullptr: they are dropped.
@@ -108,7 +110,7 @@ class NativeEngine : public HpuEngine {
   // that (HandlerRun::dma_copies), or without one cost the DMA latency and bytes over bandwidth.
   NativeEngine(uint64_t fixed_cycles, double cycles_per_byte, uint32_t dma_latency, uint32_t dma_bytes_per_cycle)
       : fixed_(fixed_cycles), per_byte_(cycles_per_byte), dma_latency_(dma_latency), dma_bw_(dma_bytes_per_cycle) {}
-  HandlerRun execute(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env) override;
+  HandlerRun execute(const HandlerJob& job, const HpuEnvironment& env) override;
 
  private:
   uint64_t fixed_;

@@ -7,11 +7,10 @@
 #include "common/errors.h"
 #include "common/text.h"
 #include "common/sc_time_util.h"
-#include "common/zeroed_memory.h"
 #include "fs_memory_map.h"
 #include "iss/cpu.h"
 #include "pspin/handler_api.h"
-#include "pspin/packet_buffer.h"
+#include "pspin/memory/hpu_address_map.h"
 #include "pspin/runtime_registers.h"
 
 namespace fs {
@@ -56,23 +55,18 @@ class TraceWriter : public iss::RetireObserver {
 
 }  // namespace
 
-// One HPU's core for one handler set: its address space, stack and runtime registers.
+// One HPU's core for one handler set: its address space and runtime registers.
 struct IssEngine::Context {
   iss::AddressSpace mem;
   std::unique_ptr<iss::Cpu> cpu;
-  std::unique_ptr<ZeroedMemory> stack;
   std::unique_ptr<RuntimeRegisters> regs;
   uint32_t entry = 0, handler = 0, timer = 0;
+  uint32_t stack_top = 0;  // the handler's arguments go just below
 };
 
-IssEngine::IssEngine(const Config& cfg, uint32_t l1_state_bytes)
-    : cfg_(cfg),
-      l1_state_bytes_(l1_state_bytes),
-      programs_(cfg.hpu.handler_dir.empty() ? FLARESIM_HANDLER_ELF_DIR : cfg.hpu.handler_dir) {
-  // Bank conflicts need the HPUs of a cluster to execute in time order.
-  if (cfg.hpu.interleave == OnOff::kOn)
-    for (unsigned k = 0; k < cfg.pspin.clusters; ++k) banks_.push_back(std::make_unique<iss::TcdmBanks>(cfg.pspin.l1_banks));
-  if (l1_state_bytes > FS_L1_GLOBAL_STRIDE)
+IssEngine::IssEngine(const Config& cfg)
+    : cfg_(cfg), programs_(cfg.hpu.handler_dir.empty() ? FLARESIM_HANDLER_ELF_DIR : cfg.hpu.handler_dir) {
+  if (L1Layout(cfg.pspin, cfg.hpu).state_bytes() > FS_L1_GLOBAL_STRIDE)
     throw InputError("hpu.model = iss maps each cluster's L1 state area into 16 MiB; 'pspin.l1_bytes' is too large");
   if (cfg.pspin.clusters > FS_MAX_CLUSTERS)
     throw InputError("hpu.model = iss supports at most " + std::to_string(FS_MAX_CLUSTERS) + " clusters ('pspin.clusters')");
@@ -82,19 +76,20 @@ IssEngine::IssEngine(const Config& cfg, uint32_t l1_state_bytes)
 
 IssEngine::~IssEngine() = default;
 
-IssEngine::Context& IssEngine::context(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env) {
-  auto key = std::make_tuple(args.cluster_id, args.hpu_id, set.name);
+IssEngine::Context& IssEngine::context(const HandlerJob& job) {
+  const fs_handler_args_t& args = job.args;
+  auto key = std::make_tuple(args.cluster_id, args.hpu_id, job.set.name);
   auto it = contexts_.find(key);
   if (it != contexts_.end()) return *it->second;
 
-  const HandlerProgram& prog = programs_.at(set);
+  const HandlerProgram& prog = programs_.at(job.set);
   auto c = std::make_unique<Context>();
   c->entry = prog.entry;
   c->handler = prog.handler;
   c->timer = prog.timer;
-  c->stack = std::make_unique<ZeroedMemory>(cfg_.hpu.stack_bytes);
+  c->stack_top = FS_STACK_BASE + job.memory.stack.size;
   // The handler set's share of L1 is what fs_cluster_l1 reports.
-  const RuntimeRegisters::Ids ids{args.cluster_id, args.hpu_id, env.num_clusters, args.l1_size};
+  const RuntimeRegisters::Ids ids{args.cluster_id, args.hpu_id, args.num_clusters, args.l1_size};
   c->regs = std::make_unique<RuntimeRegisters>(c->mem, ids, &reservations_, watch_);
 
   using iss::MemRegion;
@@ -102,33 +97,9 @@ IssEngine::Context& IssEngine::context(const HandlerSet& set, const fs_handler_a
   c->mem.add(MemRegion{prog.base, uint32_t(prog.image.size()), const_cast<uint8_t*>(prog.image.data()), false, true,
                        0, "program memory"});
   c->mem.add(MemRegion{FS_MMIO_BASE, 0x100, nullptr, true, false, 0, "runtime registers", c->regs.get()});
-  // TCDM layout for bank selection: the state area, then one packet slot per HPU, then stacks.
-  iss::TcdmBanks* own_banks = banks_.empty() ? nullptr : banks_[args.cluster_id].get();
-  const uint32_t slot_offset = l1_state_bytes_ + args.hpu_id * kL1PacketSlotBytes;
-  const uint32_t stack_offset =
-      l1_state_bytes_ + cfg_.pspin.hpus_per_cluster * kL1PacketSlotBytes + args.hpu_id * cfg_.hpu.stack_bytes;
-  c->mem.add(MemRegion{FS_PKT_SLOT_BASE, kL1PacketSlotBytes, args.pkt, true, false, 0, "L1 packet slot", nullptr,
-                       iss::kLocalL1Access, own_banks, slot_offset});
-  c->mem.add(MemRegion{FS_STACK_BASE, uint32_t(c->stack->size()), c->stack->data(), true, false, 0, "stack", nullptr,
-                       iss::kLocalL1Access, own_banks, stack_offset});
-  // Memory other HPUs can touch is shared (with the cluster, or with everyone): interleaved runs
-  // order their accesses to it.
-  c->mem.add(MemRegion{FS_L2_HANDLER_BASE, args.handler_mem_size, args.handler_mem, true, false, cfg_.hpu.l2_cycles,
-                       "L2 handler memory", nullptr, iss::kL2Access, nullptr, 0, iss::kGlobalShared});
-  // The handler set's range of the L1 state area (handler_memory.h); banks by its TCDM offset.
-  const uint32_t set_offset = uint32_t(args.l1 - env.cluster_l1(args.cluster_id, nullptr));
-  c->mem.add(MemRegion{FS_L1_LOCAL_BASE, args.l1_size, args.l1, true, false, 0, "L1 (local)", nullptr,
-                       iss::kLocalL1Access, own_banks, set_offset, iss::kClusterShared});
-  for (uint32_t k = 0; k < env.num_clusters; ++k) {
-    uint32_t size = 0;
-    uint8_t* l1 = set_l1_of_cluster(env, args, k, &size);
-    const bool local = k == args.cluster_id;
-    c->mem.add(MemRegion{FS_L1_GLOBAL_BASE + k * FS_L1_GLOBAL_STRIDE, size, l1, true, false,
-                         local ? 0 : cfg_.hpu.remote_l1_cycles, "L1 of cluster " + std::to_string(k), nullptr,
-                         local ? iss::kLocalL1Access : iss::kRemoteL1Access,
-                         banks_.empty() ? nullptr : banks_[k].get(), set_offset,
-                         local ? iss::kClusterShared : iss::kGlobalShared});
-  }
+  // The data: the HPU's view of the unit's memories (pspin/memory/).
+  for (MemRegion& r : hpu_address_map(job.memory, MemoryCosts{cfg_.hpu.remote_l1_cycles, cfg_.hpu.l2_cycles}))
+    c->mem.add(std::move(r));
   c->cpu = std::make_unique<iss::Cpu>(c->mem, cfg_.hpu.timing, args.cluster_id * 1024 + args.hpu_id);
   c->cpu->share_decode(&shared_decode_);
   c->cpu->set_store_watch(watch_);
@@ -144,25 +115,28 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
  public:
   // `queue_dma`: handler DMA copies queue on the cluster DMA (runs stepped in time order);
   // otherwise they cost the DMA's latency and bandwidth only.
-  Run(Context& c, const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env, const Config& cfg,
-      std::ostream* trace, iss::InstructionCache* icache, bool queue_dma, HandlerLog* log)
+  Run(Context& c, const HandlerJob& job, const HpuEnvironment& env, const Config& cfg, std::ostream* trace,
+      iss::InstructionCache* icache, bool queue_dma, HandlerLog* log)
       : c_(c),
         cpu_(*c.cpu),
         timing_(cfg.hpu.timing),
         max_cycles_(cfg.hpu.max_cycles),
-        args_(args),
+        args_(job.args),
+        job_(job),
         env_(env),
         dma_latency_(cfg.dma.latency_cycles),
         dma_bytes_per_cycle_(cfg.dma.bytes_per_cycle),
         queue_dma_(queue_dma),
-        api_(env, args_, set.name, run_, *this, log) {
+        api_(env, job_, run_, *this, log) {
+    const fs_handler_args_t& args = job.args;
+    const HandlerSet& set = job.set;
     const Clock clock = Clock::from_ghz(cfg.pspin.clock_ghz);
     start_cycle_ = now_ps() / clock.period_ps;
     c.regs->begin(&api_, [this] { return start_cycle_ + cpu_.cycles; });
     // The arguments, in the RV32 layout, at the top of the stack.
-    const uint32_t args_addr = FS_STACK_BASE + uint32_t(c.stack->size()) - kHandlerArgsRoom;
+    const uint32_t args_addr = c.stack_top - kHandlerArgsRoom;
     const fs_handler_args_rv32_t rv32 = rv32_handler_args(args);
-    std::memcpy(c.stack->data() + (args_addr - FS_STACK_BASE), &rv32, sizeof rv32);
+    std::memcpy(job.memory.stack.host + (args_addr - FS_STACK_BASE), &rv32, sizeof rv32);
     std::fill(std::begin(cpu_.x), std::end(cpu_.x), 0u);
     std::fill(std::begin(cpu_.f), std::end(cpu_.f), 0u);
     cpu_.fflags = cpu_.frm = 0;
@@ -188,7 +162,7 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
     if (!env_.dma || !queue_dma_) return uint64_t(dma_latency_) + (bytes + dma_bytes_per_cycle_ - 1) / dma_bytes_per_cycle_;
     const Picos period = env_.period_ps;
     const Picos request = (start_cycle_ + cpu_.cycles) * period;
-    return (env_.dma(args_.cluster_id, request, bytes) - request + period - 1) / period;
+    return (env_.dma->handler_copy(request, bytes) - request + period - 1) / period;
   }
 
   Step advance(uint64_t target, const iss::Gates& gates) override {
@@ -242,7 +216,8 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
   iss::Cpu& cpu_;
   iss::Timing timing_;
   uint64_t max_cycles_;
-  const fs_handler_args_t args_;  // the host view, for the HandlerApi
+  const fs_handler_args_t args_;  // the host view
+  const HandlerJob job_;          // the run's own copy, for the HandlerApi
   const HpuEnvironment& env_;
   uint32_t dma_latency_, dma_bytes_per_cycle_;
   bool queue_dma_;
@@ -254,25 +229,23 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
   bool ended_ = false;
 };
 
-std::unique_ptr<SteppedRun> IssEngine::start(const HandlerSet& set, const fs_handler_args_t& args,
-                                             const HpuEnvironment& env) {
-  return make_run(set, args, env, true);
+std::unique_ptr<SteppedRun> IssEngine::start(const HandlerJob& job, const HpuEnvironment& env) {
+  return make_run(job, env, true);
 }
 
-std::unique_ptr<SteppedRun> IssEngine::make_run(const HandlerSet& set, const fs_handler_args_t& args,
-                                                const HpuEnvironment& env, bool queue_dma) {
-  Context& c = context(set, args, env);
-  std::unique_ptr<iss::InstructionCache>& icache = icaches_[args.cluster_id];
+std::unique_ptr<SteppedRun> IssEngine::make_run(const HandlerJob& job, const HpuEnvironment& env, bool queue_dma) {
+  Context& c = context(job);
+  std::unique_ptr<iss::InstructionCache>& icache = icaches_[job.args.cluster_id];
   if (!icache)
     icache = std::make_unique<iss::InstructionCache>(uint32_t(cfg_.pspin.icache_bytes), cfg_.pspin.icache_line_bytes,
                                                      cfg_.pspin.icache_ways, cfg_.pspin.icache_miss_cycles);
-  return std::make_unique<Run>(c, set, args, env, cfg_, trace_, icache.get(), queue_dma, log_);
+  return std::make_unique<Run>(c, job, env, cfg_, trace_, icache.get(), queue_dma, log_);
 }
 
-HandlerRun IssEngine::execute(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env) {
+HandlerRun IssEngine::execute(const HandlerJob& job, const HpuEnvironment& env) {
   // Run to completion when it starts: nothing else runs meanwhile, so no gates, and DMA copies
   // cannot be put in order with the cluster's packet copies (they cost latency and bandwidth).
-  std::unique_ptr<SteppedRun> run = make_run(set, args, env, false);
+  std::unique_ptr<SteppedRun> run = make_run(job, env, false);
   run->advance(~0ull);
   return run->finish();
 }

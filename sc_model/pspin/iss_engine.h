@@ -1,11 +1,11 @@
 // The ISS HPU engine: runs a handler set's RISC-V program (handler_program.h: built from the
 // same C source as the native handler, with firmware/) on the RV32IMAFC instruction-set
 // simulator, in the memory map of firmware/fs_memory_map.h. This file owns the cores and their
-// stepping: each (cluster, HPU, handler set) gets its own core, address space, stack and runtime
+// stepping: each (cluster, HPU, handler set) gets its own core, address space and runtime
 // registers (runtime_registers.h, which carry the handler's API calls to a HandlerApi); a run
 // (the Run class) advances its core, enforces the watchdog and turns faults into messages. The
-// L1 areas, L2 handler memory and the packet slot are the simulator's own memories, so native and
-// ISS handlers share state layouts. Cycles come from the core's timing table plus region costs
+// data regions are the HPU's view of the unit's memories (pspin/memory/hpu_address_map.h), the
+// same memory native handlers get, so both share state layouts. Cycles come from the core's timing table plus region costs
 // (remote L1, L2, L1 banks, instruction cache); fs_dma_copy queues on the cluster's DMA engine.
 // Runs are stepped by the interleaver (start()) or run to completion when they start (execute(),
 // hpu.interleave = off; DMA copies then do not queue).
@@ -20,7 +20,6 @@
 #include "config/config.h"
 #include "iss/cpu.h"
 #include "iss/icache.h"
-#include "iss/tcdm_banks.h"
 #include "pspin/handler_program.h"
 #include "pspin/hpu_engine.h"
 
@@ -28,11 +27,10 @@ namespace fs {
 
 class IssEngine : public HpuEngine {
  public:
-  IssEngine(const Config& cfg, uint32_t l1_state_bytes);
+  explicit IssEngine(const Config& cfg);
   ~IssEngine() override;
-  HandlerRun execute(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env) override;
-  std::unique_ptr<SteppedRun> start(const HandlerSet& set, const fs_handler_args_t& args,
-                                    const HpuEnvironment& env) override;
+  HandlerRun execute(const HandlerJob& job, const HpuEnvironment& env) override;
+  std::unique_ptr<SteppedRun> start(const HandlerJob& job, const HpuEnvironment& env) override;
 
   // Reads and checks a handler set's ELF before the simulation starts; throws InputError if it is
   // missing or unusable. execute() runs only preloaded handler sets.
@@ -46,12 +44,10 @@ class IssEngine : public HpuEngine {
  private:
   struct Context;
   class Run;
-  Context& context(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env);
-  std::unique_ptr<SteppedRun> make_run(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env,
-                                       bool queue_dma);
+  Context& context(const HandlerJob& job);
+  std::unique_ptr<SteppedRun> make_run(const HandlerJob& job, const HpuEnvironment& env, bool queue_dma);
 
   Config cfg_;
-  uint32_t l1_state_bytes_;
   std::ostream* trace_ = nullptr;
   iss::StoreWatch* watch_ = nullptr;
   HandlerPrograms programs_;
@@ -59,7 +55,6 @@ class IssEngine : public HpuEngine {
   iss::Reservations reservations_;   // the cores' LR/SC reservations
   std::map<std::tuple<uint32_t, uint32_t, std::string>, std::unique_ptr<Context>> contexts_;
   std::map<uint32_t, std::unique_ptr<iss::InstructionCache>> icaches_;  // by cluster
-  std::vector<std::unique_ptr<iss::TcdmBanks>> banks_;                  // by cluster (interleaved HPUs only)
 };
 
 }  // namespace fs

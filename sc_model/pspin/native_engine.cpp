@@ -34,14 +34,15 @@ class NativeHooks : public HandlerApi::Hooks {
 
 }  // namespace
 
-HandlerRun NativeEngine::execute(const HandlerSet& set, const fs_handler_args_t& args, const HpuEnvironment& env) {
+HandlerRun NativeEngine::execute(const HandlerJob& job, const HpuEnvironment& env) {
   HandlerRun run;
+  const fs_handler_args_t& args = job.args;
   const uint64_t compute = fixed_ + uint64_t(std::ceil(per_byte_ * double(args.pkt_len)));
   NativeHooks hooks(run, env, dma_latency_, dma_bw_);
-  HandlerApi api(env, args, set.name, run, hooks, log_);
+  HandlerApi api(env, job, run, hooks, log_);
   const fs_backend_t backend = api.backend();
   const fs_backend_t* previous = fs_set_backend(&backend);
-  run.outcome = (args.ingress_port == FS_TIMER_PORT ? set.timer_fn : set.fn)(&args);
+  run.outcome = (args.ingress_port == FS_TIMER_PORT ? job.set.timer_fn : job.set.fn)(&args);
   fs_set_backend(previous);
   run.cycles = compute + hooks.dma_cycles;
   run.counters.dma_wait_cycles = hooks.dma_cycles;

@@ -1,4 +1,5 @@
-// The L2 packet memory: holds a matched packet from its arrival until its handler finishes.
+// The L2 packet memory (pspin/memory/ has the rest of the unit's memories): holds a matched
+// packet from its arrival until its handler finishes.
 // Tracks occupancy (max and time average); a packet that does not fit is dropped as
 // "buffer_full", one larger than an HPU's L1 packet slot as "oversize".
 #pragma once
@@ -6,11 +7,9 @@
 #include "common/stats.h"
 #include "pspin/channels.h"
 #include "net/packet_sink.h"
+#include "pspin/memory/l1_memory.h"
 
 namespace fs {
-
-// Bytes an HPU's L1 packet slot holds: the largest frame a handler can be given (jumbo frames).
-constexpr uint32_t kL1PacketSlotBytes = 9216;
 
 class PacketBuffer : public sc_core::sc_module, public PacketSinkIf, public BufferReleaseIf {
  public:

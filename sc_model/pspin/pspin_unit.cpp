@@ -25,8 +25,7 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
       in("in"),
       clock_(Clock::from_ghz(cfg.pspin.clock_ghz)),
       drops_(drops),
-      handler_mem_(cfg.pspin.l2_handler_bytes),
-      set_memory_(handler_sets().size()),
+      memory_(cfg.pspin, cfg.hpu),
       installed_(installed),
       engine_(make_engine(cfg)),
       buffer_("packet_buffer", cfg.packet_buffer.bytes, drops),
@@ -74,32 +73,21 @@ std::unique_ptr<HpuEngine> PspinUnit::make_engine(const Config& cfg) const {
   if (cfg.hpu.model != HpuModel::kIss)
     return std::make_unique<NativeEngine>(cfg.hpu.native_fixed_cycles, cfg.hpu.native_cycles_per_byte,
                                           cfg.dma.latency_cycles, cfg.dma.bytes_per_cycle);
-  auto iss = std::make_unique<IssEngine>(cfg, uint32_t(Cluster::l1_state_bytes(cfg)));
+  auto iss = std::make_unique<IssEngine>(cfg);
   for (int set : installed_) iss->preload(handler_sets()[size_t(set)]);
   return iss;
 }
 
-// What every HPU uses of the unit: its engine, the interleaver, other clusters' L1 and DMA
-// engines, handler memory.
+// What every HPU uses of the unit: its engine, the interleaver, the memories (each cluster adds
+// its DMA engine).
 HpuServices PspinUnit::hpu_services(const Config& cfg) {
   HpuServices svc;
   svc.clock = clock_;
   svc.interleaver = interleaver_.get();
-  svc.num_clusters = cfg.pspin.clusters;
   svc.engine = engine_.get();
   svc.env.num_ports = cfg.ports.count;
-  svc.env.num_clusters = cfg.pspin.clusters;
-  svc.env.cluster_l1 = [this](uint32_t c, uint32_t* size) -> uint8_t* {
-    if (c >= clusters_.size()) return nullptr;
-    if (size) *size = clusters_[c]->l1_state_size();
-    return clusters_[c]->l1_state();
-  };
-  svc.env.dma = [this](uint32_t c, Picos request, uint64_t bytes) -> Picos {
-    return clusters_.at(c)->dma().schedule_at(request, bytes, true);
-  };
   svc.env.period_ps = clock_.period_ps;
-  svc.handler_mem = handler_mem_.data();
-  svc.set_memory = &set_memory_;
+  svc.memory = &memory_;
   return svc;
 }
 
@@ -111,7 +99,7 @@ void PspinUnit::set_handler_log(std::ostream* out) {
 void PspinUnit::report_memory(StatsTree& out) const {
   out.make_object();
   for (int set : installed_) {
-    const HandlerSetMemory& m = set_memory_[size_t(set)];
+    const HandlerSetMemory& m = memory_.set_memory(set);
     StatsTree& s = out[handler_sets()[size_t(set)].name];
     s["l1_offset"] = m.l1_offset, s["l1_bytes"] = m.l1_bytes, s["l2_offset"] = m.l2_offset, s["l2_bytes"] = m.l2_bytes;
   }
@@ -120,15 +108,16 @@ void PspinUnit::report_memory(StatsTree& out) const {
 void PspinUnit::install_handler_sets(const Config& cfg) {
   std::vector<std::string> names;
   std::vector<MemoryNeed> needs;
-  const uint64_t l1 = Cluster::l1_state_bytes(cfg);
+  const uint64_t l1 = memory_.l1_layout().state_bytes(), l2 = memory_.l2_handler().size();
   for (int set : installed_) {
     names.push_back(handler_sets()[size_t(set)].name);
-    needs.push_back(handler_sets()[size_t(set)].control->memory_need(cfg, l1, handler_mem_.size()));
+    needs.push_back(handler_sets()[size_t(set)].control->memory_need(cfg, l1, l2));
   }
-  const std::vector<HandlerSetMemory> layout = lay_out_handler_memory(names, needs, l1, handler_mem_.size());
+  const std::vector<HandlerSetMemory> layout = lay_out_handler_memory(names, needs, l1, l2);
   for (size_t i = 0; i < installed_.size(); ++i) {
-    const HandlerSetMemory& m = set_memory_[size_t(installed_[i])] = layout[i];
-    const InstallTarget target{handler_mem_.data() + m.l2_offset, m.l2_bytes, m.l1_bytes, cfg.pspin.clusters};
+    memory_.assign(installed_[i], layout[i]);
+    const HandlerSetMemory& m = layout[i];
+    const InstallTarget target{memory_.l2_handler().data() + m.l2_offset, m.l2_bytes, m.l1_bytes, cfg.pspin.clusters};
     handler_sets()[size_t(installed_[i])].control->install(cfg, target);
   }
 }

@@ -1,7 +1,7 @@
 // The PsPIN packet-processing unit as a netlist (pspin_unit.cpp reads as one): L2 packet buffer,
 // global packet scheduler, clusters (each with its scheduler, DMA, L1 and HPUs), the retire block
 // where every handler run ends, and the command unit, joined by the named channels of
-// channels.h; plus L2 handler memory, the HPU engine and the handler sets' control plane.
+// channels.h; plus the memories (pspin/memory/), the HPU engine and the handler sets' control plane.
 // Matched packets enter through `in`; handler output leaves through the command unit's egress
 // ports.
 #pragma once
@@ -19,7 +19,7 @@
 #include "pspin/command_unit.h"
 #include "pspin/handler_api.h"
 #include "pspin/interleaver.h"
-#include "pspin/memory/handler_memory.h"
+#include "pspin/memory/pspin_memory.h"
 #include "pspin/packet_buffer.h"
 #include "pspin/packet_scheduler.h"
 #include "pspin/retire.h"
@@ -46,10 +46,11 @@ class PspinUnit : public sc_core::sc_module {
   CommandUnit& command_unit() { return commands_; }
   const Retire& retire() const { return retire_; }
   const std::vector<std::unique_ptr<Cluster>>& clusters() const { return clusters_; }
-  ZeroedMemory& handler_memory() { return handler_mem_; }
+  PspinMemory& memory() { return memory_; }
+  ZeroedMemory& handler_memory() { return memory_.l2_handler(); }
   // Where handler set `set` (an index into handler_sets()) has its memory; zero sizes if the set
   // is not installed.
-  const HandlerSetMemory& set_memory(int set) const { return set_memory_[size_t(set)]; }
+  const HandlerSetMemory& set_memory(int set) const { return memory_.set_memory(set); }
   // The installed handler sets (indices into handler_sets()), in installation order.
   const std::vector<int>& installed_sets() const { return installed_; }
   // The stats' handler_memory section: each installed set's ranges.
@@ -76,8 +77,7 @@ class PspinUnit : public sc_core::sc_module {
 
   Clock clock_;
   DropLedger& drops_;
-  ZeroedMemory handler_mem_;
-  std::vector<HandlerSetMemory> set_memory_;  // by handler set index
+  PspinMemory memory_;
   std::vector<int> installed_;
   std::unique_ptr<HpuEngine> engine_;
   std::unique_ptr<HandlerLog> log_;

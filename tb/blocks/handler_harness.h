@@ -13,9 +13,10 @@
 //   c.packet          the packet slot after the handler (handlers may rewrite it in place)
 //   h.l1(cluster), h.handler_memory()   state kept across packets (inspect or corrupt it)
 //
-// Geometry follows the simulator: each cluster's L1 state area is pspin.l1_bytes minus one
-// kL1PacketSlotBytes slot per HPU (Cluster::l1_state_bytes); L2 handler memory is
-// pspin.l2_handler_bytes; the packet is copied into a kL1PacketSlotBytes slot. The calls are
+// Memory is the simulator's own (pspin/memory/pspin_memory.h): each cluster's L1 state area is
+// pspin.l1_bytes minus one kL1PacketSlotBytes slot per HPU; L2 handler memory is
+// pspin.l2_handler_bytes; the set owns all of both; the packet is copied into the HPU's slot and
+// the handler sees the HPU's view of the memories, as a native HPU does. The calls are
 // carried out by the simulator's own HandlerApi (pspin/handler_api.h), as on a native HPU at
 // time 0: calls naming a port >= ports.count return -1 and are not recorded; fs_cluster_l1 gives
 // NULL for a bad cluster; fs_dma_copy copies at once. run() installs the HandlerApi's back end
@@ -36,10 +37,9 @@
 #include "config/config.h"
 #include "fs_handler.h"
 #include "net/packet.h"
-#include "pspin/cluster.h"
 #include "pspin/handler_api.h"
 #include "pspin/handler_sets.h"
-#include "pspin/packet_buffer.h"
+#include "pspin/memory/pspin_memory.h"
 
 namespace fs_tb {
 
@@ -62,13 +62,13 @@ class HandlerHarness {
   HandlerHarness(const fs::Config& cfg, const std::string& set_name, bool install = true)
       : HandlerHarness(cfg, registered(set_name), install) {}
   HandlerHarness(const fs::Config& cfg, fs::HandlerSet set, bool install = true)
-      : cfg_(cfg), set_(std::move(set)), handler_mem_(cfg.pspin.l2_handler_bytes, 0), slot_(fs::kL1PacketSlotBytes, 0) {
-    const uint64_t l1_size = fs::Cluster::l1_state_bytes(cfg);
-    for (unsigned c = 0; c < cfg.pspin.clusters; ++c) l1_.emplace_back(l1_size, 0);
+      : cfg_(cfg), set_(std::move(set)), memory_(cfg.pspin, cfg.hpu) {
+    const uint32_t l1_size = memory_.l1_layout().state_bytes();
+    const uint32_t l2_size = uint32_t(memory_.l2_handler().size());
+    memory_.assign(kSet, fs::HandlerSetMemory{0, l1_size, 0, l2_size});
     if (install) {  // the set alone owns all of L1 and L2, as when it is the switch's only set
-      set_.control->memory_need(cfg, l1_size, handler_mem_.size());
-      const fs::InstallTarget target{handler_mem_.data(), uint32_t(handler_mem_.size()), uint32_t(l1_size),
-                                     cfg.pspin.clusters};
+      set_.control->memory_need(cfg, l1_size, l2_size);
+      const fs::InstallTarget target{memory_.l2_handler().data(), l2_size, l1_size, cfg.pspin.clusters};
       set_.control->install(cfg, target);
     }
   }
@@ -80,43 +80,29 @@ class HandlerHarness {
     return code >= 0 && size_t(code) < set().outcomes.size() ? set().outcomes[size_t(code)].name
                                                               : "code_" + std::to_string(code);
   }
-  uint8_t* l1(uint32_t cluster) { return l1_.at(cluster).data(); }
-  uint32_t l1_size() const { return uint32_t(l1_.at(0).size()); }
-  std::vector<uint8_t>& handler_memory() { return handler_mem_; }
+  uint8_t* l1(uint32_t cluster) { return memory_.l1(cluster).state(); }
+  uint32_t l1_size() const { return memory_.l1_layout().state_bytes(); }
+  fs::ZeroedMemory& handler_memory() { return memory_.l2_handler(); }
 
   // Runs the handler on `frame` as HPU `hpu` of cluster `cluster`.
   HandlerCall run(const fs::Bytes& frame, uint32_t ingress_port = 0, uint32_t cluster = 0, uint32_t hpu = 0) {
-    if (frame.size() > slot_.size()) throw std::invalid_argument("frame larger than an L1 packet slot");
-    std::fill(slot_.begin(), slot_.end(), 0);
-    std::copy(frame.begin(), frame.end(), slot_.begin());
+    if (frame.size() > fs::kL1PacketSlotBytes) throw std::invalid_argument("frame larger than an L1 packet slot");
+    const fs::HpuMemoryView& view = memory_.view(cluster, hpu, kSet);
+    uint8_t* slot = view.pkt_slot.host;
+    std::fill(slot, slot + view.pkt_slot.size, 0);
+    std::copy(frame.begin(), frame.end(), slot);
     HandlerCall call;
-    fs_handler_args_t args{};
-    args.pkt = slot_.data();
-    args.pkt_len = uint32_t(frame.size());
-    args.ingress_port = ingress_port;
-    args.cluster_id = cluster;
-    args.hpu_id = hpu;
-    args.num_clusters = cfg_.pspin.clusters;
-    args.l1 = l1(cluster);
-    args.l1_size = l1_size();
-    args.handler_mem = handler_mem_.data();
-    args.handler_mem_size = uint32_t(handler_mem_.size());
+    const fs::HandlerJob job{set_, fs::handler_args(view, uint32_t(frame.size()), ingress_port), view};
     fs::HpuEnvironment env;
     env.num_ports = cfg_.ports.count;
-    env.num_clusters = cfg_.pspin.clusters;
-    env.cluster_l1 = [this](uint32_t c, uint32_t* size) -> uint8_t* {
-      if (c >= l1_.size()) return nullptr;
-      if (size) *size = l1_size();
-      return l1_[c].data();
-    };
     fs::HandlerRun result;
     Untimed hooks;
     std::ostringstream log_text;
     fs::HandlerLog log(&log_text);
-    fs::HandlerApi api(env, args, set_.name, result, hooks, &log);
+    fs::HandlerApi api(env, job, result, hooks, &log);
     const fs_backend_t backend = api.backend();
     const fs_backend_t* previous = fs_set_backend(&backend);
-    call.outcome = set().fn(&args);
+    call.outcome = set().fn(&job.args);
     fs_set_backend(previous);
     for (fs::HandlerCommand& cmd : result.commands)
       call.sent.push_back(SentFrame{cmd.kind == fs::HandlerCommand::kSend        ? SentFrame::kSend
@@ -125,7 +111,7 @@ class HandlerHarness {
                                     std::move(cmd.ports), cmd.host_addr, std::move(cmd.data)});
     std::istringstream lines(log_text.str());
     for (std::string line; std::getline(lines, line);) call.log.push_back(line);
-    call.packet.assign(slot_.begin(), slot_.begin() + frame.size());
+    call.packet.assign(slot, slot + frame.size());
     return call;
   }
 
@@ -141,11 +127,11 @@ class HandlerHarness {
     uint64_t dma(uint32_t) override { return 0; }
   };
 
+  static constexpr int kSet = 0;  // the set's key in memory_
+
   fs::Config cfg_;
   fs::HandlerSet set_;
-  std::vector<uint8_t> handler_mem_;
-  std::vector<std::vector<uint8_t>> l1_;
-  fs::Bytes slot_;
+  fs::PspinMemory memory_;
 };
 
 }  // namespace fs_tb

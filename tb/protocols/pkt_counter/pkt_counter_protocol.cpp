@@ -154,8 +154,9 @@ class PktCounter : public Protocol {
     if (!mem.l1_bytes) return;
     const unsigned slots = run.cfg.sections.get<CounterConfig>(kSection).slots;
     std::map<std::string, uint64_t> by_port;
-    for (const auto& c : run.sw.pspin().clusters()) {
-      const uint8_t* l1 = c->l1_state() + mem.l1_offset;
+    PspinMemory& memory = run.sw.pspin().memory();
+    for (unsigned c = 0; c < memory.clusters(); ++c) {
+      const uint8_t* l1 = memory.l1(c).state() + mem.l1_offset;
       for (unsigned p = 0; p < slots; ++p) {
         uint32_t v;
         std::memcpy(&v, l1 + 4 * p, 4);
@@ -163,8 +164,8 @@ class PktCounter : public Protocol {
       }
     }
     uint32_t total, bytes;
-    std::memcpy(&total, run.sw.pspin().clusters()[0]->l1_state() + mem.l1_offset + 4 * slots, 4);
-    std::memcpy(&bytes, run.sw.pspin().handler_memory().data() + mem.l2_offset + offsetof(pkt_counter_config_t, bytes), 4);
+    std::memcpy(&total, memory.l1(0).state() + mem.l1_offset + 4 * slots, 4);
+    std::memcpy(&bytes, memory.l2_handler().data() + mem.l2_offset + offsetof(pkt_counter_config_t, bytes), 4);
     stats["pkt_counter"] = {{"by_port", by_port}, {"packets", total}, {"bytes", bytes}};
   }
 

@@ -1,0 +1,35 @@
+// The HPU memory map's data regions (see hpu_address_map.h).
+#include "pspin/memory/hpu_address_map.h"
+
+#include <string>
+
+#include "fs_memory_map.h"
+
+namespace fs {
+
+std::vector<iss::MemRegion> hpu_address_map(const HpuMemoryView& view, const MemoryCosts& costs) {
+  using iss::MemRegion;
+  std::vector<MemRegion> map;
+  const auto l1 = [](uint32_t base, const MemRange& r, uint32_t extra, std::string name, iss::AccessClass access,
+                     iss::Sharing sharing) {
+    return MemRegion{base, r.size, r.host, true, false, extra, std::move(name), nullptr, access, r.banks,
+                     r.tcdm_offset, sharing};
+  };
+  // Private to the HPU.
+  map.push_back(l1(FS_PKT_SLOT_BASE, view.pkt_slot, 0, "L1 packet slot", iss::kLocalL1Access, iss::kPrivate));
+  map.push_back(l1(FS_STACK_BASE, view.stack, 0, "stack", iss::kLocalL1Access, iss::kPrivate));
+  // Memory other HPUs can touch is shared (with the cluster, or with everyone): interleaved runs
+  // order their accesses to it.
+  map.push_back(MemRegion{FS_L2_HANDLER_BASE, view.l2_handler.size, view.l2_handler.host, true, false, costs.l2_cycles,
+                          "L2 handler memory", nullptr, iss::kL2Access, nullptr, 0, iss::kGlobalShared});
+  map.push_back(l1(FS_L1_LOCAL_BASE, view.local_l1(), 0, "L1 (local)", iss::kLocalL1Access, iss::kClusterShared));
+  for (uint32_t k = 0; k < view.set_l1.size(); ++k) {
+    const bool local = k == view.cluster;
+    map.push_back(l1(FS_L1_GLOBAL_BASE + k * FS_L1_GLOBAL_STRIDE, view.set_l1[k], local ? 0 : costs.remote_l1_cycles,
+                     "L1 of cluster " + std::to_string(k), local ? iss::kLocalL1Access : iss::kRemoteL1Access,
+                     local ? iss::kClusterShared : iss::kGlobalShared));
+  }
+  return map;
+}
+
+}  // namespace fs

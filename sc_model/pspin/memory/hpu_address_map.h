@@ -1,0 +1,21 @@
+// An HPU's memory view (pspin_memory.h) as the RISC-V handler addresses it, in the memory map of
+// firmware/fs_memory_map.h: the packet slot, the stack, the set's range of its own cluster's L1
+// (local alias) and of every cluster's L1 (global aliases), and the set's L2 handler memory,
+// each with its access class, sharing, extra cycles and TCDM banks. The ISS engine adds its
+// program memory and runtime registers to these.
+#pragma once
+#include <vector>
+
+#include "iss/memory.h"
+#include "pspin/memory/pspin_memory.h"
+
+namespace fs {
+
+// What an access costs beyond the instruction's own timing (hpu.remote_l1_cycles, hpu.l2_cycles).
+struct MemoryCosts {
+  uint32_t remote_l1_cycles = 0, l2_cycles = 0;
+};
+
+std::vector<iss::MemRegion> hpu_address_map(const HpuMemoryView& view, const MemoryCosts& costs);
+
+}  // namespace fs

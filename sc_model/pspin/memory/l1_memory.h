@@ -1,0 +1,54 @@
+// A cluster's L1 TCDM: its layout and the memory behind it. The layout, in TCDM byte offsets (the
+// bank a word falls in is its offset / 4 mod pspin.l1_banks): the handler sets' state area first
+// (every installed set has its range of it, handler_memory.h), then one packet slot per HPU (the
+// cluster DMA copies each task's packet there), then one stack per HPU (hpu.stack_bytes; the ISS
+// HPUs' stacks, numbered past pspin.l1_bytes: the state area is not reduced by them). The banks
+// exist when HPUs execute in time order (ISS HPUs interleaved), the only case in which two of
+// them can meet on a bank.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "common/zeroed_memory.h"
+#include "config/config.h"
+#include "iss/tcdm_banks.h"
+
+namespace fs {
+
+// Bytes an HPU's L1 packet slot holds: the largest frame a handler can be given (jumbo frames).
+constexpr uint32_t kL1PacketSlotBytes = 9216;
+
+class L1Layout {
+ public:
+  // Throws InputError when pspin.l1_bytes leaves no state area after the packet slots.
+  L1Layout(const PspinConfig& pspin, const HpuConfig& hpu);
+  uint32_t state_bytes() const { return state_bytes_; }
+  unsigned hpus() const { return hpus_; }
+  uint32_t stack_bytes() const { return stack_bytes_; }
+  uint32_t slot_offset(unsigned hpu) const { return state_bytes_ + hpu * kL1PacketSlotBytes; }
+  uint32_t stack_offset(unsigned hpu) const { return slot_offset(hpus_) + hpu * stack_bytes_; }
+
+ private:
+  uint32_t state_bytes_;
+  unsigned hpus_;
+  uint32_t stack_bytes_;
+};
+
+class ClusterL1 {
+ public:
+  // banks: 0 for none (accesses never conflict).
+  ClusterL1(const L1Layout& layout, unsigned banks);
+  uint8_t* state() { return state_.data(); }
+  uint32_t state_size() const { return uint32_t(state_.size()); }
+  uint8_t* slot(unsigned hpu) { return slots_.data() + size_t(hpu) * kL1PacketSlotBytes; }
+  uint8_t* stack(unsigned hpu) { return stacks_.data() + size_t(hpu) * stack_bytes_; }
+  iss::TcdmBanks* banks() { return banks_.get(); }
+
+ private:
+  ZeroedMemory state_, slots_, stacks_;
+  uint32_t stack_bytes_;
+  std::unique_ptr<iss::TcdmBanks> banks_;
+};
+
+}  // namespace fs

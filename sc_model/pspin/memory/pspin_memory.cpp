@@ -1,0 +1,53 @@
+// The PsPIN unit's memories and the HPUs' views of them (see pspin_memory.h).
+#include "pspin/memory/pspin_memory.h"
+
+namespace fs {
+
+fs_handler_args_t handler_args(const HpuMemoryView& view, uint32_t pkt_len, uint32_t ingress_port) {
+  fs_handler_args_t args{};
+  args.pkt = view.pkt_slot.host;
+  args.pkt_len = pkt_len;
+  args.ingress_port = ingress_port;
+  args.cluster_id = view.cluster;
+  args.hpu_id = view.hpu;
+  args.num_clusters = uint32_t(view.set_l1.size());
+  args.l1 = view.local_l1().host;
+  args.l1_size = view.local_l1().size;
+  args.handler_mem = view.l2_handler.host;
+  args.handler_mem_size = view.l2_handler.size;
+  return args;
+}
+
+PspinMemory::PspinMemory(const PspinConfig& pspin, const HpuConfig& hpu)
+    : layout_(pspin, hpu), l2_handler_(pspin.l2_handler_bytes) {
+  const bool banks = hpu.model == HpuModel::kIss && hpu.interleave == OnOff::kOn;
+  for (unsigned c = 0; c < pspin.clusters; ++c)
+    l1_.push_back(std::make_unique<ClusterL1>(layout_, banks ? pspin.l1_banks : 0));
+}
+
+void PspinMemory::assign(int set, const HandlerSetMemory& memory) {
+  if (size_t(set) >= sets_.size()) sets_.resize(size_t(set) + 1);
+  sets_[size_t(set)] = memory;
+}
+
+const HandlerSetMemory& PspinMemory::set_memory(int set) const {
+  static const HandlerSetMemory kNone{};
+  return size_t(set) < sets_.size() ? sets_[size_t(set)] : kNone;
+}
+
+const HpuMemoryView& PspinMemory::view(unsigned cluster, unsigned hpu, int set) {
+  std::unique_ptr<HpuMemoryView>& v = views_[std::make_tuple(cluster, hpu, set)];
+  if (v) return *v;
+  v = std::make_unique<HpuMemoryView>();
+  const HandlerSetMemory& m = set_memory(set);
+  ClusterL1& own = l1(cluster);
+  v->cluster = cluster;
+  v->hpu = hpu;
+  v->pkt_slot = MemRange{own.slot(hpu), kL1PacketSlotBytes, own.banks(), layout_.slot_offset(hpu)};
+  v->stack = MemRange{own.stack(hpu), layout_.stack_bytes(), own.banks(), layout_.stack_offset(hpu)};
+  v->l2_handler = MemRange{l2_handler_.data() + m.l2_offset, m.l2_bytes, nullptr, 0};
+  for (auto& l1 : l1_) v->set_l1.push_back(MemRange{l1->state() + m.l1_offset, m.l1_bytes, l1->banks(), m.l1_offset});
+  return *v;
+}
+
+}  // namespace fs

@@ -1,0 +1,74 @@
+// The PsPIN unit's memories and who sees what of them: every cluster's L1 (l1_memory.h), the L2
+// handler memory, each installed handler set's ranges of both (handler_memory.h), and the view
+// one HPU has of them while it runs a handler of one set (HpuMemoryView). Both HPU engines take
+// their memory from the view: the native engine hands its host pointers to the C handler, the
+// ISS maps it into the RISC-V address space (hpu_address_map.h). The L2 packet memory is the
+// packet buffer (packet_buffer.h): packets keep their bytes until a cluster DMA copies them into
+// an HPU's slot here.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <tuple>
+#include <vector>
+
+#include "common/zeroed_memory.h"
+#include "config/config.h"
+#include "fs_handler.h"
+#include "pspin/memory/handler_memory.h"
+#include "pspin/memory/l1_memory.h"
+
+namespace fs {
+
+// A range of a simulated memory: host bytes, and where they lie in their cluster's TCDM (for
+// bank selection; banks null outside L1 or when banks are not modelled).
+struct MemRange {
+  uint8_t* host = nullptr;
+  uint32_t size = 0;
+  iss::TcdmBanks* banks = nullptr;
+  uint32_t tcdm_offset = 0;
+};
+
+// What HPU `hpu` of cluster `cluster` sees while it runs a handler of one set.
+struct HpuMemoryView {
+  unsigned cluster = 0, hpu = 0;
+  MemRange pkt_slot;               // its L1 packet slot
+  MemRange stack;                  // its stack (ISS HPUs)
+  MemRange l2_handler;             // the set's range of L2 handler memory
+  std::vector<MemRange> set_l1;    // the set's range of each cluster's L1 state area, by cluster
+  const MemRange& local_l1() const { return set_l1[cluster]; }
+};
+
+// The handler's arguments for a packet of `pkt_len` bytes (already in the slot) that arrived on
+// `ingress_port` (FS_TIMER_PORT for a timer), as the native handler sees them: host pointers.
+fs_handler_args_t handler_args(const HpuMemoryView& view, uint32_t pkt_len, uint32_t ingress_port);
+
+class PspinMemory {
+ public:
+  // Banks are modelled when `hpu` makes ISS HPUs execute interleaved (see l1_memory.h).
+  PspinMemory(const PspinConfig& pspin, const HpuConfig& hpu);
+  PspinMemory(const PspinMemory&) = delete;
+  PspinMemory& operator=(const PspinMemory&) = delete;
+
+  const L1Layout& l1_layout() const { return layout_; }
+  unsigned clusters() const { return unsigned(l1_.size()); }
+  ClusterL1& l1(unsigned cluster) { return *l1_.at(cluster); }
+  ZeroedMemory& l2_handler() { return l2_handler_; }
+
+  // Handler set `set` (any small key, the handler set index in the switch) owns `memory`.
+  void assign(int set, const HandlerSetMemory& memory);
+  // Its ranges; zero sizes if none was assigned.
+  const HandlerSetMemory& set_memory(int set) const;
+  // What HPU `hpu` of cluster `cluster` sees running a handler of set `set` (built on first use,
+  // after the set's memory was assigned; the reference stays valid).
+  const HpuMemoryView& view(unsigned cluster, unsigned hpu, int set);
+
+ private:
+  L1Layout layout_;
+  std::vector<std::unique_ptr<ClusterL1>> l1_;
+  ZeroedMemory l2_handler_;
+  std::vector<HandlerSetMemory> sets_;  // by set key
+  std::map<std::tuple<unsigned, unsigned, int>, std::unique_ptr<HpuMemoryView>> views_;
+};
+
+}  // namespace fs

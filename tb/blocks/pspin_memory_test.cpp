@@ -1,0 +1,131 @@
+// The PsPIN unit's memories (pspin/memory/): the L1 layout, the HPU views of two handler sets and
+// the RISC-V address map made from a view, against offsets worked out by hand.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "common/errors.h"
+#include "fs_memory_map.h"
+#include "pspin/memory/hpu_address_map.h"
+#include "pspin/memory/pspin_memory.h"
+
+namespace fs_tb {
+namespace {
+
+fs::Config small() {
+  fs::Config cfg;
+  cfg.pspin.clusters = 2;
+  cfg.pspin.hpus_per_cluster = 2;
+  cfg.pspin.l1_bytes = 20480;  // 2 slots of 9216: a state area of 2048
+  cfg.pspin.l2_handler_bytes = 8192;
+  cfg.hpu.stack_bytes = 512;
+  return cfg;
+}
+
+TEST(BlocksPspinMemory, L1LayoutStateThenSlotsThenStacks) {
+  const fs::Config cfg = small();
+  const fs::L1Layout l(cfg.pspin, cfg.hpu);
+  EXPECT_EQ(l.state_bytes(), 2048u);
+  EXPECT_EQ(l.slot_offset(0), 2048u);
+  EXPECT_EQ(l.slot_offset(1), 2048u + 9216u);
+  EXPECT_EQ(l.stack_offset(0), 2048u + 2 * 9216u);  // 20480: past pspin.l1_bytes
+  EXPECT_EQ(l.stack_offset(1), 20480u + 512u);
+}
+
+TEST(BlocksPspinMemory, L1WithoutRoomForStateIsAnInputError) {
+  fs::Config cfg = small();
+  cfg.pspin.l1_bytes = 18432;  // exactly the two slots
+  try {
+    fs::L1Layout l(cfg.pspin, cfg.hpu);
+    FAIL() << "no error";
+  } catch (const fs::InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "'pspin.l1_bytes' = 18432 leaves no L1 state area after 2 HPU packet slots of 9216 bytes");
+  }
+}
+
+TEST(BlocksPspinMemory, TwoSetsSeeDisjointRangesOfTheSameMemory) {
+  const fs::Config cfg = small();
+  fs::PspinMemory mem(cfg.pspin, cfg.hpu);
+  mem.assign(3, fs::HandlerSetMemory{0, 1024, 0, 4096});
+  mem.assign(5, fs::HandlerSetMemory{1024, 1024, 4096, 4096});
+  const fs::HpuMemoryView& a = mem.view(1, 0, 3);
+  const fs::HpuMemoryView& b = mem.view(1, 0, 5);
+  EXPECT_EQ(a.local_l1().host, mem.l1(1).state());
+  EXPECT_EQ(b.local_l1().host, mem.l1(1).state() + 1024);
+  EXPECT_EQ(b.set_l1[0].host, mem.l1(0).state() + 1024);
+  EXPECT_EQ(b.set_l1[0].tcdm_offset, 1024u);
+  EXPECT_EQ(a.l2_handler.host, mem.l2_handler().data());
+  EXPECT_EQ(b.l2_handler.host, mem.l2_handler().data() + 4096);
+  EXPECT_EQ(b.l2_handler.size, 4096u);
+  // The HPU's slot and stack are the same whichever set runs.
+  EXPECT_EQ(a.pkt_slot.host, b.pkt_slot.host);
+  EXPECT_EQ(a.stack.host, b.stack.host);
+  EXPECT_NE(mem.view(1, 1, 3).pkt_slot.host, a.pkt_slot.host);
+  EXPECT_EQ(&mem.view(1, 0, 3), &a);  // built once
+
+  const fs_handler_args_t args = fs::handler_args(b, 60, 7);
+  EXPECT_EQ(args.pkt, a.pkt_slot.host);
+  EXPECT_EQ(args.pkt_len, 60u);
+  EXPECT_EQ(args.ingress_port, 7u);
+  EXPECT_EQ(args.cluster_id, 1u);
+  EXPECT_EQ(args.hpu_id, 0u);
+  EXPECT_EQ(args.num_clusters, 2u);
+  EXPECT_EQ(args.l1, mem.l1(1).state() + 1024);
+  EXPECT_EQ(args.l1_size, 1024u);
+  EXPECT_EQ(args.handler_mem_size, 4096u);
+}
+
+TEST(BlocksPspinMemory, BanksOnlyForInterleavedIssHpus) {
+  fs::Config cfg = small();
+  EXPECT_NE(fs::PspinMemory(cfg.pspin, cfg.hpu).l1(0).banks(), nullptr);  // iss, interleave on
+  cfg.hpu.interleave = fs::OnOff::kOff;
+  EXPECT_EQ(fs::PspinMemory(cfg.pspin, cfg.hpu).l1(0).banks(), nullptr);
+  cfg.hpu.interleave = fs::OnOff::kOn;
+  cfg.hpu.model = fs::HpuModel::kNative;
+  EXPECT_EQ(fs::PspinMemory(cfg.pspin, cfg.hpu).l1(0).banks(), nullptr);
+}
+
+TEST(BlocksPspinMemory, AddressMapOfHpu1OfCluster0) {
+  const fs::Config cfg = small();
+  fs::PspinMemory mem(cfg.pspin, cfg.hpu);
+  mem.assign(0, fs::HandlerSetMemory{1024, 1024, 4096, 4096});
+  const fs::HpuMemoryView& v = mem.view(0, 1, 0);
+  const auto map = fs::hpu_address_map(v, fs::MemoryCosts{24, 15});
+  ASSERT_EQ(map.size(), 6u);  // slot, stack, L2, local L1, L1 of clusters 0 and 1
+  struct Want {
+    uint32_t base, size;
+    const uint8_t* host;
+    uint32_t extra, tcdm_offset;
+    fs::iss::AccessClass access;
+    fs::iss::Sharing sharing;
+    bool banked;
+  };
+  const Want want[] = {
+      {FS_PKT_SLOT_BASE, 9216, mem.l1(0).slot(1), 0, 2048 + 9216, fs::iss::kLocalL1Access, fs::iss::kPrivate, true},
+      {FS_STACK_BASE, 512, mem.l1(0).stack(1), 0, 20480 + 512, fs::iss::kLocalL1Access, fs::iss::kPrivate, true},
+      {FS_L2_HANDLER_BASE, 4096, mem.l2_handler().data() + 4096, 15, 0, fs::iss::kL2Access, fs::iss::kGlobalShared,
+       false},
+      {FS_L1_LOCAL_BASE, 1024, mem.l1(0).state() + 1024, 0, 1024, fs::iss::kLocalL1Access, fs::iss::kClusterShared,
+       true},
+      {FS_L1_GLOBAL_BASE, 1024, mem.l1(0).state() + 1024, 0, 1024, fs::iss::kLocalL1Access,
+       fs::iss::kClusterShared, true},
+      {FS_L1_GLOBAL_BASE + FS_L1_GLOBAL_STRIDE, 1024, mem.l1(1).state() + 1024, 24, 1024, fs::iss::kRemoteL1Access,
+       fs::iss::kGlobalShared, true},
+  };
+  for (size_t i = 0; i < map.size(); ++i) {
+    SCOPED_TRACE(map[i].name);
+    EXPECT_EQ(map[i].base, want[i].base);
+    EXPECT_EQ(map[i].size, want[i].size);
+    EXPECT_EQ(map[i].host, want[i].host);
+    EXPECT_EQ(map[i].extra_cycles, want[i].extra);
+    EXPECT_EQ(map[i].bank_offset, want[i].tcdm_offset);
+    EXPECT_EQ(map[i].access_class, want[i].access);
+    EXPECT_EQ(map[i].sharing, want[i].sharing);
+    EXPECT_EQ(map[i].banks != nullptr, want[i].banked);
+  }
+  EXPECT_EQ(map[5].banks, mem.l1(1).banks());  // another cluster's L1 goes through its banks
+}
+
+}  // namespace
+}  // namespace fs_tb
