@@ -1,5 +1,5 @@
 // The configuration schema: every key of the core with its doc, its parser/validator and its
-// printer (made from the declarations in config/sections/*.def and iss/timing.def), the sections
+// printer (made from the declarations in config/sections/*.def, iss/timing.def and iss/icache.def), the sections
 // protocols register, and the cross-key checks.
 #include "config/config.h"
 
@@ -58,7 +58,7 @@ std::vector<ConfigKey> make_schema() {
   std::vector<ConfigKey> s;
   s.push_back(uint_key("sim.seed", "seed of every random choice in the run", 0, ~0ull, FIELD(seed)));
 
-  // Every key of config/sections/*.def (and iss/timing.def), at its field of the Config tree
+  // Every key of config/sections/*.def (and iss/timing.def, iss/icache.def), at its field of the Config tree
   // (FS_OWNER: the path of the section's struct in Config).
 #define FS_UINT(sec, field, type, def, lo, hi, doc) s.push_back(uint_key(#sec "." #field, doc, lo, hi, FIELD(FS_OWNER.field)));
 #define FS_SIZE(sec, field, def, lo, hi, doc) s.push_back(size_key(#sec "." #field, doc, lo, hi, FIELD(FS_OWNER.field)));
@@ -95,6 +95,9 @@ std::vector<ConfigKey> make_schema() {
 #undef FS_OWNER
 #define FS_OWNER hpu.timing
 #include "iss/timing.def"
+#undef FS_OWNER
+#define FS_OWNER icache
+#include "iss/icache.def"
 #undef FS_OWNER
 #define FS_OWNER command
 #include "config/sections/command.def"
@@ -214,12 +217,12 @@ void validate_config(const Config& c) {
                      "' for 'scheduler.subset': must divide pspin.hpus_per_cluster (" +
                      std::to_string(c.pspin.hpus_per_cluster) + ")");
   {
-    const uint64_t bytes = c.pspin.icache_bytes, line = c.pspin.icache_line_bytes, ways = c.pspin.icache_ways;
+    const uint64_t bytes = c.icache.bytes, line = c.icache.line_bytes, ways = c.icache.ways;
     auto pow2 = [](uint64_t v) { return v && !(v & (v - 1)); };
     if (!pow2(bytes) || !pow2(line) || line > bytes || (bytes / line) % ways != 0)
-      throw InputError("bad instruction cache geometry: 'pspin.icache_bytes' = " + std::to_string(bytes) +
-                       " and 'pspin.icache_line_bytes' = " + std::to_string(line) +
-                       " must be powers of two, the line no larger than the cache, and 'pspin.icache_ways' = " +
+      throw InputError("bad instruction cache geometry: 'icache.bytes' = " + std::to_string(bytes) +
+                       " and 'icache.line_bytes' = " + std::to_string(line) +
+                       " must be powers of two, the line no larger than the cache, and 'icache.ways' = " +
                        std::to_string(ways) + " must divide the number of lines");
   }
   if (c.routing.default_route != "drop") {

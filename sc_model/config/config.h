@@ -1,7 +1,7 @@
 // The simulator's configuration: one tree of plain structs with defaults, and the schema that
 // names every key ("section.field"), documents it in one line and converts and validates its
 // value. Each key of the core is declared once, in config/sections/<section>.def (the ISS's
-// timing in iss/timing.def): adding a plain parameter is one line there and its use in a block. INI files and command-line overrides are read with Boost.Program_options (config_io.cpp);
+// timing and instruction cache in iss/timing.def and iss/icache.def): adding a plain parameter is one line there and its use in a block. INI files and command-line overrides are read with Boost.Program_options (config_io.cpp);
 // the effective configuration is echoed into every stats file so a result can be re-run.
 #pragma once
 #include <any>
@@ -14,6 +14,7 @@
 
 
 #include "config/choices.h"
+#include "iss/icache.h"
 #include "iss/timing.h"
 
 namespace fs {
@@ -107,6 +108,7 @@ struct Config {
   PspinConfig pspin;
   DmaConfig dma;
   HpuConfig hpu;
+  iss::IcacheParams icache;  // the icache.* keys (iss/icache.def)
   CommandConfig command;
   HostsConfig hosts;
   SectionValues sections;  // the protocols' sections (register_config_section)

@@ -39,6 +39,13 @@ std::string unknown_key_message(const std::string& key) {
     if (distance(ck.name, k) <= 3 || (same_section && k.find('.') != std::string::npos)) close.push_back(ck.name);
   }
   std::string msg = "unknown configuration key '" + k + "'";
+  // A key that moved to a section of its own (pspin.icache_bytes -> icache.bytes).
+  const std::string field = k.substr(k.find('.') + 1);
+  for (const auto& ck : config_schema()) {
+    std::string flat = ck.name;
+    std::replace(flat.begin(), flat.end(), '.', '_');
+    if (k.find('.') != std::string::npos && flat == field) return msg + "; it is now '" + ck.name + "'";
+  }
   if (!close.empty()) {
     msg += "; valid keys nearby: ";
     for (size_t i = 0; i < close.size(); ++i) msg += (i ? ", " : "") + close[i];

@@ -5,13 +5,14 @@
 
 namespace fs::iss {
 
-InstructionCache::InstructionCache(uint32_t bytes, uint32_t line_bytes, uint32_t ways, uint32_t miss_cycles)
-    : line_shift_(0), sets_(0), ways_(ways), miss_cycles_(miss_cycles) {
-  auto pow2 = [](uint32_t v) { return v && !(v & (v - 1)); };
-  if (!pow2(bytes) || !pow2(line_bytes) || line_bytes > bytes || ways == 0 || (bytes / line_bytes) % ways != 0)
+InstructionCache::InstructionCache(const IcacheParams& p)
+    : line_shift_(0), sets_(0), ways_(p.ways), miss_cycles_(p.miss_cycles) {
+  auto pow2 = [](uint64_t v) { return v && !(v & (v - 1)); };
+  if (!pow2(p.bytes) || p.bytes > (1u << 31) || !pow2(p.line_bytes) || p.line_bytes > p.bytes || p.ways == 0 ||
+      (p.bytes / p.line_bytes) % p.ways != 0)
     throw std::invalid_argument("instruction cache geometry");
-  while ((1u << line_shift_) < line_bytes) ++line_shift_;
-  sets_ = bytes / line_bytes / ways;
+  while ((1u << line_shift_) < p.line_bytes) ++line_shift_;
+  sets_ = uint32_t(p.bytes / p.line_bytes / p.ways);
   lines_.resize(size_t(sets_) * ways_);
 }
 

@@ -7,10 +7,20 @@
 
 namespace fs::iss {
 
+// Its geometry and timing: the icache.* keys (iss/icache.def).
+struct IcacheParams {
+#define FS_UINT(sec, field, type, def, lo, hi, doc) type field = def;
+#define FS_SIZE(sec, field, def, lo, hi, doc) uint64_t field = def;
+#include "iss/icache.def"
+#undef FS_UINT
+#undef FS_SIZE
+};
+
 class InstructionCache {
  public:
-  // bytes and line_bytes are powers of two; ways divides bytes / line_bytes.
-  InstructionCache(uint32_t bytes, uint32_t line_bytes, uint32_t ways, uint32_t miss_cycles);
+  // bytes and line_bytes are powers of two; ways divides bytes / line_bytes (else
+  // std::invalid_argument).
+  explicit InstructionCache(const IcacheParams& p);
 
   // Looks up the line holding `addr` of program `program` (handler sets share addresses);
   // returns the extra cycles (0 on a hit) and fills the line on a miss.

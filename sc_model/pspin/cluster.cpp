@@ -7,25 +7,25 @@
 
 namespace fs {
 
-Cluster::Cluster(sc_core::sc_module_name name, unsigned index, const Config& cfg, HpuServices services,
-                 std::unique_ptr<ClusterSchedCore> core)
+Cluster::Cluster(sc_core::sc_module_name name, unsigned index, const PspinConfig& pspin, const SchedulerConfig& sched,
+                 const DmaConfig& dma, HpuServices services, std::unique_ptr<ClusterSchedCore> core)
     : sc_core::sc_module(name),
       to_hpu("to_hpu"),
       index_(index),
-      subset_size_(cfg.scheduler.policy == SchedPolicy::kHierFcfs ? cfg.scheduler.subset : cfg.pspin.hpus_per_cluster),
-      dispatch_cycles_(cfg.pspin.dispatch_cycles),
+      subset_size_(sched.policy == SchedPolicy::kHierFcfs ? sched.subset : pspin.hpus_per_cluster),
+      dispatch_cycles_(pspin.dispatch_cycles),
       svc_(std::move(services)),
-      dma_("dma", svc_.clock, cfg.dma.latency_cycles, cfg.dma.bytes_per_cycle),
+      dma_("dma", svc_.clock, dma),
       core_(core ? std::move(core) : std::make_unique<ClusterSchedModel>()),
-      backlog_(cfg.pspin.hpus_per_cluster / subset_size_) {
+      backlog_(pspin.hpus_per_cluster / subset_size_) {
   svc_.cluster_id = index;
   svc_.env.dma = &dma_;  // handlers' copies queue on the cluster's engine
-  for (unsigned i = 0; i < cfg.pspin.hpus_per_cluster; ++i) {
+  for (unsigned i = 0; i < pspin.hpus_per_cluster; ++i) {
     hpus_.push_back(std::make_unique<Hpu>(("hpu" + std::to_string(i)).c_str(), i, svc_));
     to_hpu.bind(*hpus_.back());
   }
   ClusterSchedConfig c;
-  c.hpus = cfg.pspin.hpus_per_cluster;
+  c.hpus = pspin.hpus_per_cluster;
   c.subset_size = subset_size_;
   // 16-bit tags name the tasks inside the core (queued ones; a tag is free again once its task
   // starts): the FIFOs, full, must not need more.

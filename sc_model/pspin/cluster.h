@@ -23,9 +23,11 @@ class Cluster : public sc_core::sc_module, public TaskSinkIf, public HpuFreeIf {
 
   SC_HAS_PROCESS(Cluster);
   static constexpr unsigned kTaskFifoDepth = ClusterSchedCore::kMaxDepth;  // the RTL's DEPTH
-  // core: the scheduler's decision core (nullptr: the C++ model).
-  Cluster(sc_core::sc_module_name name, unsigned index, const Config& cfg, HpuServices services,
-          std::unique_ptr<ClusterSchedCore> core = nullptr);
+  // Configured by the unit's geometry and dispatch delay (pspin.*), the scheduling policy
+  // (scheduler.*) and its DMA engine (dma.*). core: the scheduler's decision core (nullptr: the
+  // C++ model).
+  Cluster(sc_core::sc_module_name name, unsigned index, const PspinConfig& pspin, const SchedulerConfig& sched,
+          const DmaConfig& dma, HpuServices services, std::unique_ptr<ClusterSchedCore> core = nullptr);
 
   // A task the global scheduler placed here.
   void submit(Task t) override;

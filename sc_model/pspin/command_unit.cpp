@@ -3,8 +3,9 @@
 
 namespace fs {
 
-CommandUnit::CommandUnit(sc_core::sc_module_name name, Picos latency)
-    : sc_core::sc_module(name), stage_("stage", latency, [this](Issued c) { execute(std::move(c)); }) {}
+CommandUnit::CommandUnit(sc_core::sc_module_name name, const CommandConfig& cfg, Clock clock)
+    : sc_core::sc_module(name),
+      stage_("stage", clock.cycles_ps(cfg.latency_cycles), [this](Issued c) { execute(std::move(c)); }) {}
 
 void CommandUnit::execute(Issued c) {
   HandlerCommand& cmd = c.cmd;

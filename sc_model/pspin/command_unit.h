@@ -7,6 +7,7 @@
 
 #include "common/delay_line.h"
 #include "common/stats_tree.h"
+#include "config/config.h"
 #include "pspin/channels.h"
 #include "pspin/task.h"
 #include "net/packet_sink.h"
@@ -28,7 +29,8 @@ class CommandUnit : public sc_core::sc_module, public CommandIf {
     PacketPtr origin;  // the packet whose handler issued it (for latency)
   };
 
-  CommandUnit(sc_core::sc_module_name name, Picos latency);
+  // Configured by the command.* keys.
+  CommandUnit(sc_core::sc_module_name name, const CommandConfig& cfg, Clock clock);
   void issue(HandlerCommand cmd, PacketPtr origin) override { stage_.push(Issued{std::move(cmd), std::move(origin)}); }
 
   void report(StatsTree& out) const {

@@ -5,14 +5,16 @@
 #pragma once
 #include "common/sc_time_util.h"
 #include "common/stats_tree.h"
+#include "config/config.h"
 #include "pspin/hpu_engine.h"
 
 namespace fs {
 
 class Dma : public sc_core::sc_module, public HandlerDmaIf {
  public:
-  Dma(sc_core::sc_module_name name, Clock clock, unsigned latency_cycles, unsigned bytes_per_cycle)
-      : sc_core::sc_module(name), clock_(clock), latency_(latency_cycles), bw_(bytes_per_cycle) {}
+  // Configured by the dma.* keys.
+  Dma(sc_core::sc_module_name name, Clock clock, const DmaConfig& dma)
+      : sc_core::sc_module(name), clock_(clock), latency_(dma.latency_cycles), bw_(dma.bytes_per_cycle) {}
 
   // Reserves the engine for a copy of `bytes` requested at `request` (now or later); returns
   // when the copy completes. Copies are served in the order they are reserved. `handler`: a

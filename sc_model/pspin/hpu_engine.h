@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/units.h"
+#include "config/config.h"
 #include "iss/cpu.h"
 #include "fs_handler.h"
 #include "pspin/handler_counters.h"
@@ -108,8 +109,12 @@ class NativeEngine : public HpuEngine {
  public:
   // Cost model: fixed + per byte of packet; fs_dma_copy calls are queued on the cluster DMA after
   // that (HandlerRun::dma_copies), or without one cost the DMA latency and bytes over bandwidth.
-  NativeEngine(uint64_t fixed_cycles, double cycles_per_byte, uint32_t dma_latency, uint32_t dma_bytes_per_cycle)
-      : fixed_(fixed_cycles), per_byte_(cycles_per_byte), dma_latency_(dma_latency), dma_bw_(dma_bytes_per_cycle) {}
+  // Configured by hpu.native_* and the dma.* keys.
+  NativeEngine(const HpuConfig& hpu, const DmaConfig& dma)
+      : fixed_(hpu.native_fixed_cycles),
+        per_byte_(hpu.native_cycles_per_byte),
+        dma_latency_(dma.latency_cycles),
+        dma_bw_(dma.bytes_per_cycle) {}
   HandlerRun execute(const HandlerJob& job, const HpuEnvironment& env) override;
 
  private:

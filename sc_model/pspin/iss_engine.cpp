@@ -64,15 +64,8 @@ struct IssEngine::Context {
   uint32_t stack_top = 0;  // the handler's arguments go just below
 };
 
-IssEngine::IssEngine(const Config& cfg)
-    : cfg_(cfg), programs_(cfg.hpu.handler_dir.empty() ? FLARESIM_HANDLER_ELF_DIR : cfg.hpu.handler_dir) {
-  if (L1Layout(cfg.pspin, cfg.hpu).state_bytes() > FS_L1_GLOBAL_STRIDE)
-    throw InputError("hpu.model = iss maps each cluster's L1 state area into 16 MiB; 'pspin.l1_bytes' is too large");
-  if (cfg.pspin.clusters > FS_MAX_CLUSTERS)
-    throw InputError("hpu.model = iss supports at most " + std::to_string(FS_MAX_CLUSTERS) + " clusters ('pspin.clusters')");
-  if (cfg.pspin.l2_handler_bytes > FS_PROGRAM_BASE - FS_L2_HANDLER_BASE)
-    throw InputError("hpu.model = iss maps L2 handler memory into 16 MiB; 'pspin.l2_handler_bytes' is too large");
-}
+IssEngine::IssEngine(const HpuConfig& hpu, const iss::IcacheParams& icache, const DmaConfig& dma)
+    : hpu_(hpu), icache_(icache), dma_(dma), programs_(hpu.handler_dir.empty() ? FLARESIM_HANDLER_ELF_DIR : hpu.handler_dir) {}
 
 IssEngine::~IssEngine() = default;
 
@@ -98,9 +91,9 @@ IssEngine::Context& IssEngine::context(const HandlerJob& job) {
                        0, "program memory"});
   c->mem.add(MemRegion{FS_MMIO_BASE, 0x100, nullptr, true, false, 0, "runtime registers", c->regs.get()});
   // The data: the HPU's view of the unit's memories (pspin/memory/).
-  for (MemRegion& r : hpu_address_map(job.memory, MemoryCosts{cfg_.hpu.remote_l1_cycles, cfg_.hpu.l2_cycles}))
+  for (MemRegion& r : hpu_address_map(job.memory, MemoryCosts{hpu_.remote_l1_cycles, hpu_.l2_cycles}))
     c->mem.add(std::move(r));
-  c->cpu = std::make_unique<iss::Cpu>(c->mem, cfg_.hpu.timing, args.cluster_id * 1024 + args.hpu_id);
+  c->cpu = std::make_unique<iss::Cpu>(c->mem, hpu_.timing, args.cluster_id * 1024 + args.hpu_id);
   c->cpu->share_decode(&shared_decode_);
   c->cpu->set_store_watch(watch_);
   c->cpu->set_reservations(&reservations_);
@@ -115,23 +108,22 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
  public:
   // `queue_dma`: handler DMA copies queue on the cluster DMA (runs stepped in time order);
   // otherwise they cost the DMA's latency and bandwidth only.
-  Run(Context& c, const HandlerJob& job, const HpuEnvironment& env, const Config& cfg, std::ostream* trace,
-      iss::InstructionCache* icache, bool queue_dma, HandlerLog* log)
+  Run(Context& c, const HandlerJob& job, const HpuEnvironment& env, const HpuConfig& hpu, const DmaConfig& dma,
+      std::ostream* trace, iss::InstructionCache* icache, bool queue_dma, HandlerLog* log)
       : c_(c),
         cpu_(*c.cpu),
-        timing_(cfg.hpu.timing),
-        max_cycles_(cfg.hpu.max_cycles),
+        timing_(hpu.timing),
+        max_cycles_(hpu.max_cycles),
         args_(job.args),
         job_(job),
         env_(env),
-        dma_latency_(cfg.dma.latency_cycles),
-        dma_bytes_per_cycle_(cfg.dma.bytes_per_cycle),
+        dma_latency_(dma.latency_cycles),
+        dma_bytes_per_cycle_(dma.bytes_per_cycle),
         queue_dma_(queue_dma),
         api_(env, job_, run_, *this, log) {
     const fs_handler_args_t& args = job.args;
     const HandlerSet& set = job.set;
-    const Clock clock = Clock::from_ghz(cfg.pspin.clock_ghz);
-    start_cycle_ = now_ps() / clock.period_ps;
+    start_cycle_ = now_ps() / env.period_ps;
     c.regs->begin(&api_, [this] { return start_cycle_ + cpu_.cycles; });
     // The arguments, in the RV32 layout, at the top of the stack.
     const uint32_t args_addr = c.stack_top - kHandlerArgsRoom;
@@ -237,9 +229,8 @@ std::unique_ptr<SteppedRun> IssEngine::make_run(const HandlerJob& job, const Hpu
   Context& c = context(job);
   std::unique_ptr<iss::InstructionCache>& icache = icaches_[job.args.cluster_id];
   if (!icache)
-    icache = std::make_unique<iss::InstructionCache>(uint32_t(cfg_.pspin.icache_bytes), cfg_.pspin.icache_line_bytes,
-                                                     cfg_.pspin.icache_ways, cfg_.pspin.icache_miss_cycles);
-  return std::make_unique<Run>(c, job, env, cfg_, trace_, icache.get(), queue_dma, log_);
+    icache = std::make_unique<iss::InstructionCache>(icache_);
+  return std::make_unique<Run>(c, job, env, hpu_, dma_, trace_, icache.get(), queue_dma, log_);
 }
 
 HandlerRun IssEngine::execute(const HandlerJob& job, const HpuEnvironment& env) {

@@ -27,7 +27,8 @@ namespace fs {
 
 class IssEngine : public HpuEngine {
  public:
-  explicit IssEngine(const Config& cfg);
+  // Configured by the hpu.* (with timing.*), icache.* and dma.* keys.
+  IssEngine(const HpuConfig& hpu, const iss::IcacheParams& icache, const DmaConfig& dma);
   ~IssEngine() override;
   HandlerRun execute(const HandlerJob& job, const HpuEnvironment& env) override;
   std::unique_ptr<SteppedRun> start(const HandlerJob& job, const HpuEnvironment& env) override;
@@ -47,7 +48,9 @@ class IssEngine : public HpuEngine {
   Context& context(const HandlerJob& job);
   std::unique_ptr<SteppedRun> make_run(const HandlerJob& job, const HpuEnvironment& env, bool queue_dma);
 
-  Config cfg_;
+  HpuConfig hpu_;
+  iss::IcacheParams icache_;
+  DmaConfig dma_;
   std::ostream* trace_ = nullptr;
   iss::StoreWatch* watch_ = nullptr;
   HandlerPrograms programs_;

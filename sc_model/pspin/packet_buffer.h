@@ -5,6 +5,7 @@
 #pragma once
 #include "common/sc_time_util.h"
 #include "common/stats.h"
+#include "config/config.h"
 #include "pspin/channels.h"
 #include "net/packet_sink.h"
 #include "pspin/memory/l1_memory.h"
@@ -15,8 +16,9 @@ class PacketBuffer : public sc_core::sc_module, public PacketSinkIf, public Buff
  public:
   sc_core::sc_port<PacketSinkIf> to_scheduler;
 
-  PacketBuffer(sc_core::sc_module_name name, uint64_t capacity, DropLedger& drops)
-      : sc_core::sc_module(name), capacity_(capacity), drops_(drops) {}
+  // Configured by the packet_buffer.* keys.
+  PacketBuffer(sc_core::sc_module_name name, const PacketBufferConfig& cfg, DropLedger& drops)
+      : sc_core::sc_module(name), capacity_(cfg.bytes), drops_(drops) {}
 
   void accept(PacketPtr p) override {
     const uint64_t size = p->data.size();

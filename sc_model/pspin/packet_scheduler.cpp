@@ -5,26 +5,19 @@
 
 namespace fs {
 
-PacketScheduler::Policy PacketScheduler::parse_policy(const std::string& name) {
-  Policy p;
-  if (parse_choice(name, &p)) return p;
-  throw InputError("bad value '" + name + "' for 'scheduler.policy': expected one of fcfs, hier-fcfs");
-}
-
-PacketScheduler::PacketScheduler(sc_core::sc_module_name name, Policy policy, unsigned clusters,
-                                 unsigned hpus_per_cluster, unsigned subset, Picos latency,
-                                 std::unique_ptr<PktSchedCore> core)
+PacketScheduler::PacketScheduler(sc_core::sc_module_name name, const SchedulerConfig& sched, const PspinConfig& pspin,
+                                 Clock clock, std::unique_ptr<PktSchedCore> core)
     : sc_core::sc_module(name),
       to_cluster("to_cluster"),
       core_(core ? std::move(core) : std::make_unique<PktSchedModel>()),
-      policy_(policy),
-      policy_hier_(policy == Policy::kHierFcfs),
-      assigned_(clusters, 0),
-      stage_("stage", latency, [this](PacketPtr p) { offer(std::move(p)); }) {
+      policy_(sched.policy),
+      policy_hier_(sched.policy == Policy::kHierFcfs),
+      assigned_(pspin.clusters, 0),
+      stage_("stage", clock.cycles_ps(sched.latency_cycles), [this](PacketPtr p) { offer(std::move(p)); }) {
   PktSchedConfig c;
-  c.clusters = clusters;
-  c.hier = policy == Policy::kHierFcfs;
-  c.subsets = c.hier ? hpus_per_cluster / subset : 1;
+  c.clusters = pspin.clusters;
+  c.hier = policy_hier_;
+  c.subsets = c.hier ? pspin.hpus_per_cluster / sched.subset : 1;
   core_->reset(c);
 }
 

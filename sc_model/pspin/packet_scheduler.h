@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "common/delay_line.h"
-#include "config/choices.h"
+#include "config/config.h"
 #include "common/stats_tree.h"
 #include "pspin/channels.h"
 #include "cores/pkt_sched_core.h"
@@ -29,10 +29,11 @@ class PacketScheduler : public sc_core::sc_module, public PacketSinkIf, public T
   sc_core::sc_port<TaskSinkIf, 0> to_cluster;  // bound once per cluster, in cluster order
 
   using Policy = SchedPolicy;
-  static Policy parse_policy(const std::string& name);  // throws InputError
 
-  PacketScheduler(sc_core::sc_module_name name, Policy policy, unsigned clusters, unsigned hpus_per_cluster,
-                  unsigned subset, Picos latency, std::unique_ptr<PktSchedCore> core = nullptr);  // nullptr: the C++ model
+  // Configured by the scheduler.* keys and the unit's geometry (pspin.clusters,
+  // pspin.hpus_per_cluster). core: nullptr for the C++ model.
+  PacketScheduler(sc_core::sc_module_name name, const SchedulerConfig& sched, const PspinConfig& pspin, Clock clock,
+                  std::unique_ptr<PktSchedCore> core = nullptr);
 
   void accept(PacketPtr p) override;
   // A task on `cluster` finished (held packets may go now).

@@ -6,6 +6,7 @@
 #include "common/errors.h"
 #include "pspin/handler_api.h"
 #include "pspin/iss_engine.h"
+#include "pspin/memory/hpu_address_map.h"
 #include "rtl_bridge/cluster_sched_rtl.h"
 #include "rtl_bridge/pkt_sched_rtl.h"
 
@@ -28,12 +29,10 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
       memory_(cfg.pspin, cfg.hpu),
       installed_(installed),
       engine_(make_engine(cfg)),
-      buffer_("packet_buffer", cfg.packet_buffer.bytes, drops),
-      scheduler_("packet_scheduler", cfg.scheduler.policy, cfg.pspin.clusters,
-                 cfg.pspin.hpus_per_cluster, cfg.scheduler.subset, clock_.cycles_ps(cfg.scheduler.latency_cycles),
-                 pkt_sched_core(cfg, rtl)),
-      retire_("retire", cfg.hpu.on_fault == FaultAction::kAbort, drops),
-      commands_("command_unit", clock_.cycles_ps(cfg.command.latency_cycles)),
+      buffer_("packet_buffer", cfg.packet_buffer, drops),
+      scheduler_("packet_scheduler", cfg.scheduler, cfg.pspin, clock_, pkt_sched_core(cfg, rtl)),
+      retire_("retire", cfg.hpu, drops),
+      commands_("command_unit", cfg.command, clock_),
       timers_("timer_unit", clock_, cfg.hpu) {
   if (cfg.hpu.model == HpuModel::kIss && cfg.hpu.interleave == OnOff::kOn)
     interleaver_ = std::make_unique<Interleaver>(
@@ -46,7 +45,7 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
   const HpuServices svc = hpu_services(cfg);
   for (unsigned c = 0; c < cfg.pspin.clusters; ++c)
     clusters_.push_back(std::make_unique<Cluster>(
-        ("cluster" + std::to_string(c)).c_str(), c, cfg, svc,
+        ("cluster" + std::to_string(c)).c_str(), c, cfg.pspin, cfg.scheduler, cfg.dma, svc,
         cfg.rtl.cluster_sched ? std::make_unique<ClusterSchedRtl>(*rtl, "cluster_sched" + std::to_string(c)) : nullptr));
 
   // The netlist. Forward: in -> packet buffer -> packet scheduler -> cluster c (its scheduler ->
@@ -71,9 +70,9 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
 
 std::unique_ptr<HpuEngine> PspinUnit::make_engine(const Config& cfg) const {
   if (cfg.hpu.model != HpuModel::kIss)
-    return std::make_unique<NativeEngine>(cfg.hpu.native_fixed_cycles, cfg.hpu.native_cycles_per_byte,
-                                          cfg.dma.latency_cycles, cfg.dma.bytes_per_cycle);
-  auto iss = std::make_unique<IssEngine>(cfg);
+    return std::make_unique<NativeEngine>(cfg.hpu, cfg.dma);
+  check_fits_address_map(cfg.pspin, memory_.l1_layout());
+  auto iss = std::make_unique<IssEngine>(cfg.hpu, cfg.icache, cfg.dma);
   for (int set : installed_) iss->preload(handler_sets()[size_t(set)]);
   return iss;
 }

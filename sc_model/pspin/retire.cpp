@@ -82,14 +82,14 @@ void Retire::report(StatsTree& handlers, Picos end) const {
   }
 }
 
-Retire::Retire(sc_core::sc_module_name name, bool abort_on_fault, DropLedger& drops)
+Retire::Retire(sc_core::sc_module_name name, const HpuConfig& hpu, DropLedger& drops)
     : sc_core::sc_module(name),
       to_commands("to_commands"),
       to_timers("to_timers"),
       release("release"),
       task_done("task_done"),
       hpu_free("hpu_free"),
-      abort_on_fault_(abort_on_fault),
+      abort_on_fault_(hpu.on_fault == FaultAction::kAbort),
       drops_(drops) {}
 
 void Retire::retire(RetiredRun r) {

@@ -13,6 +13,7 @@
 
 #include "common/sc_time_util.h"
 #include "common/stats.h"
+#include "config/config.h"
 #include "pspin/channels.h"
 #include "net/packet_sink.h"
 
@@ -70,7 +71,8 @@ class Retire : public sc_core::sc_module, public RetireIf {
   sc_core::sc_port<TaskDoneIf> task_done;      // backward: the packet scheduler's count
   sc_core::sc_port<HpuFreeIf, 0> hpu_free;     // backward: bound once per cluster, in cluster order
 
-  Retire(sc_core::sc_module_name name, bool abort_on_fault, DropLedger& drops);
+  // hpu.on_fault = abort: the first fault stops the simulation.
+  Retire(sc_core::sc_module_name name, const HpuConfig& hpu, DropLedger& drops);
 
   void retire(RetiredRun r) override;
 

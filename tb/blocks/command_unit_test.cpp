@@ -16,12 +16,14 @@ using fs::HandlerCommand;
 
 TEST(BlocksCommandUnit, SendMulticastHostWriteAfterLatency) {
   quiet_systemc();
-  // Latency 4000 ps. At 1000 ps: a send to port 2 and a multicast to ports 0 and 3; at 1500 ps a
+  // Latency 4 cycles at 1 GHz: 4000 ps. At 1000 ps: a send to port 2 and a multicast to ports 0 and 3; at 1500 ps a
   // host write for the host on port 1. Frames reach the egress sinks at 5000 ps, the host write
   // is logged at 5500 ps. Frame ids count up from 2^48 in the order frames are made.
   Script script("script");
   std::vector<std::unique_ptr<RecordingSink>> sinks;
-  fs::CommandUnit cu("command_unit", 4000);
+  fs::CommandConfig cfg;
+  cfg.latency_cycles = 4;
+  fs::CommandUnit cu("command_unit", cfg, fs::Clock::from_ghz(1.0));
   for (int p = 0; p < 4; ++p) {
     sinks.push_back(std::make_unique<RecordingSink>(("sink" + std::to_string(p)).c_str()));
     cu.egress.bind(*sinks.back());

@@ -17,7 +17,7 @@ using fs::Dma;
 
 // 1 GHz clock (1000 ps), latency 4 cycles, 16 bytes per cycle.
 struct DmaBench {
-  Dma dma{"dma", Clock::from_ghz(1.0), 4, 16};
+  Dma dma{"dma", Clock::from_ghz(1.0), fs::DmaConfig{4, 16}};
   Script s1{"s1"}, s2{"s2"};
 };
 
@@ -101,7 +101,7 @@ TEST(BlocksDma, QueuedBehindBusyEngineThenIdle) {
 TEST(BlocksDma, FasterClock) {
   quiet_systemc();
   // 2 GHz (500 ps), latency 4, 16 B/cycle: 1024 bytes = 68 cycles = 34 ns.
-  Dma dma("dma", Clock::from_ghz(2.0), 4, 16);
+  Dma dma("dma", Clock::from_ghz(2.0), fs::DmaConfig{4, 16});
   Script s("s");
   Picos done = 0;
   s.at(1000, [&]() { dma.copy(1024); done = fs::now_ps(); });

@@ -18,7 +18,9 @@ struct BufferBench {
   Script script{"script"};
   RecordingSink sched{"scheduler"};
   fs::PacketBuffer buf;
-  explicit BufferBench(uint64_t capacity) : buf("packet_buffer", capacity, drops) { buf.to_scheduler.bind(sched); }
+  explicit BufferBench(uint64_t capacity) : buf("packet_buffer", fs::PacketBufferConfig{capacity}, drops) {
+    buf.to_scheduler.bind(sched);
+  }
   // Offers a packet of `bytes` bytes at time t; returns it so the test can release it later.
   PacketPtr offer(Picos t, size_t bytes) {
     PacketPtr p = make_packet(Bytes(bytes, 0xAB), t);

@@ -35,13 +35,28 @@ struct TaskRecorder : sc_core::sc_module, fs::TaskSinkIf {
   void submit(Task t) override { out.push_back(Dispatched{fs::now_ps(), std::move(t)}); }
 };
 
+fs::SchedulerConfig sched_config(PacketScheduler::Policy policy, unsigned subset, unsigned latency) {
+  fs::SchedulerConfig c;
+  c.policy = policy;
+  c.subset = subset;
+  c.latency_cycles = latency;
+  return c;
+}
+fs::PspinConfig geometry(unsigned clusters, unsigned hpus) {
+  fs::PspinConfig c;
+  c.clusters = clusters;
+  c.hpus_per_cluster = hpus;
+  return c;
+}
+
 struct SchedBench {
   std::vector<Dispatched> out;
   Script script{"script"};
   PacketScheduler sched;
   std::vector<std::unique_ptr<TaskRecorder>> clusters;
-  SchedBench(PacketScheduler::Policy policy, unsigned n_clusters, unsigned hpus, unsigned subset, Picos latency)
-      : sched("sched", policy, n_clusters, hpus, subset, latency) {
+  // latency in cycles of the 1 GHz clock.
+  SchedBench(PacketScheduler::Policy policy, unsigned n_clusters, unsigned hpus, unsigned subset, unsigned latency)
+      : sched("sched", sched_config(policy, subset, latency), geometry(n_clusters, hpus), fs::Clock::from_ghz(1.0)) {
     for (unsigned c = 0; c < n_clusters; ++c) {
       clusters.push_back(std::make_unique<TaskRecorder>(("cluster" + std::to_string(c)).c_str(), out));
       sched.to_cluster.bind(*clusters.back());
@@ -162,10 +177,16 @@ TEST(BlocksScheduler, HierFcfsSubsetOfOneIsOneHpu) {
 }
 
 TEST(BlocksScheduler, PolicyNames) {
-  EXPECT_EQ(PacketScheduler::parse_policy("fcfs"), PacketScheduler::Policy::kFcfs);
-  EXPECT_EQ(PacketScheduler::parse_policy("hier-fcfs"), PacketScheduler::Policy::kHierFcfs);
+  // The policy is parsed once, by its key (config/choices.h).
+  const fs::ConfigKey* key = fs::find_config_key("scheduler.policy");
+  ASSERT_NE(key, nullptr);
+  fs::Config cfg;
+  key->set(cfg, "hier-fcfs");
+  EXPECT_EQ(cfg.scheduler.policy, PacketScheduler::Policy::kHierFcfs);
+  key->set(cfg, "fcfs");
+  EXPECT_EQ(cfg.scheduler.policy, PacketScheduler::Policy::kFcfs);
   try {
-    PacketScheduler::parse_policy("lifo");
+    key->set(cfg, "lifo");
     FAIL() << "no error";
   } catch (const fs::InputError& e) {
     EXPECT_STREQ(e.what(), "bad value 'lifo' for 'scheduler.policy': expected one of fcfs, hier-fcfs");
@@ -176,7 +197,7 @@ TEST(BlocksScheduler, AcceptAddsLatencyFcfs) {
   quiet_systemc();
   // Latency 3 cycles at 1 GHz = 3000 ps; 2 clusters. Packets at 1000, 1000 and 2500 ps are
   // placed at 4000, 4000 and 5500 ps on clusters 0, 1 (tie, round robin) and 0 (tie again).
-  SchedBench b(PacketScheduler::Policy::kFcfs, 2, 4, 1, 3000);
+  SchedBench b(PacketScheduler::Policy::kFcfs, 2, 4, 1, 3);
   fs::PacketPtr p[3] = {block_packet(10), block_packet(11), block_packet(12)};
   b.script.at(1000, [&]() { b.sched.accept(p[0]); });
   b.script.at(1000, [&]() { b.sched.accept(p[1]); });
@@ -195,7 +216,7 @@ TEST(BlocksScheduler, AcceptAddsLatencyFcfs) {
 TEST(BlocksScheduler, AcceptAddsLatencyHierFcfs) {
   quiet_systemc();
   // Latency 1000 ps; clusters 4, hpus 8, S 2 (table above): block 17 -> (1,0), 31 -> (3,3).
-  SchedBench b(PacketScheduler::Policy::kHierFcfs, 4, 8, 2, 1000);
+  SchedBench b(PacketScheduler::Policy::kHierFcfs, 4, 8, 2, 1);
   b.script.at(500, [&]() { b.sched.accept(block_packet(17)); });
   b.script.at(700, [&]() { b.sched.accept(block_packet(31)); });
   b.script.at(700, [&]() { b.sched.accept(block_packet(17)); });

@@ -168,6 +168,16 @@ TEST(E2EBadInput, KeySetTwiceInAnIniFile) {
   expect_no_outputs(dir);
 }
 
+TEST(E2EBadInput, AKeyThatMovedToItsOwnSectionIsNamed) {
+  ScratchDir dir;
+  write_file(dir / "t.txt", "");
+  write_file(dir / "a.ini", "[pspin]\nicache_bytes = 64\n");
+  const CliResult r = flaresim("run --config a.ini --trace t.txt --stats s.json", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "flaresim: a.ini: unknown configuration key 'pspin.icache_bytes'; it is now 'icache.bytes'\n");
+  expect_no_outputs(dir);
+}
+
 TEST(E2EBadInput, UnknownKeyAndBadValueInAnIniFile) {
   ScratchDir dir;
   write_file(dir / "t.txt", "");

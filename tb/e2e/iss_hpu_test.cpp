@@ -107,13 +107,13 @@ TEST(E2EIssHpu, InstructionCacheMissesOncePerLineWhenTheHandlerFits) {
 
   // A 64-byte cache cannot hold the fold loop and the code around it: many more misses.
   ASSERT_EQ(flaresim("run --trace t.txt --flare.ports 0-3 --stats small.json -q --hpu.model iss "
-                     "--pspin.icache_bytes 64 --pspin.icache_ways 1",
+                     "--icache.bytes 64 --icache.ways 1",
                      dir)
                 .code,
             0);
   const auto small = nlohmann::json::parse(slurp(dir / "small.json"));
   EXPECT_GT(small["handlers"]["flare_dense"]["iss"]["icache_misses"].get<uint64_t>(), 4 * lines.size());
-  const CliResult bad = flaresim("run --trace t.txt --flare.ports 0-3 --stats b.json --pspin.icache_bytes 3000", dir);
+  const CliResult bad = flaresim("run --trace t.txt --flare.ports 0-3 --stats b.json --icache.bytes 3000", dir);
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("bad instruction cache geometry"), std::string::npos) << bad.err;
 }

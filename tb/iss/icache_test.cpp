@@ -12,7 +12,7 @@ namespace {
 TEST(IssIcache, LruWithinASet) {
   // 64 bytes, 16-byte lines, 2 ways: 2 sets. Lines 0, 2, 4 (addresses 0x00, 0x20, 0x40) all map
   // to set 0.
-  InstructionCache c(64, 16, 2, 7);
+  InstructionCache c(fs::iss::IcacheParams{64, 16, 2, 7});
   EXPECT_EQ(c.access(0, 0x00), 7u);  // miss: line 0
   EXPECT_EQ(c.access(0, 0x0c), 0u);  // hit: same line
   EXPECT_EQ(c.access(0, 0x20), 7u);  // miss: line 2, set 0 now {0, 2}
@@ -27,11 +27,11 @@ TEST(IssIcache, LruWithinASet) {
 }
 
 TEST(IssIcache, Geometry) {
-  EXPECT_THROW(InstructionCache(3000, 16, 4, 1), std::invalid_argument);
-  EXPECT_THROW(InstructionCache(64, 24, 1, 1), std::invalid_argument);
-  EXPECT_THROW(InstructionCache(64, 128, 1, 1), std::invalid_argument);
-  EXPECT_THROW(InstructionCache(64, 16, 3, 1), std::invalid_argument);
-  EXPECT_NO_THROW(InstructionCache(4096, 16, 4, 15));
+  EXPECT_THROW(InstructionCache(fs::iss::IcacheParams{3000, 16, 4, 1}), std::invalid_argument);
+  EXPECT_THROW(InstructionCache(fs::iss::IcacheParams{64, 24, 1, 1}), std::invalid_argument);
+  EXPECT_THROW(InstructionCache(fs::iss::IcacheParams{64, 128, 1, 1}), std::invalid_argument);
+  EXPECT_THROW(InstructionCache(fs::iss::IcacheParams{64, 16, 3, 1}), std::invalid_argument);
+  EXPECT_NO_THROW(InstructionCache(fs::iss::IcacheParams{4096, 16, 4, 15}));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "common/errors.h"
 #include "fs_memory_map.h"
 
 namespace fs {
@@ -30,6 +31,15 @@ std::vector<iss::MemRegion> hpu_address_map(const HpuMemoryView& view, const Mem
                      local ? iss::kClusterShared : iss::kGlobalShared));
   }
   return map;
+}
+
+void check_fits_address_map(const PspinConfig& pspin, const L1Layout& l1) {
+  if (l1.state_bytes() > FS_L1_GLOBAL_STRIDE)
+    throw InputError("hpu.model = iss maps each cluster's L1 state area into 16 MiB; 'pspin.l1_bytes' is too large");
+  if (pspin.clusters > FS_MAX_CLUSTERS)
+    throw InputError("hpu.model = iss supports at most " + std::to_string(FS_MAX_CLUSTERS) + " clusters ('pspin.clusters')");
+  if (pspin.l2_handler_bytes > FS_PROGRAM_BASE - FS_L2_HANDLER_BASE)
+    throw InputError("hpu.model = iss maps L2 handler memory into 16 MiB; 'pspin.l2_handler_bytes' is too large");
 }
 
 }  // namespace fs

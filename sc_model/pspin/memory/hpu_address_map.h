@@ -18,4 +18,8 @@ struct MemoryCosts {
 
 std::vector<iss::MemRegion> hpu_address_map(const HpuMemoryView& view, const MemoryCosts& costs);
 
+// Throws InputError naming the key if the unit's memories do not fit the memory map's windows
+// (16 MiB per cluster's L1 state area and for L2 handler memory; FS_MAX_CLUSTERS clusters).
+void check_fits_address_map(const PspinConfig& pspin, const L1Layout& l1);
+
 }  // namespace fs
