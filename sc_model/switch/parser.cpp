@@ -64,19 +64,26 @@ std::vector<MatchRule> parse_match_rules(const std::string& text) {
   return rules;
 }
 
-Parser::Parser(sc_core::sc_module_name name, std::vector<MatchRule> rules, Picos latency, DropLedger& drops,
-               std::unique_ptr<IcrcCore> icrc, Picos cycle_ps)
+Parser::Parser(sc_core::sc_module_name name, const ParserConfig& cfg, Clock clock, DropLedger& drops,
+               std::unique_ptr<IcrcCore> icrc)
     : sc_core::sc_module(name),
-      rules_(std::move(rules)),
+      rules_(parse_match_rules(cfg.rules)),
       icrc_(std::move(icrc)),
-      cycle_ps_(cycle_ps),
+      cycle_ps_(clock.period_ps),
       icrc_stage_("icrc_stage", 0,
                   [this](PacketPtr p) {
                     const FrameInfo f = parse_frame(p->data.data(), p->data.size());
                     match(std::move(p), f);
                   }),
       drops_(drops),
-      stage_("stage", latency, [this](PacketPtr p) { classify(std::move(p)); }) {}
+      stage_("stage", clock.cycles_ps(cfg.latency_cycles), [this](PacketPtr p) { classify(std::move(p)); }) {}
+
+std::vector<int> Parser::handler_sets_used() const {
+  std::vector<int> used;
+  for (const MatchRule& r : rules_)
+    if (std::find(used.begin(), used.end(), r.handler_set) == used.end()) used.push_back(r.handler_set);
+  return used;
+}
 
 void Parser::accept(PacketPtr p) { stage_.push(std::move(p)); }
 

@@ -13,6 +13,7 @@
 
 #include "common/delay_line.h"
 #include "common/stats_tree.h"
+#include "config/config.h"
 #include "net/frame.h"
 #include "net/icrc.h"
 #include "net/packet_sink.h"
@@ -36,11 +37,14 @@ class Parser : public sc_core::sc_module, public PacketSinkIf {
   sc_core::sc_port<PacketSinkIf> to_pspin;   // matched: processed by a handler
   sc_core::sc_port<PacketSinkIf> to_router;  // not matched: forwarded by the routing table
 
-  // icrc: the CRC engine that checks RoCEv2 frames (nullptr: they are not checked); cycle_ps:
-  // its clock period.
-  Parser(sc_core::sc_module_name name, std::vector<MatchRule> rules, Picos latency, DropLedger& drops,
-         std::unique_ptr<IcrcCore> icrc = nullptr, Picos cycle_ps = 1000);
+  // Configured by the parser.* keys (the rules are parsed here; InputError names a bad one).
+  // icrc: the CRC engine that checks RoCEv2 frames, on the PsPIN clock (nullptr: they are not
+  // checked; parser.icrc decides).
+  Parser(sc_core::sc_module_name name, const ParserConfig& cfg, Clock clock, DropLedger& drops,
+         std::unique_ptr<IcrcCore> icrc = nullptr);
   void accept(PacketPtr p) override;
+  // The handler sets the rules name (indices into handler_sets()), in rule order, each once.
+  std::vector<int> handler_sets_used() const;
 
   // Its counters, into the stats' totals.
   void report(StatsTree& totals) const {

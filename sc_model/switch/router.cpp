@@ -47,13 +47,14 @@ std::vector<Route> parse_routes(const std::string& text, unsigned num_ports) {
   return routes;
 }
 
-Router::Router(sc_core::sc_module_name name, std::vector<Route> routes, int default_port, Picos latency,
+Router::Router(sc_core::sc_module_name name, const RoutingConfig& cfg, unsigned num_ports, Clock clock,
                DropLedger& drops)
     : sc_core::sc_module(name),
-      routes_(std::move(routes)),
-      default_port_(default_port),
+      routes_(parse_routes(cfg.routes, num_ports)),
+      // validate_config checked that it is "drop" or a port.
+      default_port_(cfg.default_route == "drop" ? -1 : std::stoi(cfg.default_route)),
       drops_(drops),
-      stage_("stage", latency, [this](PacketPtr p) { forward(std::move(p)); }) {}
+      stage_("stage", clock.cycles_ps(cfg.latency_cycles), [this](PacketPtr p) { forward(std::move(p)); }) {}
 
 void Router::accept(PacketPtr p) { stage_.push(std::move(p)); }
 

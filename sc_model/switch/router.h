@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/delay_line.h"
+#include "config/config.h"
 #include "net/packet_sink.h"
 
 namespace fs {
@@ -23,8 +24,9 @@ class Router : public sc_core::sc_module, public PacketSinkIf {
  public:
   sc_core::sc_port<PacketSinkIf, 0> egress;  // bound once per port, in port order
 
-  Router(sc_core::sc_module_name name, std::vector<Route> routes, int default_port, Picos latency,
-         DropLedger& drops);
+  // Configured by the routing.* keys (parsed here; InputError names a bad route) for a switch
+  // of `num_ports` ports.
+  Router(sc_core::sc_module_name name, const RoutingConfig& cfg, unsigned num_ports, Clock clock, DropLedger& drops);
   void accept(PacketPtr p) override;
 
   // The egress port for a frame, or -1 to drop it.

@@ -11,12 +11,6 @@ namespace fs {
 Switch::Switch(sc_core::sc_module_name name, const Config& cfg) : sc_core::sc_module(name), cfg_(cfg) {
   validate_config(cfg_);
   const Clock clock = Clock::from_ghz(cfg_.pspin.clock_ghz);
-  std::vector<MatchRule> rules = parse_match_rules(cfg_.parser.rules);
-  std::vector<int> installed;
-  for (const MatchRule& r : rules)
-    if (std::find(installed.begin(), installed.end(), r.handler_set) == installed.end())
-      installed.push_back(r.handler_set);
-  const int default_port = cfg_.routing.default_route == "drop" ? -1 : std::stoi(cfg_.routing.default_route);
   if (cfg_.rtl.any()) rtl_ = std::make_unique<RtlContext>(cfg_.rtl.vcd);
 
   std::unique_ptr<IcrcCore> icrc;
@@ -26,11 +20,10 @@ Switch::Switch(sc_core::sc_module_name name, const Config& cfg) : sc_core::sc_mo
     else
       icrc = std::make_unique<IcrcEngineModel>(kIcrcEngineBytesPerCycle);
   }
-  parser_ = std::make_unique<Parser>("parser", std::move(rules), clock.cycles_ps(cfg_.parser.latency_cycles), drops,
-                                     std::move(icrc), clock.cycles_ps(1));
-  router_ = std::make_unique<Router>("router", parse_routes(cfg_.routing.routes, cfg_.ports.count), default_port,
-                                     clock.cycles_ps(cfg_.routing.latency_cycles), drops);
-  pspin_ = std::make_unique<PspinUnit>("pspin", cfg_, installed, drops, rtl_.get());
+  parser_ = std::make_unique<Parser>("parser", cfg_.parser, clock, drops, std::move(icrc));
+  router_ = std::make_unique<Router>("router", cfg_.routing, cfg_.ports.count, clock, drops);
+  // The control plane installs the handler sets the parser's rules name.
+  pspin_ = std::make_unique<PspinUnit>("pspin", cfg_, parser_->handler_sets_used(), drops, rtl_.get());
   for (unsigned p = 0; p < cfg_.ports.count; ++p) {
     ingress_.push_back(std::make_unique<IngressPort>(("ingress" + std::to_string(p)).c_str(), p, cfg_.ports));
     egress_.push_back(std::make_unique<EgressPort>(("egress" + std::to_string(p)).c_str(), p, cfg_.ports, drops));

@@ -109,13 +109,21 @@ Bytes arp_like_frame() {
   return f;
 }
 
+fs::ParserConfig config(const std::string& rules, unsigned latency) {
+  fs::ParserConfig c;
+  c.rules = rules;
+  c.latency_cycles = latency;
+  return c;
+}
+
 struct ParserBench {
   fs::DropLedger drops;
   Script script{"script"};
   RecordingSink pspin{"pspin"}, router{"router"};
   fs::Parser parser;
-  ParserBench(const std::string& rules, Picos latency, std::unique_ptr<fs::IcrcCore> icrc = nullptr)
-      : parser("parser", parse_match_rules(rules), latency, drops, std::move(icrc), 1000) {
+  // latency in cycles of the 1 GHz clock.
+  ParserBench(const std::string& rules, unsigned latency, std::unique_ptr<fs::IcrcCore> icrc = nullptr)
+      : parser("parser", config(rules, latency), fs::Clock::from_ghz(1.0), drops, std::move(icrc)) {
     parser.to_pspin.bind(pspin);
     parser.to_router.bind(router);
   }
@@ -127,7 +135,7 @@ struct ParserBench {
 TEST(BlocksParser, ClassifiesFramesAndAppliesLatency) {
   quiet_systemc();
   // Parser latency 2 cycles at 1 GHz = 2000 ps: a frame accepted at t leaves at t + 2000 exactly.
-  ParserBench b("udp_dport=4950 -> flare_dense", 2000);
+  ParserBench b("udp_dport=4950 -> flare_dense", 2);
   const Bytes flare = flare_frame(0x01020304, 1, 2, FLARE_INT32, FLARE_OP_SUM, elems_of<int32_t>({5, 6}));
   Bytes bad_csum = udp_frame(80, 20);
   bad_csum[FS_ETH_BYTES + 10] ^= 0x01;           // IPv4 header checksum byte
@@ -179,7 +187,7 @@ TEST(BlocksParser, RoceFramesWaitForTheOneCrcEngine) {
   // A, B and a plain UDP frame C come in at 5000, D (wrong ICRC) at 6000; all are parsed 2000
   // later. C passes at 7000; A has the engine 7000..26000, B 26000..33000, D 33000..40000 and is
   // dropped. They leave for the router when their check ends.
-  ParserBench b("udp_dport=4950 -> flare_dense", 2000, std::make_unique<fs::IcrcEngineModel>(8));
+  ParserBench b("udp_dport=4950 -> flare_dense", 2, std::make_unique<fs::IcrcEngineModel>(8));
   const Bytes a = fs::test::roce_frame(100, 1, false), bb = fs::test::roce_frame(4, 2, false);
   b.send(5000, a);
   b.send(5000, bb);

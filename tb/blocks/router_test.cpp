@@ -88,13 +88,23 @@ TEST(BlocksRouter, ParseRoutesRejectsWithExactMessages) {
   EXPECT_EQ(route_error("10.0.0.0/8 -> 1; 1.2.3.4/40 -> 0"), prefix("1.2.3.4/40 -> 0") + "prefix length must be 0-32");
 }
 
+// Routes for a 4-port switch; default_port -1: drop; latency in cycles of the 1 GHz clock.
+fs::RoutingConfig routing(const std::string& routes, int default_port, unsigned latency) {
+  fs::RoutingConfig c;
+  c.routes = routes;
+  c.default_route = default_port < 0 ? "drop" : std::to_string(default_port);
+  c.latency_cycles = latency;
+  return c;
+}
+const fs::Clock kClock = fs::Clock::from_ghz(1.0);
+
 struct RouterBench {
   fs::DropLedger drops;
   Script script{"script"};
   std::vector<std::unique_ptr<RecordingSink>> sinks;
   fs::Router router;
-  RouterBench(const std::string& routes, int default_port, Picos latency)
-      : router("router", parse_routes(routes, 4), default_port, latency, drops) {
+  RouterBench(const std::string& routes, int default_port, unsigned latency)
+      : router("router", routing(routes, default_port, latency), 4, kClock, drops) {
     for (int p = 0; p < 4; ++p) {
       sinks.push_back(std::make_unique<RecordingSink>(("sink" + std::to_string(p)).c_str()));
       router.egress.bind(*sinks.back());
@@ -113,7 +123,7 @@ TEST(BlocksRouter, LongestPrefixMatchAndDefault) {
   for (int i = 0; i < 2; ++i) {
     const char* routes = orders[i];
     fs::DropLedger drops;
-    fs::Router r(("r" + std::to_string(i)).c_str(), parse_routes(routes, 4), 0, 0, drops);
+    fs::Router r(("r" + std::to_string(i)).c_str(), routing(routes, 0, 0), 4, kClock, drops);
     EXPECT_EQ(r.lookup(*make_packet(frame_to(ip(10, 1, 2, 5)))), 3) << routes;    // /24
     EXPECT_EQ(r.lookup(*make_packet(frame_to(ip(10, 1, 2, 255)))), 3) << routes;  // /24
     EXPECT_EQ(r.lookup(*make_packet(frame_to(ip(10, 1, 3, 0)))), 2) << routes;    // /16 only
@@ -124,9 +134,9 @@ TEST(BlocksRouter, LongestPrefixMatchAndDefault) {
   // With default drop, an unmatched frame gets -1; a /0 route catches every IPv4 frame but not
   // a non-IPv4 one, which still takes the default.
   fs::DropLedger drops;
-  fs::Router d("d", parse_routes("10.1.0.0/16 -> 2", 4), -1, 0, drops);
+  fs::Router d("d", routing("10.1.0.0/16 -> 2", -1, 0), 4, kClock, drops);
   EXPECT_EQ(d.lookup(*make_packet(frame_to(ip(10, 2, 0, 1)))), -1);
-  fs::Router z("z", parse_routes("0.0.0.0/0 -> 1; 10.1.0.0/16 -> 2", 4), 3, 0, drops);
+  fs::Router z("z", routing("0.0.0.0/0 -> 1; 10.1.0.0/16 -> 2", 3, 0), 4, kClock, drops);
   EXPECT_EQ(z.lookup(*make_packet(frame_to(ip(192, 168, 1, 1)))), 1);
   EXPECT_EQ(z.lookup(*make_packet(frame_to(ip(10, 1, 0, 1)))), 2);
   EXPECT_EQ(z.lookup(*make_packet(non_ipv4_frame())), 3);
@@ -134,9 +144,9 @@ TEST(BlocksRouter, LongestPrefixMatchAndDefault) {
 
 TEST(BlocksRouter, ForwardsAfterLatencyAndDropsWithoutRoute) {
   quiet_systemc();
-  // Latency 2000 ps, default drop. 10.1.2.5 -> port 3 (/24), 10.9.9.9 -> port 1 (/8);
+  // Latency 2 cycles (2000 ps), default drop. 10.1.2.5 -> port 3 (/24), 10.9.9.9 -> port 1 (/8);
   // 11.0.0.1 and the non-IPv4 frame have no route: 2 x no_route.
-  RouterBench b("10.0.0.0/8 -> 1; 10.1.2.0/24 -> 3", -1, 2000);
+  RouterBench b("10.0.0.0/8 -> 1; 10.1.2.0/24 -> 3", -1, 2);
   b.send(1000, frame_to(ip(10, 1, 2, 5)));
   b.send(1500, frame_to(ip(11, 0, 0, 1)));
   b.send(2000, non_ipv4_frame());
