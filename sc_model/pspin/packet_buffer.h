@@ -1,7 +1,8 @@
 // The L2 packet memory (pspin/memory/ has the rest of the unit's memories): holds a matched
 // packet from its arrival until its handler finishes.
-// Tracks occupancy (max and time average); a packet that does not fit is dropped as
-// "buffer_full", one larger than an HPU's L1 packet slot as "oversize".
+// Tracks occupancy (max and time average); a packet that does not fit (in bytes, or past
+// packet_buffer.max_packets) is dropped as "buffer_full", one larger than an HPU's L1 packet
+// slot as "oversize".
 #pragma once
 #include "common/sc_time_util.h"
 #include "common/stats.h"
@@ -18,7 +19,7 @@ class PacketBuffer : public sc_core::sc_module, public PacketSinkIf, public Buff
 
   // Configured by the packet_buffer.* keys.
   PacketBuffer(sc_core::sc_module_name name, const PacketBufferConfig& cfg, DropLedger& drops)
-      : sc_core::sc_module(name), capacity_(cfg.bytes), drops_(drops) {}
+      : sc_core::sc_module(name), capacity_(cfg.bytes), max_packets_(cfg.max_packets), drops_(drops) {}
 
   void accept(PacketPtr p) override {
     const uint64_t size = p->data.size();
@@ -26,7 +27,7 @@ class PacketBuffer : public sc_core::sc_module, public PacketSinkIf, public Buff
       drops_.count("oversize");
       return;
     }
-    if (used_ + size > capacity_) {
+    if (used_ + size > capacity_ || (max_packets_ && packets_ == max_packets_)) {
       drops_.count("buffer_full");
       return;
     }
@@ -58,6 +59,7 @@ class PacketBuffer : public sc_core::sc_module, public PacketSinkIf, public Buff
 
  private:
   uint64_t capacity_;
+  uint64_t max_packets_;  // 0: no limit
   uint64_t used_ = 0, packets_ = 0;
   DropLedger& drops_;
 };

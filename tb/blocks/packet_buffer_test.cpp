@@ -18,7 +18,8 @@ struct BufferBench {
   Script script{"script"};
   RecordingSink sched{"scheduler"};
   fs::PacketBuffer buf;
-  explicit BufferBench(uint64_t capacity) : buf("packet_buffer", fs::PacketBufferConfig{capacity}, drops) {
+  explicit BufferBench(uint64_t capacity, unsigned max_packets = 0)
+      : buf("packet_buffer", fs::PacketBufferConfig{capacity, max_packets}, drops) {
     buf.to_scheduler.bind(sched);
   }
   // Offers a packet of `bytes` bytes at time t; returns it so the test can release it later.
@@ -31,6 +32,28 @@ struct BufferBench {
     script.at(t, [this, p]() { buf.release(*p); });
   }
 };
+
+TEST(BlocksPacketBuffer, AtMostMaxPacketsWhateverTheirSize) {
+  quiet_systemc();
+  // Room for 1 MB but at most 2 packets: of three 64-byte packets at t=0 the third is dropped as
+  // buffer_full; once the first is released at 5 ns, a fourth fits again and a fifth does not.
+  BufferBench b(1 << 20, 2);
+  PacketPtr a = b.offer(0, 64);
+  b.offer(0, 64);
+  b.offer(0, 64);
+  b.release(5000, a);
+  PacketPtr d = b.offer(5000, 64);
+  b.offer(5000, 64);
+  sc_core::sc_start();
+
+  EXPECT_EQ(b.drops.by_cause.size(), 1u);
+  EXPECT_EQ(b.drops.by_cause["buffer_full"], 2u);
+  EXPECT_EQ(b.buf.accepted, 3u);
+  EXPECT_EQ(b.buf.used(), 128u);
+  ASSERT_EQ(b.sched.got.size(), 3u);
+  EXPECT_EQ(b.sched.got[2].pkt, d);
+  EXPECT_EQ(b.buf.occupancy_packets.max(), 2u);
+}
 
 TEST(BlocksPacketBuffer, CapacityInBytesDropsAndRelease) {
   quiet_systemc();
