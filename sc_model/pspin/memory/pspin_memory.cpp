@@ -1,6 +1,9 @@
 // The PsPIN unit's memories and the HPUs' views of them (see pspin_memory.h).
 #include "pspin/memory/pspin_memory.h"
 
+#include <stdexcept>
+#include <string>
+
 namespace fs {
 
 fs_handler_args_t handler_args(const HpuMemoryView& view, uint32_t pkt_len, uint32_t ingress_port) {
@@ -26,7 +29,10 @@ PspinMemory::PspinMemory(const PspinConfig& pspin, const HpuConfig& hpu)
 }
 
 void PspinMemory::assign(int set, const HandlerSetMemory& memory) {
-  if (size_t(set) >= sets_.size()) sets_.resize(size_t(set) + 1);
+  if (size_t(set) >= sets_.size()) {
+    sets_.resize(size_t(set) + 1);
+    views_.resize(sets_.size() * l1_.size() * layout_.hpus());
+  }
   sets_[size_t(set)] = memory;
 }
 
@@ -36,7 +42,10 @@ const HandlerSetMemory& PspinMemory::set_memory(int set) const {
 }
 
 const HpuMemoryView& PspinMemory::view(unsigned cluster, unsigned hpu, int set) {
-  std::unique_ptr<HpuMemoryView>& v = views_[std::make_tuple(cluster, hpu, set)];
+  if (cluster >= l1_.size() || hpu >= layout_.hpus() || size_t(set) >= sets_.size())
+    throw std::out_of_range("PspinMemory::view: no HPU " + std::to_string(hpu) + " of cluster " +
+                            std::to_string(cluster) + " for set " + std::to_string(set));
+  std::unique_ptr<HpuMemoryView>& v = views_.at((size_t(set) * l1_.size() + cluster) * layout_.hpus() + hpu);
   if (v) return *v;
   v = std::make_unique<HpuMemoryView>();
   const HandlerSetMemory& m = set_memory(set);

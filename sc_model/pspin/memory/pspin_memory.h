@@ -7,9 +7,7 @@
 // an HPU's slot here.
 #pragma once
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <tuple>
 #include <vector>
 
 #include "common/zeroed_memory.h"
@@ -59,8 +57,8 @@ class PspinMemory {
   void assign(int set, const HandlerSetMemory& memory);
   // Its ranges; zero sizes if none was assigned.
   const HandlerSetMemory& set_memory(int set) const;
-  // What HPU `hpu` of cluster `cluster` sees running a handler of set `set` (built on first use,
-  // after the set's memory was assigned; the reference stays valid).
+  // What HPU `hpu` of cluster `cluster` sees running a handler of set `set` (built on first use;
+  // the set's memory must have been assigned; the reference stays valid).
   const HpuMemoryView& view(unsigned cluster, unsigned hpu, int set);
 
  private:
@@ -68,7 +66,8 @@ class PspinMemory {
   std::vector<std::unique_ptr<ClusterL1>> l1_;
   ZeroedMemory l2_handler_;
   std::vector<HandlerSetMemory> sets_;  // by set key
-  std::map<std::tuple<unsigned, unsigned, int>, std::unique_ptr<HpuMemoryView>> views_;
+  // By (set key, cluster, HPU), flattened: a lookup per handler run costs no search.
+  std::vector<std::unique_ptr<HpuMemoryView>> views_;
 };
 
 }  // namespace fs
