@@ -10,7 +10,8 @@
 #include <boost/program_options.hpp>
 
 #include "app/simulation.h"
-#include "common/atomic_file.h"
+#include "common/interrupt.h"
+#include "common/output_files.h"
 #include "config/config_io.h"
 #include "common/errors.h"
 #include "net/trace_reader.h"
@@ -87,7 +88,6 @@ int cmd_run(const std::vector<std::string>& args) {
   if (vm.count("seed")) find_config_key("sim.seed")->set(req.cfg, vm["seed"].as<std::string>());
   if (vm.count("hpu-model")) find_config_key("hpu.model")->set(req.cfg, vm["hpu-model"].as<std::string>());
   if (vm.count("trace")) req.trace_path = vm["trace"].as<std::string>();
-  if (vm.count("egress")) req.egress_path = vm["egress"].as<std::string>();
   req.pcap_port = vm["pcap-port"].as<std::string>();
   const std::string capture_times = vm["capture-times"].as<std::string>();
   if (capture_times != "relative" && capture_times != "absolute")
@@ -95,23 +95,33 @@ int cmd_run(const std::vector<std::string>& args) {
   req.relative_capture_times = capture_times == "relative";
   req.keep_egress = vm.count("verify") > 0 || hosts;
   req.progress = isatty(2);
-  if (vm.count("chrome-trace")) req.chrome_trace_path = vm["chrome-trace"].as<std::string>();
-  if (vm.count("trace-insn")) req.insn_trace_path = vm["trace-insn"].as<std::string>();
-  if (vm.count("handler-log")) req.handler_log_path = vm["handler-log"].as<std::string>();
   if (vm.count("rtl")) req.cfg.rtl = parse_rtl_blocks(vm["rtl"].as<std::string>());
-  if (vm.count("vcd")) {
-    if (!req.cfg.rtl.any()) throw InputError("--vcd: no block runs as RTL (add --rtl pkt_sched,cluster_sched,crc32)");
-    req.cfg.rtl.vcd = vm["vcd"].as<std::string>();
-  }
+  if (vm.count("vcd") && !req.cfg.rtl.any())
+    throw InputError("--vcd: no block runs as RTL (add --rtl pkt_sched,cluster_sched,crc32)");
 
   std::unique_ptr<ResultVerifier> expected;
   if (vm.count("verify")) expected = read_expected_results(vm["verify"].as<std::string>());  // fail before running
 
-  AtomicFile stats_file(vm["stats"].as<std::string>());
+  // Every output is checked now, before the run, and appears only if the run completes.
+  OutputFiles outputs;
+  for (const char* in : {"trace", "config", "verify"})
+    if (vm.count(in)) outputs.input(std::string("--") + in, vm[in].as<std::string>());
+  std::ostream& stats_out = outputs.add("--stats", vm["stats"].as<std::string>());
+  auto optional = [&](const char* option) -> std::ostream* {
+    return vm.count(option) ? &outputs.add(std::string("--") + option, vm[option].as<std::string>()) : nullptr;
+  };
+  req.egress = optional("egress");
+  req.chrome_trace = optional("chrome-trace");
+  req.insn_trace = optional("trace-insn");
+  req.handler_log = optional("handler-log");
+  if (vm.count("vcd")) req.cfg.rtl.vcd = outputs.add_named("--vcd", vm["vcd"].as<std::string>());
+  // With an output on standard output, what flaresim reports goes to standard error.
+  std::ostream& report = outputs.writes_stdout() ? std::cerr : std::cout;
+
   RunResult result = run_simulation(req);
-  stats_file.stream() << result.stats.dump(2) << "\n";
-  stats_file.commit();
-  if (!vm.count("quiet")) std::cout << format_summary(result.stats) << result.hosts_summary;
+  stats_out << result.stats.dump(2) << "\n";
+  outputs.commit();
+  if (!vm.count("quiet")) report << format_summary(result.stats) << result.hosts_summary;
   // Work left unfinished is reported even with --quiet: a run that produced no results for some
   // blocks must not pass for a finished one.
   for (const auto& kv : result.stats["handlers"].items())
@@ -123,7 +133,7 @@ int cmd_run(const std::vector<std::string>& args) {
   // Results checked against what was expected: the --verify file's, and the closed-loop hosts'.
   auto check = [&](const ResultVerifier& want, const std::string& against) {
     const VerifyReport rep = want.verify(result.egress);
-    std::cout << "verify           " << (rep.ok ? "OK" : "FAILED") << ": " << rep.matched << " of "
+    report << "verify           " << (rep.ok ? "OK" : "FAILED") << ": " << rep.matched << " of "
               << rep.expected_packets << " result packets match (missing " << rep.missing << ", wrong " << rep.wrong
               << ", duplicate " << rep.duplicate << ", unexpected " << rep.unexpected << ")\n";
     if (!rep.ok) {
@@ -188,6 +198,7 @@ int cmd_info(const std::vector<std::string>& args) {
 
 int cli_main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  install_interrupt_handlers();
   try {
     if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
       std::cout << kUsage;
@@ -204,7 +215,16 @@ int cli_main(int argc, char** argv) {
     if (cmd == "info") return cmd_info(args);
     if (cmd == "iss") return cmd_iss(args);
     throw InputError("unknown command '" + cmd + "' (valid: run, gen, info, iss)");
+  } catch (const Interrupted& e) {
+    std::cerr << "flaresim: interrupted by " << signal_name(e.signal()) << " while " << e.during()
+              << "; no output was written\n";
+    return 128 + e.signal();
   } catch (const InputError& e) {
+    if (pending_interrupt()) {  // a blocked open or read gave up because of the signal
+      std::cerr << "flaresim: interrupted by " << signal_name(pending_interrupt()) << " (" << e.what()
+                << "); no output was written\n";
+      return 128 + pending_interrupt();
+    }
     std::cerr << "flaresim: " << e.what() << "\n";
     return 2;
   } catch (const SimError& e) {

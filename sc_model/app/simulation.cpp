@@ -9,7 +9,7 @@
 
 #include "app/stats_report.h"
 #include "config/config_json.h"
-#include "common/atomic_file.h"
+#include "common/interrupt.h"
 #include "common/errors.h"
 #include "net/trace_reader.h"
 #include "net/trace_writer.h"
@@ -40,6 +40,12 @@ void run_to_end(Switch& sw, bool progress, Picos last_arrival, std::chrono::stea
                      " ps; the configured costs are too large to simulate");
     sc_core::sc_start(sc_core::sc_time_to_pending_activity() + slice, sc_core::SC_EXIT_ON_STARVATION);
     if (!sw.pspin().fatal_error().empty()) throw SimError(sw.pspin().fatal_error());
+    if (pending_interrupt()) {
+      if (printed) std::fprintf(stderr, "\r%60s\r", "");
+      char at[64];
+      std::snprintf(at, sizeof at, "%.3f", double(now_ps()) / double(kPicosPerUs));
+      check_interrupted(std::string("simulating, at ") + at + " us of simulated time");
+    }
     if (progress) {
       const auto now = clock::now();
       if (now - t0 > std::chrono::seconds(2) && now - last_print > std::chrono::milliseconds(500)) {
@@ -54,6 +60,14 @@ void run_to_end(Switch& sw, bool progress, Picos last_arrival, std::chrono::stea
     }
   }
   if (printed) std::fprintf(stderr, "\r%60s\r", "");
+}
+
+// SystemC's reports: stdout holds only flaresim's own output, so warnings and errors go to
+// stderr and information ("Simulation stopped by user." after a handler fault) nowhere.
+void report_to_stderr(const sc_core::sc_report& r, const sc_core::sc_actions& actions) {
+  if ((actions & sc_core::SC_DISPLAY) && r.get_severity() >= sc_core::SC_WARNING)
+    std::fprintf(stderr, "flaresim: SystemC: %s\n", r.get_msg());
+  sc_core::sc_report_handler::default_handler(r, actions & ~sc_core::SC_DISPLAY);
 }
 
 // The Chrome/Perfetto trace-event timeline of handler runs.
@@ -109,6 +123,7 @@ RunResult run_simulation(const RunRequest& req) {
   records.clear();
 
   sc_core::sc_report_handler::set_actions(sc_core::SC_ID_NO_SC_START_ACTIVITY_, sc_core::SC_DO_NOTHING);
+  sc_core::sc_report_handler::set_handler(report_to_stderr);
   Switch sw("switch", req.cfg);
   sw.load(packets);
   packets.clear();
@@ -120,36 +135,23 @@ RunResult run_simulation(const RunRequest& req) {
   }
 
   RunResult result;
-  std::unique_ptr<AtomicFile> egress_file;
   std::unique_ptr<PcapngWriter> pcap;
-  if (!req.egress_path.empty()) {
-    egress_file = std::make_unique<AtomicFile>(req.egress_path);
-    pcap = std::make_unique<PcapngWriter>(egress_file->stream(), req.cfg.ports.count);
-  }
+  if (req.egress) pcap = std::make_unique<PcapngWriter>(*req.egress, req.cfg.ports.count);
   sw.on_departure([&](unsigned port, Picos time, const Packet& p) {
     if (pcap) pcap->write(uint16_t(port), time, p.data.data(), p.data.size());
     if (req.keep_egress) result.egress.push_back(EgressRecord{uint16_t(port), time, p.data});
   });
-
-  std::unique_ptr<AtomicFile> insn_file;
-  if (!req.insn_trace_path.empty()) {
-    insn_file = std::make_unique<AtomicFile>(req.insn_trace_path);
-    insn_file->stream() << "# cycle cluster hpu handler pc instruction disassembly [register=value]\n";
-    sw.pspin().set_insn_trace(&insn_file->stream());
+  if (req.insn_trace) {
+    *req.insn_trace << "# cycle cluster hpu handler pc instruction disassembly [register=value]\n";
+    sw.pspin().set_insn_trace(req.insn_trace);
   }
-
-  std::unique_ptr<AtomicFile> log_file;
-  if (!req.handler_log_path.empty()) {
-    log_file = std::make_unique<AtomicFile>(req.handler_log_path);
-    log_file->stream() << HandlerLog::kHeader << "\n";
-    sw.pspin().set_handler_log(&log_file->stream());
+  if (req.handler_log) {
+    *req.handler_log << HandlerLog::kHeader << "\n";
+    sw.pspin().set_handler_log(req.handler_log);
   }
-
   // Chrome trace: one process per cluster, one thread per HPU, one complete event per handler run.
-  std::unique_ptr<AtomicFile> chrome_file;
   std::unique_ptr<ChromeTrace> chrome;
-  if (!req.chrome_trace_path.empty()) {
-    chrome_file = std::make_unique<AtomicFile>(req.chrome_trace_path);
+  if (req.chrome_trace) {
     chrome = std::make_unique<ChromeTrace>(req.cfg.pspin.clusters, req.cfg.pspin.hpus_per_cluster);
     sw.pspin().observe_handler_runs(chrome.get());
   }
@@ -175,13 +177,7 @@ RunResult run_simulation(const RunRequest& req) {
   }
   stats["wall_seconds"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  if (egress_file) egress_file->commit();
-  if (insn_file) insn_file->commit();
-  if (log_file) log_file->commit();
-  if (chrome_file) {
-    chrome_file->stream() << chrome->json().dump() << "\n";
-    chrome_file->commit();
-  }
+  if (chrome) *req.chrome_trace << chrome->json().dump() << "\n";
   result.stats = std::move(stats);
   return result;
 }

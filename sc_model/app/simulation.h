@@ -4,6 +4,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -18,14 +19,16 @@ struct RunRequest {
   Config cfg;
   std::string trace_path;    // "" = none (closed-loop hosts drive the switch)
   std::string config_path;   // for the record in the stats file; "" if none
-  std::string egress_path;   // pcapng to write; "" = none
   std::string pcap_port = "src-mac";  // ingress port rule for classic pcap traces
   bool relative_capture_times = true;  // pcap/pcapng: time 0 = the capture's first packet
   bool keep_egress = false;  // keep every departing frame in RunResult::egress
   bool progress = false;     // print progress to stderr while running
-  std::string chrome_trace_path;  // Chrome/Perfetto trace-event JSON of handler runs; "" = none
-  std::string insn_trace_path;    // instruction trace of ISS handler runs; "" = none
-  std::string handler_log_path;   // the handlers' fs_log lines; "" = none (dropped)
+  // Where the run's optional outputs go (nullptr: not written); the caller owns the streams
+  // (the CLI's are common/output_files.h's, put in place once the run succeeds).
+  std::ostream* egress = nullptr;        // pcapng of every departing frame
+  std::ostream* chrome_trace = nullptr;  // Chrome/Perfetto trace-event JSON of handler runs
+  std::ostream* insn_trace = nullptr;    // instruction trace of ISS handler runs
+  std::ostream* handler_log = nullptr;   // the handlers' fs_log lines (else dropped)
 };
 
 struct RunResult {
@@ -36,8 +39,8 @@ struct RunResult {
   std::string hosts_summary;
 };
 
-// Runs the whole simulation; throws InputError / SimError. Call once per process (SystemC
-// elaborates once). The egress file, if any, appears only when the run completes.
+// Runs the whole simulation; throws InputError / SimError, or Interrupted (common/interrupt.h)
+// when a signal asks it to stop. Call once per process (SystemC elaborates once).
 RunResult run_simulation(const RunRequest& req);
 
 // The readable summary printed by `flaresim run`.

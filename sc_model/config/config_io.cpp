@@ -1,6 +1,8 @@
 // Reads INI files and command-line overrides into the configuration tree (see config_io.h).
 #include "config/config_io.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <fstream>
 
@@ -76,6 +78,9 @@ po::options_description config_options_description() {
 }
 
 void apply_ini_file(Config& cfg, const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw InputError(path + ": not a regular file; --config takes an INI file");
   std::ifstream in(path);
   if (!in) throw InputError(path + ": cannot open configuration file");
   po::parsed_options parsed(nullptr);

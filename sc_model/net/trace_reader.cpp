@@ -11,7 +11,14 @@
 #include <limits>
 #include <map>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 #include "common/errors.h"
+#include "common/interrupt.h"
 #include "fs_packet.h"
 #include "net/trace_syntax.h"
 
@@ -466,6 +473,17 @@ std::vector<TraceRecord> parse_pcapng(const std::string& name, const uint8_t* d,
 
 }  // namespace
 
+bool looks_like_trace(const uint8_t* data, size_t len) {
+  if (len >= 4) {
+    const uint32_t be = fs_be32(data);
+    if (be == 0x0A0D0D0Au || be == 0xa1b2c3d4u || be == 0xa1b23c4du || be == 0xd4c3b2a1u || be == 0x4d3cb2a1u)
+      return true;
+  } else {
+    return true;  // too short to tell
+  }
+  return std::memchr(data, 0, len) == nullptr;
+}
+
 std::vector<TraceRecord> parse_trace(const std::string& name, const uint8_t* data, size_t len,
                                      const TraceOptions& opts) {
   if (opts.num_ports < 1 || opts.num_ports > 65536)
@@ -481,17 +499,51 @@ std::vector<TraceRecord> parse_trace(const std::string& name, const uint8_t* dat
 }
 
 std::vector<TraceRecord> read_trace(const std::string& path, const TraceOptions& opts) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open trace file");
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  in.seekg(0, std::ios::beg);
-  if (size < 0) throw InputError(path + ": cannot determine the file's size");
-  Bytes content(static_cast<size_t>(size));
-  if (size > 0 && !in.read(reinterpret_cast<char*>(content.data()), size)) throw InputError(path + ": read error");
+  const Bytes content = read_trace_bytes(path);
   return parse_trace(path, content.data(), content.size(), opts);
+}
+
+Bytes read_trace_bytes(const std::string& path) {
+  // A regular file, or a stream (a FIFO, a character device, standard input as /dev/stdin):
+  // read to its end either way, in chunks, so that a signal can stop a read that waits.
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) throw InputError(path + ": cannot open trace file (" + std::strerror(errno) + ")");
+  if (S_ISDIR(st.st_mode)) throw InputError(path + ": is a directory");
+  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode))
+    throw InputError(path + ": not a regular file or a stream");
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    check_interrupted("opening the trace " + path);
+    throw InputError(path + ": cannot open trace file (" + std::strerror(errno) + ")");
+  }
+  Bytes content;
+  if (S_ISREG(st.st_mode)) content.reserve(size_t(st.st_size));
+  uint8_t chunk[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR && !pending_interrupt()) continue;
+    if (n < 0) {
+      const int err = errno;
+      close(fd);
+      check_interrupted("reading the trace " + path);
+      throw InputError(path + ": read error (" + std::strerror(err) + ")");
+    }
+    if (n == 0) break;
+    content.insert(content.end(), chunk, chunk + n);
+    // A stream that is not a trace (/dev/zero, /dev/urandom) is refused from its first bytes, not
+    // read for ever: a trace is pcapng, pcap or text, and text has no NUL byte.
+    if (!looks_like_trace(content.data(), content.size())) {
+      close(fd);
+      throw InputError(path + ": not a trace (neither pcapng, pcap nor text: it holds NUL bytes)");
+    }
+    if (content.size() > kMaxTraceBytes) {
+      close(fd);
+      throw InputError(path + ": larger than " + std::to_string(kMaxTraceBytes >> 30) + " GiB; split the trace");
+    }
+    check_interrupted("reading the trace " + path);
+  }
+  close(fd);
+  return content;
 }
 
 }  // namespace fs

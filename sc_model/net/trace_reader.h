@@ -37,6 +37,13 @@ constexpr size_t kMaxTracePacket = 65535;
 // Reads the trace at `path`. Text traces keep file order (times must be non-decreasing);
 // pcap/pcapng records are stably sorted by time.
 std::vector<TraceRecord> read_trace(const std::string& path, const TraceOptions& opts);
+// The bytes of a trace file or stream (a FIFO, a character device), read to the end; InputError
+// for a directory, a stream that is no trace (NUL bytes in what is not pcapng or pcap) or one
+// over kMaxTraceBytes; Interrupted (common/interrupt.h) when a signal stops the read.
+constexpr size_t kMaxTraceBytes = size_t(4) << 30;
+Bytes read_trace_bytes(const std::string& path);
+// False if the first `len` bytes read cannot start a trace: not pcapng or pcap, and a NUL byte.
+bool looks_like_trace(const uint8_t* data, size_t len);
 
 // Same, from bytes already in memory; `name` is used in messages and `where`.
 std::vector<TraceRecord> parse_trace(const std::string& name, const uint8_t* data, size_t len,

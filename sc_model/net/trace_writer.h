@@ -1,6 +1,6 @@
 // Output traces: the text format of traces/FORMAT.md (hex lines) and little-endian pcapng with
 // one interface per switch port and picosecond timestamps. Writers take an std::ostream so that
-// callers can write through fs::AtomicFile.
+// callers can write through fs::OutputFiles (common/output_files.h).
 #pragma once
 #include <cstddef>
 #include <cstdint>

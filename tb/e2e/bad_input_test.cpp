@@ -1,6 +1,8 @@
 // Bad input never crashes and never yields a plausible-looking result: malformed traces,
 // configs and files give exit code 2 with a message naming the place and the reason, and leave
 // no output file behind; malformed packets are dropped, counted, and the run goes on.
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "support/cli_runner.h"
@@ -8,9 +10,13 @@
 namespace fs::test {
 namespace {
 
+// Neither output (s.json, e.pcapng) nor a temporary file of one is in `dir`.
 void expect_no_outputs(const ScratchDir& dir) {
-  for (const char* f : {"s.json", "s.json.partial", "e.pcapng", "e.pcapng.partial"})
-    EXPECT_FALSE(exists(dir / f)) << f << " was left behind";
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
+    const std::string n = e.path().filename().string();
+    EXPECT_FALSE(n.rfind("s.json", 0) == 0 || n.rfind("e.pcapng", 0) == 0 || n.find("partial") != std::string::npos)
+        << n << " was left behind";
+  }
 }
 
 TEST(E2EBadInput, MalformedTraceLineNamesFileAndLine) {

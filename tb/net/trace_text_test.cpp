@@ -156,7 +156,7 @@ TEST(TraceText, FileErrors) {
     read_trace("/nonexistent-dir/trace.txt", TraceOptions());
     FAIL() << "no error";
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "/nonexistent-dir/trace.txt: cannot open trace file");
+    EXPECT_STREQ(e.what(), "/nonexistent-dir/trace.txt: cannot open trace file (No such file or directory)");
   }
   const std::string dir = ::testing::TempDir();
   try {

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "common/atomic_file.h"
+#include "common/output_files.h"
 #include "common/errors.h"
 #include "net/frame.h"
 #include "protocols/flare_dense/flare_frame.h"
@@ -117,8 +117,8 @@ TEST(TraceWriter, PcapngRoundTripThroughReader) {
   const std::string path = temp_path("rt.pcapng");
   const auto recs = sample_records();
   {
-    AtomicFile f(path);
-    write_pcapng(f.stream(), 4, recs);
+    OutputFiles f;
+    write_pcapng(f.add("--egress", path), 4, recs);
     f.commit();
   }
   TraceOptions o;
@@ -150,8 +150,8 @@ TEST(TraceWriter, TsharkReadsPicosecondPcapng) {
   auto recs = sample_records();
   recs.pop_back();  // keep whole nanoseconds: Wireshark keeps times in nanoseconds
   {
-    AtomicFile f(path);
-    write_pcapng(f.stream(), 4, recs);
+    OutputFiles f;
+    write_pcapng(f.add("--egress", path), 4, recs);
     f.commit();
   }
   const std::string out =

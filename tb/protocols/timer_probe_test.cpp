@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
+
 #include <nlohmann/json.hpp>
 
 #include "app/simulation.h"
@@ -50,7 +52,8 @@ TimerRun run(const std::vector<TraceRecord>& trace, const std::string& hpu_model
   RunRequest req;
   req.trace_path = dir / "t.txt";
   req.keep_egress = true;
-  req.chrome_trace_path = dir / "c.json";
+  std::ostringstream chrome_text;
+  req.chrome_trace = &chrome_text;
   req.cfg.parser.rules = "udp_dport=5002 -> timer_probe";
   req.cfg.pspin.clusters = 2;
   req.cfg.hpu.max_timer_chain = max_chain;
@@ -58,7 +61,7 @@ TimerRun run(const std::vector<TraceRecord>& trace, const std::string& hpu_model
   TimerRun r;
   r.result = run_simulation(req);
   r.runs = nlohmann::json::array();
-  const nlohmann::json chrome = nlohmann::json::parse(slurp(dir / "c.json"));
+  const nlohmann::json chrome = nlohmann::json::parse(chrome_text.str());
   for (const auto& e : chrome["traceEvents"])
     if (e["ph"] == "X") r.runs.push_back(e);
   return r;

@@ -6,8 +6,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,6 +51,16 @@ class ScratchDir {
  private:
   std::string path_;
 };
+
+// The names in `dir` (not in its subfolders), without the runner's own .stdout and .stderr.
+inline std::set<std::string> files_in(const ScratchDir& dir) {
+  std::set<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
+    const std::string n = e.path().filename().string();
+    if (n != ".stdout" && n != ".stderr") names.insert(n);
+  }
+  return names;
+}
 
 // Runs `flaresim <args>` (args already shell-quoted where needed) in `dir`.
 inline CliResult flaresim(const std::string& args, const ScratchDir& dir) {

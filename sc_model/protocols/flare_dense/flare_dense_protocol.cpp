@@ -12,7 +12,7 @@
 
 #include <boost/program_options.hpp>
 
-#include "common/atomic_file.h"
+#include "common/output_files.h"
 #include "config/config_io.h"
 #include "config/config_keys.h"
 #include "common/errors.h"
@@ -313,20 +313,23 @@ int FlareDense::gen(const std::string& name, const std::vector<std::string>& res
     throw InputError("--hosts x --bytes = " + std::to_string(o.hosts) + " x " + std::to_string(o.bytes) +
                      " bytes; at most 4 GiB of contributions in one trace");
   const std::string out = vm["output"].as<std::string>();
+  if (out == "-") throw InputError("--output -: gen writes the trace and its expected results next to it; name a file");
+  // Both files are checked before the workload is built, and appear together.
+  OutputFiles files;
+  if (vm.count("config")) files.input("--config", vm["config"].as<std::string>());
+  std::ostream& trace = files.add("--output", out);
+  std::ostream& expected = files.add("--output (its expected results)", out + ".expected");
   const AllreduceWorkload w = generate_allreduce(o);
 
-  AtomicFile trace(out);
   const bool pcapng = out.size() >= 7 && out.compare(out.size() - 7, 7, ".pcapng") == 0;
   if (pcapng) {
-    PcapngWriter writer(trace.stream(), o.num_ports);
+    PcapngWriter writer(trace, o.num_ports);
     for (const auto& r : w.records) writer.write(r.port, r.time, r.data.data(), r.data.size());
   } else {
-    write_text_trace(trace.stream(), w.records);
+    write_text_trace(trace, w.records);
   }
-  AtomicFile expected(out + ".expected");
-  write_expected(expected.stream(), w);
-  trace.commit();
-  expected.commit();
+  write_expected(expected, w);
+  files.commit();
   std::cout << "wrote " << out << " (" << w.records.size() << " packets from " << o.hosts << " hosts, "
             << w.expected.size() << " blocks";
   if (o.loss > 0) std::cout << ", " << w.lost << " lost and retransmitted";

@@ -12,7 +12,7 @@
 
 #include <boost/program_options.hpp>
 
-#include "common/atomic_file.h"
+#include "common/output_files.h"
 #include "config/config_io.h"
 #include "config/config_keys.h"
 #include "common/errors.h"
@@ -125,12 +125,13 @@ class PktCounter : public Protocol {
     for (unsigned k = 0; k < packets; ++k)
       for (unsigned p = 0; p < ports; ++p)
         records.push_back(TraceRecord{Picos(k) * kPicosPerUs, uint16_t(p), counter_frame(uint16_t(p), 64), ""});
-    AtomicFile trace(out), expected(out + ".expected");
-    write_text_trace(trace.stream(), records);
-    expected.stream() << expected_header() << "\n";
-    for (unsigned p = 0; p < ports; ++p) expected.stream() << "port " << p << " packets " << packets << "\n";
-    trace.commit();
-    expected.commit();
+    OutputFiles files;
+    std::ostream& trace = files.add("--output", out);
+    std::ostream& expected = files.add("--output (its expected results)", out + ".expected");
+    write_text_trace(trace, records);
+    expected << expected_header() << "\n";
+    for (unsigned p = 0; p < ports; ++p) expected << "port " << p << " packets " << packets << "\n";
+    files.commit();
     return 0;
   }
   std::string expected_header() const override { return "pkt-counter-expected 1"; }

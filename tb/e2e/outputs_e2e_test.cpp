@@ -1,0 +1,219 @@
+// Outputs as a transaction and clean signals, through the CLI (common/output_files.h,
+// common/interrupt.h): symbolic links are followed, "-", FIFOs and character devices are written
+// in place as streams, bad output paths are refused before the run with nothing written, a failed
+// or interrupted run leaves no file behind, and traces may be streams but not endless non-traces.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <set>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "support/cli_runner.h"
+
+namespace fs::test {
+namespace {
+
+// Two packets of an unmatched protocol: a run of a few microseconds.
+const char* kTrace =
+    "0ns 0 hex 02000000000102000000000208004500001c000000004011f9ce0a0000010a000002\n"
+    "10ns 1 hex 02000000000102000000000208004500001c000000004011f9ce0a0000010a000002\n";
+
+TEST(E2EOutputs, ASymlinkIsFollowedAndKept) {
+  ScratchDir dir;
+  write_file(dir / "t.txt", kTrace);
+  write_file(dir / "old.json", "old");
+  symlink("old.json", (dir / "s.json").c_str());
+  symlink("made.pcapng", (dir / "e.pcapng").c_str());  // dangling: its target is created
+  const CliResult r = flaresim("run --trace t.txt --stats s.json --egress e.pcapng -q", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  struct stat st;
+  ASSERT_EQ(lstat((dir / "s.json").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir / "old.json"))["totals"]["packets_in"], 2);
+  ASSERT_EQ(lstat((dir / "e.pcapng").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  EXPECT_EQ(slurp(dir / "made.pcapng").substr(0, 4), std::string("\x0a\x0d\x0d\x0a", 4));
+  EXPECT_EQ(files_in(dir), (std::set<std::string>{"t.txt", "old.json", "s.json", "e.pcapng", "made.pcapng"}));
+}
+
+TEST(E2EOutputs, DashIsStandardOutputAndTheSummaryMovesToStandardError) {
+  ScratchDir dir;
+  write_file(dir / "t.txt", kTrace);
+  const CliResult r = flaresim("run --trace t.txt --stats -", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["totals"]["packets_in"], 2);
+  EXPECT_NE(r.err.find("simulated time"), std::string::npos) << r.err;
+  EXPECT_EQ(files_in(dir), std::set<std::string>{"t.txt"});  // no file named "-"
+}
+
+TEST(E2EOutputs, CharacterDevicesAndFifosAreWrittenInPlace) {
+  ScratchDir dir;
+  write_file(dir / "t.txt", kTrace);
+  ASSERT_EQ(mkfifo((dir / "egress.fifo").c_str(), 0600), 0);
+  // A reader copies the FIFO to a file, as `cat fifo > copy` would.
+  std::thread reader([&] {
+    std::ifstream in(dir / "egress.fifo", std::ios::binary);
+    std::ofstream(dir / "copy.pcapng", std::ios::binary) << in.rdbuf();
+  });
+  const CliResult r = flaresim("run --trace t.txt --stats /dev/null --egress egress.fifo -q", dir);
+  reader.join();
+  ASSERT_EQ(r.code, 0) << r.err;
+  struct stat st;
+  ASSERT_EQ(stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode)) << "/dev/null was replaced";
+  ASSERT_EQ(lstat((dir / "egress.fifo").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  const std::string copy = slurp(dir / "copy.pcapng");
+  ASSERT_GT(copy.size(), 4u);
+  EXPECT_EQ(copy.substr(0, 4), std::string("\x0a\x0d\x0d\x0a", 4));
+  EXPECT_EQ(files_in(dir), (std::set<std::string>{"t.txt", "egress.fifo", "copy.pcapng"}));
+}
+
+// A bad output is refused before the run: exit 2, the option, the path and the reason ("{dir}"
+// stands for the scratch directory), nothing written.
+void expect_refused(const std::string& args, std::string message) {
+  ScratchDir dir;
+  write_file(dir / "t.txt", kTrace);
+  std::filesystem::create_directory(dir / "d");
+  const size_t at = message.find("{dir}");
+  if (at != std::string::npos) message.replace(at, 5, dir.path());
+  const CliResult r = flaresim("run --trace t.txt " + args, dir);
+  EXPECT_EQ(r.code, 2) << args;
+  EXPECT_EQ(r.err, "flaresim: " + message + "\n") << args;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(files_in(dir), (std::set<std::string>{"t.txt", "d"})) << args;
+}
+
+TEST(E2EOutputs, BadOutputPathsAreRefusedBeforeTheRun) {
+  expect_refused("--stats d", "--stats d: is a directory; an output must be a regular file, a FIFO or a character device");
+  expect_refused("--stats s.json --egress s.json", "--egress s.json: --stats names the same file");
+  expect_refused("--stats s.json --egress ./d/../s.json", "--egress ./d/../s.json: --stats names the same file");
+  expect_refused("--stats - --egress -", "--egress -: --stats writes to standard output too");
+  expect_refused("--stats s.json --egress t.txt", "--egress t.txt: is the input --trace; name another file");
+  expect_refused("--stats t.txt", "--stats t.txt: is the input --trace; name another file");
+  expect_refused("--stats s.json --chrome-trace nowhere/c.json",
+                 "--chrome-trace nowhere/c.json: the directory {dir}/nowhere does not exist");
+  expect_refused("--stats s.json --rtl pkt_sched --vcd -", "--vcd -: this output cannot go to standard output; name a file");
+}
+
+TEST(E2EOutputs, AFailedRunLeavesNoFile) {
+  // The watchdog stops the first handler run (one cycle allowed): exit 1 after the simulation
+  // started, with every output already open under its temporary name.
+  ScratchDir dir;
+  ASSERT_EQ(flaresim("gen allreduce --hosts 2 --bytes 2KiB -o t.txt", dir).code, 0);
+  const CliResult r = flaresim("run --trace t.txt --flare.ports 0-1 --stats s.json --egress e.pcapng "
+                               "--handler-log h.log --chrome-trace c.json --trace-insn i.txt --hpu.max_cycles 1",
+                               dir);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("hpu.max_cycles"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");  // nothing from the SystemC kernel ("Simulation stopped by user.")
+  EXPECT_EQ(files_in(dir), (std::set<std::string>{"t.txt", "t.txt.expected"}));
+}
+
+// flaresim started in the background in `dir`, its stdout and stderr into files.
+class Background {
+ public:
+  Background(const ScratchDir& dir, const std::vector<std::string>& args) : dir_(dir) {
+    pid_ = fork();
+    if (pid_ == 0) {
+      if (chdir(dir.path().c_str()) != 0) _exit(127);
+      const int out = open(".stdout", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      const int err = open(".stderr", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      dup2(out, 1);
+      dup2(err, 2);
+      std::vector<char*> argv{const_cast<char*>(FLARESIM_BIN)};
+      for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(FLARESIM_BIN, argv.data());
+      _exit(127);
+    }
+  }
+  // Sends `sig` and returns the exit code (-1 if it did not exit normally).
+  int stop(int sig) {
+    kill(pid_, sig);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  std::string err() const { return slurp(dir_ / ".stderr"); }
+
+ private:
+  const ScratchDir& dir_;
+  pid_t pid_;
+};
+
+// Waits up to 20 s for `ready`.
+template <typename F>
+bool wait_for(F ready) {
+  for (int i = 0; i < 2000; ++i) {
+    if (ready()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+TEST(E2EOutputs, SigtermWhileReadingAFifoTrace) {
+  // The trace's writer opens the FIFO and sends nothing: flaresim waits in its read.
+  ScratchDir dir;
+  ASSERT_EQ(mkfifo((dir / "t.fifo").c_str(), 0600), 0);
+  Background run(dir, {"run", "--trace", "t.fifo", "--stats", "s.json", "--egress", "e.pcapng"});
+  const int writer = open((dir / "t.fifo").c_str(), O_WRONLY);  // returns once flaresim has it open
+  ASSERT_GE(writer, 0);
+  ASSERT_TRUE(wait_for([&] { return files_in(dir).size() == 3; }));  // the FIFO and two temporary files
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // into the read
+  EXPECT_EQ(run.stop(SIGTERM), 128 + SIGTERM);
+  close(writer);
+  EXPECT_EQ(run.err(), "flaresim: interrupted by SIGTERM while reading the trace t.fifo; no output was written\n");
+  EXPECT_EQ(files_in(dir), std::set<std::string>{"t.fifo"});
+}
+
+TEST(E2EOutputs, SigintWhileSimulating) {
+  // Closed-loop hosts with 64 MiB each on the ISS run for minutes; the egress capture grows as
+  // results leave, which shows the simulation is under way.
+  ScratchDir dir;
+  Background run(dir, {"run", "--hosts.model", "allreduce", "--flare.ports", "0-3", "--hosts.bytes", "64MiB",
+                       "--stats", "s.json", "--egress", "e.pcapng"});
+  auto egress_size = [&] {
+    for (const std::string& n : files_in(dir))
+      if (n.rfind("e.pcapng.flaresim-partial-", 0) == 0) return std::filesystem::file_size(dir / n);
+    return std::uintmax_t(0);
+  };
+  ASSERT_TRUE(wait_for([&] { return egress_size() > 1000; })) << run.err();
+  EXPECT_EQ(run.stop(SIGINT), 128 + SIGINT);
+  const std::string err = run.err();
+  EXPECT_EQ(err.rfind("flaresim: interrupted by SIGINT while simulating, at ", 0), 0u) << err;
+  EXPECT_NE(err.find(" us of simulated time; no output was written\n"), std::string::npos) << err;
+  EXPECT_EQ(files_in(dir), std::set<std::string>{});
+}
+
+TEST(E2EOutputs, AFifoTraceIsReadAsAStream) {
+  ScratchDir dir;
+  ASSERT_EQ(mkfifo((dir / "t.fifo").c_str(), 0600), 0);
+  std::thread writer([&] { std::ofstream(dir / "t.fifo", std::ios::binary) << kTrace; });
+  const CliResult r = flaresim("run --trace t.fifo --stats s.json -q", dir);
+  writer.join();
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir / "s.json"))["totals"]["packets_in"], 2);
+}
+
+TEST(E2EOutputs, DevZeroIsNotATraceAndADirectoryIsNotAConfig) {
+  ScratchDir dir;
+  const CliResult z = flaresim("run --trace /dev/zero --stats s.json", dir);
+  EXPECT_EQ(z.code, 2);
+  EXPECT_EQ(z.err, "flaresim: /dev/zero: not a trace (neither pcapng, pcap nor text: it holds NUL bytes)\n");
+  write_file(dir / "t.txt", kTrace);
+  const CliResult c = flaresim("run --config . --trace t.txt --stats s.json", dir);
+  EXPECT_EQ(c.code, 2);
+  EXPECT_EQ(c.err, "flaresim: .: not a regular file; --config takes an INI file\n");
+  EXPECT_EQ(files_in(dir), std::set<std::string>{"t.txt"});
+}
+
+}  // namespace
+}  // namespace fs::test
