@@ -7,6 +7,7 @@
 
 #include "app/commands.h"
 #include "common/errors.h"
+#include "config/config_io.h"
 #include "iss/bare_run.h"
 
 namespace po = boost::program_options;
@@ -27,13 +28,7 @@ int cmd_iss(const std::vector<std::string>& args) {
   all.add(desc).add(hidden);
   po::positional_options_description pos;
   pos.add("elf", 1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw InputError(std::string("iss: ") + e.what());
-  }
+  const po::variables_map vm = parse_command_line(args, all, &pos);
   if (vm.count("help")) {
     std::cout << "usage: flaresim iss [options] PROG.elf\n\n" << desc;
     return 0;

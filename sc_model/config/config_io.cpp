@@ -55,10 +55,36 @@ std::string unknown_key_message(const std::string& key) {
   return msg + " ('flaresim info' lists every key)";
 }
 
-po::variables_map parse_command_line(const std::vector<std::string>& args, const po::options_description& desc) {
+namespace {
+
+// Boost reads "-1" into an unsigned option as 2^32 - 1: refuse a sign for every unsigned one.
+void refuse_signed_values(const po::parsed_options& parsed, const po::options_description& desc) {
+  for (const po::option& o : parsed.options) {
+    const po::option_description* d = desc.find_nothrow(o.string_key, false);
+    if (!d) continue;
+    const po::value_semantic* sem = d->semantic().get();
+    const bool is_unsigned = dynamic_cast<const po::typed_value<unsigned>*>(sem) ||
+                             dynamic_cast<const po::typed_value<unsigned long>*>(sem) ||
+                             dynamic_cast<const po::typed_value<unsigned long long>*>(sem) ||
+                             dynamic_cast<const po::typed_value<unsigned short>*>(sem);
+    for (const std::string& v : o.value)
+      if (is_unsigned && v.find_first_not_of(" \t") != std::string::npos && v[v.find_first_not_of(" \t")] == '-')
+        throw InputError("bad value '" + v + "' for '--" + o.string_key + "': expected a whole number >= 0");
+  }
+}
+
+}  // namespace
+
+po::variables_map parse_command_line(const std::vector<std::string>& args, const po::options_description& desc,
+                                     const po::positional_options_description* positional) {
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(args).options(desc).run(), vm);
+    po::command_line_parser parser(args);
+    parser.options(desc);
+    if (positional) parser.positional(*positional);
+    const po::parsed_options parsed = parser.run();
+    refuse_signed_values(parsed, desc);
+    po::store(parsed, vm);
     po::notify(vm);
   } catch (const po::unknown_option& e) {
     const std::string opt = e.get_option_name();

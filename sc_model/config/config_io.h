@@ -21,9 +21,11 @@ void apply_ini_file(Config& cfg, const std::string& path);
 void apply_overrides(Config& cfg, const boost::program_options::variables_map& vm);
 
 // Parses a command's options, turning Boost's messages into InputErrors that name the option
-// (an unknown --section.key gets the nearby keys).
-boost::program_options::variables_map parse_command_line(const std::vector<std::string>& args,
-                                                         const boost::program_options::options_description& desc);
+// (an unknown --section.key gets the nearby keys). A negative number for an unsigned option is
+// refused (Boost would wrap it). `positional`: the command's positional arguments, if any.
+boost::program_options::variables_map parse_command_line(
+    const std::vector<std::string>& args, const boost::program_options::options_description& desc,
+    const boost::program_options::positional_options_description* positional = nullptr);
 
 // "unknown configuration key 'x'; did you mean ...? (flaresim info lists every key)"
 std::string unknown_key_message(const std::string& key);

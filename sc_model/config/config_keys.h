@@ -121,6 +121,8 @@ ConfigKey string_key(std::string name, std::string doc, std::vector<std::string>
   k.doc = std::move(doc);
   k.choices = join(choices, ", ");
   k.set = [name, choices, get, check](Config& c, const std::string& t) {
+    // The value is echoed into the stats JSON, which holds UTF-8 only.
+    if (!valid_utf8(t)) throw InputError("bad value for '" + name + "': not valid UTF-8 text");
     const std::string v = trim(t);
     if (!choices.empty()) {
       bool found = false;

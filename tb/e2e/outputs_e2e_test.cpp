@@ -215,5 +215,41 @@ TEST(E2EOutputs, DevZeroIsNotATraceAndADirectoryIsNotAConfig) {
   EXPECT_EQ(files_in(dir), std::set<std::string>{"t.txt"});
 }
 
+TEST(E2EOutputs, NamesAndValuesThatAreNotUtf8AreRefusedBeforeTheRun) {
+  // "caf\xe9": Latin-1, which the stats JSON cannot hold.
+  ScratchDir dir;
+  write_file(dir / "caf\xe9.txt", kTrace);
+  const CliResult n = flaresim("run --trace 'caf\xe9.txt' --stats s.json", dir);
+  EXPECT_EQ(n.code, 2);
+  EXPECT_EQ(n.err, "flaresim: --trace: the file name is not valid UTF-8 (the stats record it); rename the file\n");
+  write_file(dir / "t.txt", kTrace);
+  write_file(dir / "c.ini", "[hpu]\nhandler_dir = /tmp/caf\xe9\n");
+  const CliResult v = flaresim("run --config c.ini --trace t.txt --stats s.json", dir);
+  EXPECT_EQ(v.code, 2);
+  EXPECT_NE(v.err.find("bad value for 'hpu.handler_dir': not valid UTF-8 text"), std::string::npos) << v.err;
+  // UTF-8 itself is fine.
+  write_file(dir / "caf\xc3\xa9.txt", kTrace);
+  const CliResult u = flaresim("run --trace 'caf\xc3\xa9.txt' --stats s.json -q", dir);
+  EXPECT_EQ(u.code, 0) << u.err;
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir / "s.json"))["inputs"]["trace"], "caf\xc3\xa9.txt");
+}
+
+TEST(E2EOutputs, NegativeNumbersForUnsignedOptionsAreRefused) {
+  ScratchDir dir;
+  const CliResult i = flaresim("iss --max-instructions -1 x.elf", dir);
+  EXPECT_EQ(i.code, 2);
+  EXPECT_EQ(i.err, "flaresim: bad value '-1' for '--max-instructions': expected a whole number >= 0\n");
+  const CliResult h = flaresim("gen allreduce --hosts -1 --bytes 1KiB -o g.txt", dir);
+  EXPECT_EQ(h.code, 2);
+  EXPECT_EQ(h.err, "flaresim: bad value '-1' for '--hosts': expected a whole number >= 0\n");
+  const CliResult w = flaresim("gen allreduce --hosts 2 --bytes 1KiB --window -1 -o g.txt", dir);
+  EXPECT_EQ(w.code, 2);
+  EXPECT_EQ(w.err, "flaresim: bad value '-1' for '--window': expected a whole number >= 0\n");
+  const CliResult k = flaresim("run --trace t.txt --stats s.json --pspin.clusters -1", dir);
+  EXPECT_EQ(k.code, 2);
+  EXPECT_NE(k.err.find("'pspin.clusters'"), std::string::npos) << k.err;
+  EXPECT_EQ(files_in(dir), std::set<std::string>{});
+}
+
 }  // namespace
 }  // namespace fs::test
