@@ -181,6 +181,7 @@ uint64_t parse_size(const std::string& key, const std::string& text) {
 std::vector<unsigned> parse_port_list(const std::string& key, const std::string& text) {
   std::vector<unsigned> out;
   const char* want = "a port list such as 0-15 or 0,2,5-7";
+  std::vector<bool> seen(100000);  // numbers have at most 5 digits
   std::stringstream ss(text);
   std::string item;
   while (std::getline(ss, item, ',')) {
@@ -195,9 +196,9 @@ std::vector<unsigned> parse_port_list(const std::string& key, const std::string&
     unsigned a = num(trim(item.substr(0, dash)));
     unsigned b = dash == std::string::npos ? a : num(trim(item.substr(dash + 1)));
     if (b < a) bad_value(key, text, want);
-    for (unsigned p = a; p <= b; ++p) {
-      for (unsigned q : out)
-        if (q == p) bad_value(key, text, "a port list without repeated ports");
+    for (unsigned p = a; p <= b; ++p) {  // linear: 0-99999 is refused at once
+      if (seen[p]) bad_value(key, text, "a port list without repeated ports");
+      seen[p] = true;
       out.push_back(p);
     }
   }

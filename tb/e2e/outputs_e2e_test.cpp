@@ -251,5 +251,19 @@ TEST(E2EOutputs, NegativeNumbersForUnsignedOptionsAreRefused) {
   EXPECT_EQ(files_in(dir), std::set<std::string>{});
 }
 
+TEST(E2EOutputs, PortListsAreCheckedWholeAndInLinearTime) {
+  // 100 000 ports: the list is read in one pass (a pairwise check of repeats took seconds), then
+  // refused by the protocol's limit; a repeat anywhere in a list is named.
+  ScratchDir dir;
+  write_file(dir / "t.txt", kTrace);
+  const CliResult big = flaresim("run --trace t.txt --stats s.json --flare.ports 0-99999", dir);
+  EXPECT_EQ(big.code, 2);
+  EXPECT_EQ(big.err, "flaresim: bad value '0-99999' for 'flare.ports': 1 to 256 children\n");
+  const CliResult rep = flaresim("run --trace t.txt --stats s.json --flare.ports 0-7,9,3", dir);
+  EXPECT_EQ(rep.code, 2);
+  EXPECT_EQ(rep.err, "flaresim: bad value '0-7,9,3' for 'flare.ports': expected a port list without repeated ports\n");
+  EXPECT_EQ(files_in(dir), std::set<std::string>{"t.txt"});
+}
+
 }  // namespace
 }  // namespace fs::test
