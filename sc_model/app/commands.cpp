@@ -12,7 +12,6 @@
 #include "app/simulation.h"
 #include "common/interrupt.h"
 #include "common/output_files.h"
-#include "common/text.h"
 #include "config/config_io.h"
 #include "common/errors.h"
 #include "net/trace_reader.h"
@@ -99,11 +98,6 @@ int cmd_run(const std::vector<std::string>& args) {
   if (vm.count("rtl")) req.cfg.rtl = parse_rtl_blocks(vm["rtl"].as<std::string>());
   if (vm.count("vcd") && !req.cfg.rtl.any())
     throw InputError("--vcd: no block runs as RTL (add --rtl pkt_sched,cluster_sched,crc32)");
-
-  // The stats record these names, and JSON holds UTF-8 only: refuse others now, not after the run.
-  for (const char* in : {"trace", "config"})
-    if (vm.count(in) && !valid_utf8(vm[in].as<std::string>()))
-      throw InputError(std::string("--") + in + ": the file name is not valid UTF-8 (the stats record it); rename the file");
 
   std::unique_ptr<ResultVerifier> expected;
   if (vm.count("verify")) expected = read_expected_results(vm["verify"].as<std::string>());  // fail before running

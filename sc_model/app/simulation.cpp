@@ -10,6 +10,7 @@
 #include "app/stats_report.h"
 #include "config/config_json.h"
 #include "common/interrupt.h"
+#include "common/text.h"
 #include "common/errors.h"
 #include "net/trace_reader.h"
 #include "net/trace_writer.h"
@@ -98,6 +99,10 @@ class ChromeTrace : public HandlerRunObserver {
 RunResult run_simulation(const RunRequest& req) {
   const auto wall0 = std::chrono::steady_clock::now();
   validate_config(req.cfg);
+  // The stats record these names, and JSON holds UTF-8 only: refuse others now, not after the run.
+  for (const auto& [option, path] : {std::pair{"--trace", &req.trace_path}, std::pair{"--config", &req.config_path}})
+    if (!valid_utf8(*path))
+      throw InputError(std::string(option) + ": the file name is not valid UTF-8 (the stats record it); rename the file");
   TraceOptions topts;
   topts.num_ports = req.cfg.ports.count;
   topts.pcap_port = req.pcap_port;

@@ -2,20 +2,17 @@
 // classic pcap and pcapng. All bounds are checked before any read so that no input can crash it.
 #include "net/trace_reader.h"
 
-#include <algorithm>
-#include <charconv>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
-#include <limits>
-#include <map>
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <iterator>
+#include <limits>
+#include <map>
 
 #include "common/errors.h"
 #include "common/interrupt.h"
@@ -471,17 +468,21 @@ std::vector<TraceRecord> parse_pcapng(const std::string& name, const uint8_t* d,
   return out;
 }
 
+enum class TraceFormat { kPcapng, kPcap, kText };
+
+// The format, from the first four bytes (pcapng's and pcap's magic numbers); text otherwise.
+TraceFormat trace_format(const uint8_t* data, size_t len) {
+  if (len < 4) return TraceFormat::kText;
+  const uint32_t be = fs_be32(data);
+  if (be == 0x0A0D0D0Au) return TraceFormat::kPcapng;
+  if (be == 0xa1b2c3d4u || be == 0xa1b23c4du || be == 0xd4c3b2a1u || be == 0x4d3cb2a1u) return TraceFormat::kPcap;
+  return TraceFormat::kText;
+}
+
 }  // namespace
 
 bool looks_like_trace(const uint8_t* data, size_t len) {
-  if (len >= 4) {
-    const uint32_t be = fs_be32(data);
-    if (be == 0x0A0D0D0Au || be == 0xa1b2c3d4u || be == 0xa1b23c4du || be == 0xd4c3b2a1u || be == 0x4d3cb2a1u)
-      return true;
-  } else {
-    return true;  // too short to tell
-  }
-  return std::memchr(data, 0, len) == nullptr;
+  return len < 4 || trace_format(data, len) != TraceFormat::kText || std::memchr(data, 0, len) == nullptr;
 }
 
 std::vector<TraceRecord> parse_trace(const std::string& name, const uint8_t* data, size_t len,
@@ -489,11 +490,10 @@ std::vector<TraceRecord> parse_trace(const std::string& name, const uint8_t* dat
   if (opts.num_ports < 1 || opts.num_ports > 65536)
     throw InputError("num_ports " + std::to_string(opts.num_ports) + " not in 1..65536");
   pcap_port_mode(opts);  // reject a bad pcap_port whatever the format
-  if (len >= 4) {
-    const uint32_t be = fs_be32(data);
-    if (be == 0x0A0D0D0Au) return parse_pcapng(name, data, len, opts);
-    if (be == 0xa1b2c3d4u || be == 0xa1b23c4du || be == 0xd4c3b2a1u || be == 0x4d3cb2a1u)
-      return parse_pcap(name, data, len, opts);
+  switch (trace_format(data, len)) {
+    case TraceFormat::kPcapng: return parse_pcapng(name, data, len, opts);
+    case TraceFormat::kPcap: return parse_pcap(name, data, len, opts);
+    case TraceFormat::kText: break;
   }
   return parse_text(name, data, len, opts);
 }
@@ -513,8 +513,9 @@ Bytes read_trace_bytes(const std::string& path) {
     throw InputError(path + ": not a regular file or a stream");
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
+    const int err = errno;
     check_interrupted("opening the trace " + path);
-    throw InputError(path + ": cannot open trace file (" + std::strerror(errno) + ")");
+    throw InputError(path + ": cannot open trace file (" + std::strerror(err) + ")");
   }
   Bytes content;
   if (S_ISREG(st.st_mode)) content.reserve(size_t(st.st_size));
@@ -540,7 +541,10 @@ Bytes read_trace_bytes(const std::string& path) {
       close(fd);
       throw InputError(path + ": larger than " + std::to_string(kMaxTraceBytes >> 30) + " GiB; split the trace");
     }
-    check_interrupted("reading the trace " + path);
+    if (pending_interrupt()) {
+      close(fd);
+      check_interrupted("reading the trace " + path);
+    }
   }
   close(fd);
   return content;

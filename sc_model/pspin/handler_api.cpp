@@ -52,7 +52,7 @@ int HandlerApi::host_write(uint32_t port, uint64_t addr, const void* data, uint3
 // Timers are commands too: they take effect when the handler ends (the retire block hands them to
 // the PsPIN unit's timer unit), so both HPU models arm them at the same time.
 int HandlerApi::timer_arm(uint32_t id, uint32_t delay_cycles) {
-  if (!handler_sets()[size_t(find_handler_set(set_))].timer_fn) return -1;
+  if (!set_.timer_fn) return -1;
   HandlerCommand c;
   c.kind = HandlerCommand::kTimerArm;
   c.timer_id = id;
@@ -62,7 +62,7 @@ int HandlerApi::timer_arm(uint32_t id, uint32_t delay_cycles) {
 }
 
 int HandlerApi::timer_cancel(uint32_t id) {
-  if (!handler_sets()[size_t(find_handler_set(set_))].timer_fn) return -1;
+  if (!set_.timer_fn) return -1;
   HandlerCommand c;
   c.kind = HandlerCommand::kTimerCancel;
   c.timer_id = id;
@@ -91,7 +91,7 @@ int HandlerApi::log_write(const char* text, uint32_t len) {
   if (!line.empty() && line.back() == '\n') line.pop_back();
   for (char& c : line)
     if ((unsigned char)c < 0x20 || c == 0x7f) c = ' ';
-  log_->line(hooks_.now(), args_.cluster_id, args_.hpu_id, set_, line);
+  log_->line(hooks_.now(), args_.cluster_id, args_.hpu_id, set_.name, line);
   return 0;
 }
 

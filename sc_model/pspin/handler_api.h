@@ -48,7 +48,7 @@ class HandlerApi {
 
   // `job.args` as the native handler sees them (host pointers); `log` may be null (lines dropped).
   HandlerApi(const HpuEnvironment& env, const HandlerJob& job, HandlerRun& run, Hooks& hooks, HandlerLog* log)
-      : env_(env), args_(job.args), set_(job.set.name), memory_(job.memory), run_(run), hooks_(hooks), log_(log) {}
+      : env_(env), args_(job.args), set_(job.set), memory_(job.memory), run_(run), hooks_(hooks), log_(log) {}
   HandlerApi(const HandlerApi&) = delete;
   HandlerApi& operator=(const HandlerApi&) = delete;
 
@@ -73,7 +73,7 @@ class HandlerApi {
  private:
   const HpuEnvironment& env_;
   const fs_handler_args_t& args_;
-  const std::string& set_;
+  const HandlerSet& set_;
   const HpuMemoryView& memory_;
   HandlerRun& run_;
   Hooks& hooks_;

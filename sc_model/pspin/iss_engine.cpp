@@ -114,7 +114,6 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
         cpu_(*c.cpu),
         timing_(hpu.timing),
         max_cycles_(hpu.max_cycles),
-        args_(job.args),
         job_(job),
         env_(env),
         dma_latency_(dma.latency_cycles),
@@ -208,8 +207,7 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
   iss::Cpu& cpu_;
   iss::Timing timing_;
   uint64_t max_cycles_;
-  const fs_handler_args_t args_;  // the host view
-  const HandlerJob job_;          // the run's own copy, for the HandlerApi
+  const HandlerJob job_;  // the run's own copy (args as the host sees them), for the HandlerApi
   const HpuEnvironment& env_;
   uint32_t dma_latency_, dma_bytes_per_cycle_;
   bool queue_dma_;

@@ -76,6 +76,12 @@ TEST(E2EOutputs, CharacterDevicesAndFifosAreWrittenInPlace) {
   EXPECT_EQ(files_in(dir), (std::set<std::string>{"t.txt", "egress.fifo", "copy.pcapng"}));
 }
 
+// The command was refused as bad input: exit 2 and exactly this message.
+void expect_input_error(const CliResult& r, const std::string& message) {
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.err, "flaresim: " + message + "\n");
+}
+
 // A bad output is refused before the run: exit 2, the option, the path and the reason ("{dir}"
 // stands for the scratch directory), nothing written.
 void expect_refused(const std::string& args, std::string message) {
@@ -84,15 +90,16 @@ void expect_refused(const std::string& args, std::string message) {
   std::filesystem::create_directory(dir / "d");
   const size_t at = message.find("{dir}");
   if (at != std::string::npos) message.replace(at, 5, dir.path());
+  SCOPED_TRACE(args);
   const CliResult r = flaresim("run --trace t.txt " + args, dir);
-  EXPECT_EQ(r.code, 2) << args;
-  EXPECT_EQ(r.err, "flaresim: " + message + "\n") << args;
+  expect_input_error(r, message);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(files_in(dir), (std::set<std::string>{"t.txt", "d"})) << args;
 }
 
 TEST(E2EOutputs, BadOutputPathsAreRefusedBeforeTheRun) {
-  expect_refused("--stats d", "--stats d: is a directory; an output must be a regular file, a FIFO or a character device");
+  expect_refused("--stats d",
+                 "--stats d: is a directory; an output must be a regular file, a FIFO or a character device");
   expect_refused("--stats s.json --egress s.json", "--egress s.json: --stats names the same file");
   expect_refused("--stats s.json --egress ./d/../s.json", "--egress ./d/../s.json: --stats names the same file");
   expect_refused("--stats - --egress -", "--egress -: --stats writes to standard output too");
@@ -100,7 +107,8 @@ TEST(E2EOutputs, BadOutputPathsAreRefusedBeforeTheRun) {
   expect_refused("--stats t.txt", "--stats t.txt: is the input --trace; name another file");
   expect_refused("--stats s.json --chrome-trace nowhere/c.json",
                  "--chrome-trace nowhere/c.json: the directory {dir}/nowhere does not exist");
-  expect_refused("--stats s.json --rtl pkt_sched --vcd -", "--vcd -: this output cannot go to standard output; name a file");
+  expect_refused("--stats s.json --rtl pkt_sched --vcd -",
+                 "--vcd -: this output cannot go to standard output; name a file");
 }
 
 TEST(E2EOutputs, AFailedRunLeavesNoFile) {
@@ -205,13 +213,11 @@ TEST(E2EOutputs, AFifoTraceIsReadAsAStream) {
 
 TEST(E2EOutputs, DevZeroIsNotATraceAndADirectoryIsNotAConfig) {
   ScratchDir dir;
-  const CliResult z = flaresim("run --trace /dev/zero --stats s.json", dir);
-  EXPECT_EQ(z.code, 2);
-  EXPECT_EQ(z.err, "flaresim: /dev/zero: not a trace (neither pcapng, pcap nor text: it holds NUL bytes)\n");
+  expect_input_error(flaresim("run --trace /dev/zero --stats s.json", dir),
+                     "/dev/zero: not a trace (neither pcapng, pcap nor text: it holds NUL bytes)");
   write_file(dir / "t.txt", kTrace);
-  const CliResult c = flaresim("run --config . --trace t.txt --stats s.json", dir);
-  EXPECT_EQ(c.code, 2);
-  EXPECT_EQ(c.err, "flaresim: .: not a regular file; --config takes an INI file\n");
+  expect_input_error(flaresim("run --config . --trace t.txt --stats s.json", dir),
+                     ".: not a regular file; --config takes an INI file");
   EXPECT_EQ(files_in(dir), std::set<std::string>{"t.txt"});
 }
 
@@ -219,9 +225,8 @@ TEST(E2EOutputs, NamesAndValuesThatAreNotUtf8AreRefusedBeforeTheRun) {
   // "caf\xe9": Latin-1, which the stats JSON cannot hold.
   ScratchDir dir;
   write_file(dir / "caf\xe9.txt", kTrace);
-  const CliResult n = flaresim("run --trace 'caf\xe9.txt' --stats s.json", dir);
-  EXPECT_EQ(n.code, 2);
-  EXPECT_EQ(n.err, "flaresim: --trace: the file name is not valid UTF-8 (the stats record it); rename the file\n");
+  expect_input_error(flaresim("run --trace 'caf\xe9.txt' --stats s.json", dir),
+                     "--trace: the file name is not valid UTF-8 (the stats record it); rename the file");
   write_file(dir / "t.txt", kTrace);
   write_file(dir / "c.ini", "[hpu]\nhandler_dir = /tmp/caf\xe9\n");
   const CliResult v = flaresim("run --config c.ini --trace t.txt --stats s.json", dir);
@@ -236,15 +241,12 @@ TEST(E2EOutputs, NamesAndValuesThatAreNotUtf8AreRefusedBeforeTheRun) {
 
 TEST(E2EOutputs, NegativeNumbersForUnsignedOptionsAreRefused) {
   ScratchDir dir;
-  const CliResult i = flaresim("iss --max-instructions -1 x.elf", dir);
-  EXPECT_EQ(i.code, 2);
-  EXPECT_EQ(i.err, "flaresim: bad value '-1' for '--max-instructions': expected a whole number >= 0\n");
-  const CliResult h = flaresim("gen allreduce --hosts -1 --bytes 1KiB -o g.txt", dir);
-  EXPECT_EQ(h.code, 2);
-  EXPECT_EQ(h.err, "flaresim: bad value '-1' for '--hosts': expected a whole number >= 0\n");
-  const CliResult w = flaresim("gen allreduce --hosts 2 --bytes 1KiB --window -1 -o g.txt", dir);
-  EXPECT_EQ(w.code, 2);
-  EXPECT_EQ(w.err, "flaresim: bad value '-1' for '--window': expected a whole number >= 0\n");
+  expect_input_error(flaresim("iss --max-instructions -1 x.elf", dir),
+                     "bad value '-1' for '--max-instructions': expected a whole number >= 0");
+  expect_input_error(flaresim("gen allreduce --hosts -1 --bytes 1KiB -o g.txt", dir),
+                     "bad value '-1' for '--hosts': expected a whole number >= 0");
+  expect_input_error(flaresim("gen allreduce --hosts 2 --bytes 1KiB --window -1 -o g.txt", dir),
+                     "bad value '-1' for '--window': expected a whole number >= 0");
   const CliResult k = flaresim("run --trace t.txt --stats s.json --pspin.clusters -1", dir);
   EXPECT_EQ(k.code, 2);
   EXPECT_NE(k.err.find("'pspin.clusters'"), std::string::npos) << k.err;
@@ -256,12 +258,10 @@ TEST(E2EOutputs, PortListsAreCheckedWholeAndInLinearTime) {
   // refused by the protocol's limit; a repeat anywhere in a list is named.
   ScratchDir dir;
   write_file(dir / "t.txt", kTrace);
-  const CliResult big = flaresim("run --trace t.txt --stats s.json --flare.ports 0-99999", dir);
-  EXPECT_EQ(big.code, 2);
-  EXPECT_EQ(big.err, "flaresim: bad value '0-99999' for 'flare.ports': 1 to 256 children\n");
-  const CliResult rep = flaresim("run --trace t.txt --stats s.json --flare.ports 0-7,9,3", dir);
-  EXPECT_EQ(rep.code, 2);
-  EXPECT_EQ(rep.err, "flaresim: bad value '0-7,9,3' for 'flare.ports': expected a port list without repeated ports\n");
+  expect_input_error(flaresim("run --trace t.txt --stats s.json --flare.ports 0-99999", dir),
+                     "bad value '0-99999' for 'flare.ports': 1 to 256 children");
+  expect_input_error(flaresim("run --trace t.txt --stats s.json --flare.ports 0-7,9,3", dir),
+                     "bad value '0-7,9,3' for 'flare.ports': expected a port list without repeated ports");
   EXPECT_EQ(files_in(dir), std::set<std::string>{"t.txt"});
 }
 

@@ -45,7 +45,7 @@ const HpuMemoryView& PspinMemory::view(unsigned cluster, unsigned hpu, int set) 
   if (cluster >= l1_.size() || hpu >= layout_.hpus() || size_t(set) >= sets_.size())
     throw std::out_of_range("PspinMemory::view: no HPU " + std::to_string(hpu) + " of cluster " +
                             std::to_string(cluster) + " for set " + std::to_string(set));
-  std::unique_ptr<HpuMemoryView>& v = views_.at((size_t(set) * l1_.size() + cluster) * layout_.hpus() + hpu);
+  std::unique_ptr<HpuMemoryView>& v = views_[(size_t(set) * l1_.size() + cluster) * layout_.hpus() + hpu];
   if (v) return *v;
   v = std::make_unique<HpuMemoryView>();
   const HandlerSetMemory& m = set_memory(set);
