@@ -217,12 +217,12 @@ int cli_main(int argc, char** argv) {
     throw InputError("unknown command '" + cmd + "' (valid: run, gen, info, iss)");
   } catch (const Interrupted& e) {
     std::cerr << "flaresim: interrupted by " << signal_name(e.signal()) << " while " << e.during()
-              << "; no output was written\n";
+              << "; no output file was written\n";
     return 128 + e.signal();
   } catch (const InputError& e) {
     if (pending_interrupt()) {  // a blocked open or read gave up because of the signal
       std::cerr << "flaresim: interrupted by " << signal_name(pending_interrupt()) << " (" << e.what()
-                << "); no output was written\n";
+                << "); no output file was written\n";
       return 128 + pending_interrupt();
     }
     std::cerr << "flaresim: " << e.what() << "\n";

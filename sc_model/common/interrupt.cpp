@@ -22,8 +22,18 @@ void install_interrupt_handlers() {
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = 0;  // no SA_RESTART: blocked reads and opens return EINTR
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  sigset_t ours;
+  sigemptyset(&ours);
+  for (int sig : {SIGINT, SIGTERM}) {
+    struct sigaction old;
+    sigaction(sig, nullptr, &old);
+    if (old.sa_handler == SIG_IGN) continue;  // ignored by whoever started us (a background job): stays so
+    sigaction(sig, &sa, nullptr);
+    sigaddset(&ours, sig);
+  }
+  // A parent that blocked them would make the run unstoppable; one that arrived while they were
+  // blocked is delivered now, and the first check stops the run.
+  sigprocmask(SIG_UNBLOCK, &ours, nullptr);
 }
 
 int pending_interrupt() { return int(g_signal); }

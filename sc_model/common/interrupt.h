@@ -23,6 +23,7 @@ class Interrupted : public std::exception {
   std::string during_;
 };
 
+// Signals the parent ignored stay ignored; blocked ones are unblocked (a pending one then counts).
 void install_interrupt_handlers();
 // The signal that asked to stop, or 0.
 int pending_interrupt();

@@ -1,20 +1,39 @@
 // The bare-program environment of `flaresim iss` (see bare_run.h).
 #include "iss/bare_run.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
 #include <vector>
 
 #include "common/errors.h"
+#include "common/interrupt.h"
 #include "common/text.h"
 #include "iss/cpu.h"
 #include "iss/elf.h"
 
 namespace fs::iss {
 
+void check_fits_bare_memory(const std::string& path, const ElfImage& img) {
+  constexpr uint64_t stack_lo = kBareStackTop - kBareStackBytes, stack_hi = kBareStackTop;
+  uint64_t total = 0;
+  for (const ElfSegment& s : img.segments) {
+    const uint64_t lo = s.vaddr, hi = uint64_t(s.vaddr) + s.memsz;
+    if (lo < stack_hi && stack_lo < hi)
+      throw InputError(path + ": segment " + std::to_string(s.header) + " (" + hex32(s.vaddr) + ", " +
+                       std::to_string(s.memsz) + " bytes) overlaps the stack (" + hex32(uint32_t(stack_lo)) + " to " +
+                       hex32(uint32_t(stack_hi - 1)) + ")");
+    total += s.memsz;
+  }
+  if (total > kBareMaxSegmentBytes)
+    throw InputError(path + ": loadable segments of " + std::to_string(total) + " bytes in memory; bare programs may have " +
+                     std::to_string(kBareMaxSegmentBytes >> 20) + " MiB");
+}
+
 BareRunResult run_bare_elf(const std::string& path, const BareRunOptions& opts, std::ostream& out, std::ostream& err) {
   const ElfImage img = read_elf(path);
+  check_fits_bare_memory(path, img);
   AddressSpace mem;
   std::vector<std::unique_ptr<std::vector<uint8_t>>> storage;
   try {
@@ -36,10 +55,13 @@ BareRunResult run_bare_elf(const std::string& path, const BareRunOptions& opts, 
   cpu.x[2] = kBareStackTop - 16;
   BareRunResult res;
   uint64_t left = opts.max_instructions;
+  constexpr uint64_t kSlice = uint64_t(1) << 24;  // instructions between checks for SIGINT and SIGTERM
   for (;;) {
+    check_interrupted("running " + path + ", after " + std::to_string(cpu.instret) + " instructions");
     const uint64_t before = cpu.instret;
-    const Stop stop = cpu.run(left);
+    const Stop stop = cpu.run(std::min(left, kSlice));
     left -= cpu.instret - before;
+    if (stop == Stop::kBudget && left > 0) continue;
     if (stop == Stop::kEcall) {
       const uint32_t nr = cpu.x[17], a0 = cpu.x[10], a1 = cpu.x[11], a2 = cpu.x[12];
       if (nr == 93 || nr == 94) {

@@ -1,5 +1,6 @@
 // Running a bare RISC-V program (`flaresim iss`): the ELF's PT_LOAD segments at their link
-// addresses (bss zeroed), a 2 MiB stack below 0x80000000 (sp = 0x7ffffff0), and the Linux RISC-V
+// addresses (bss zeroed; at most 256 MiB in all, outside the stack, checked before anything is
+// allocated), a 2 MiB stack below 0x80000000 (sp = 0x7ffffff0), and the Linux RISC-V
 // system calls exit (93), exit_group (94) and write (64) to fd 1 and 2. Anything else the
 // program does outside that (another system call, ebreak, a fault, running past the
 // instruction budget) stops it with a SimError naming the place.
@@ -8,6 +9,7 @@
 #include <ostream>
 #include <string>
 
+#include "iss/elf.h"
 #include "iss/timing.h"
 
 namespace fs::iss {
@@ -24,6 +26,10 @@ struct BareRunResult {
 
 constexpr uint32_t kBareStackTop = 0x80000000u;
 constexpr uint32_t kBareStackBytes = 2u << 20;
+constexpr uint64_t kBareMaxSegmentBytes = 256u << 20;  // the loadable segments' memory sizes, summed
+
+// Throws InputError naming the file and the segment if the image does not fit the bare memory map.
+void check_fits_bare_memory(const std::string& path, const ElfImage& img);
 
 BareRunResult run_bare_elf(const std::string& path, const BareRunOptions& opts, std::ostream& out, std::ostream& err);
 

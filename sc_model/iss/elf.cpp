@@ -80,6 +80,7 @@ ElfImage parse_elf(const std::string& name, const std::vector<uint8_t>& f) {
     ElfSegment s;
     s.vaddr = vaddr;
     s.memsz = memsz;
+    s.header = i;
     s.bytes.assign(f.begin() + offset, f.begin() + offset + filesz);
     s.executable = flags & 1;
     s.writable = flags & 2;

@@ -11,6 +11,7 @@ namespace fs::iss {
 struct ElfSegment {
   uint32_t vaddr = 0;
   uint32_t memsz = 0;
+  uint16_t header = 0;  // the index of its program header ("segment N" in messages)
   std::vector<uint8_t> bytes;  // the file's bytes (filesz); the rest up to memsz is zero
   bool readable = false, writable = false, executable = false;
 };

@@ -2,6 +2,7 @@
 #include "net/trace_writer.h"
 
 #include "common/errors.h"
+#include "common/interrupt.h"
 
 namespace fs {
 
@@ -35,9 +36,11 @@ void write_text_trace(std::ostream& out, const std::vector<TraceRecord>& records
                      format_picos_ns(records[i].time) + " is before record " + std::to_string(i) +
                      " at " + format_picos_ns(records[i - 1].time));
   out << "# flaresim text trace: <time> <port> hex <frame bytes> (see traces/FORMAT.md)\n";
-  for (const TraceRecord& r : records)
-    out << format_picos_ns(r.time) << ' ' << r.port << " hex "
-        << to_hex(r.data.data(), r.data.size()) << '\n';
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (i % 4096 == 0) check_interrupted("writing the trace");
+    const TraceRecord& r = records[i];
+    out << format_picos_ns(r.time) << ' ' << r.port << " hex " << to_hex(r.data.data(), r.data.size()) << '\n';
+  }
 }
 
 namespace {

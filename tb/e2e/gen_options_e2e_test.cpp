@@ -44,11 +44,11 @@ TEST(E2EGenOptions, BadValuesExitTwoWithTheOptionNamed) {
   ScratchDir dir;
   const std::string gen = "gen allreduce --hosts 4 --bytes 4KiB -o t.txt ";
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"--loss 1.5", "flaresim: allreduce generator: loss: 1.5 not in 0..1\n"},
-      {"--loss=-0.25", "flaresim: allreduce generator: loss: -0.25 not in 0..1\n"},
-      {"--loss nan", "flaresim: allreduce generator: loss: nan not in 0..1\n"},
+      {"--loss 1.5", "flaresim: allreduce generator: --loss: 1.5 not in 0..1\n"},
+      {"--loss=-0.25", "flaresim: allreduce generator: --loss: -0.25 not in 0..1\n"},
+      {"--loss nan", "flaresim: allreduce generator: --loss: nan not in 0..1\n"},
       {"--loss lots", "flaresim: the argument ('lots') for option '--loss' is invalid\n"},
-      {"--duplicate 2", "flaresim: allreduce generator: duplicate: 2 not in 0..1\n"},
+      {"--duplicate 2", "flaresim: allreduce generator: --duplicate: 2 not in 0..1\n"},
       {"--mean-gap=-1ns", "flaresim: --mean-gap: negative time '-1ns'\n"},
       {"--mean-gap 200", "flaresim: --mean-gap: time '200' has no unit (use ps, ns, us, ms or s)\n"},
       {"--mean-gap 2fs", "flaresim: --mean-gap: time '2fs' has unknown unit 'fs' (use ps, ns, us, ms or s)\n"},

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/cli_runner.h"
+#include "support/elf_builder.h"
 
 namespace fs::test {
 namespace {
@@ -125,13 +126,25 @@ TEST(E2EOutputs, AFailedRunLeavesNoFile) {
   EXPECT_EQ(files_in(dir), (std::set<std::string>{"t.txt", "t.txt.expected"}));
 }
 
-// flaresim started in the background in `dir`, its stdout and stderr into files.
+// flaresim started in the background in `dir`, its stdout and stderr into files. SIGINT and
+// SIGTERM have their default actions in it, whatever the test's own are; with `pending`, that
+// signal is already waiting, blocked, when flaresim starts (it is delivered when flaresim
+// installs its handlers, so the run's first check for signals stops it).
 class Background {
  public:
-  Background(const ScratchDir& dir, const std::vector<std::string>& args) : dir_(dir) {
+  Background(const ScratchDir& dir, const std::vector<std::string>& args, int pending = 0) : dir_(dir) {
     pid_ = fork();
     if (pid_ == 0) {
       if (chdir(dir.path().c_str()) != 0) _exit(127);
+      signal(SIGINT, SIG_DFL);
+      signal(SIGTERM, SIG_DFL);
+      if (pending) {
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, pending);
+        sigprocmask(SIG_BLOCK, &set, nullptr);
+        raise(pending);
+      }
       const int out = open(".stdout", O_WRONLY | O_CREAT | O_TRUNC, 0600);
       const int err = open(".stderr", O_WRONLY | O_CREAT | O_TRUNC, 0600);
       dup2(out, 1);
@@ -143,9 +156,9 @@ class Background {
       _exit(127);
     }
   }
-  // Sends `sig` and returns the exit code (-1 if it did not exit normally).
+  // Sends `sig` (0: none) and returns the exit code (-1 if it did not exit normally).
   int stop(int sig) {
-    kill(pid_, sig);
+    if (sig) kill(pid_, sig);
     int status = 0;
     waitpid(pid_, &status, 0);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -178,7 +191,7 @@ TEST(E2EOutputs, SigtermWhileReadingAFifoTrace) {
   std::this_thread::sleep_for(std::chrono::milliseconds(100));  // into the read
   EXPECT_EQ(run.stop(SIGTERM), 128 + SIGTERM);
   close(writer);
-  EXPECT_EQ(run.err(), "flaresim: interrupted by SIGTERM while reading the trace t.fifo; no output was written\n");
+  EXPECT_EQ(run.err(), "flaresim: interrupted by SIGTERM while reading the trace t.fifo; no output file was written\n");
   EXPECT_EQ(files_in(dir), std::set<std::string>{"t.fifo"});
 }
 
@@ -197,7 +210,64 @@ TEST(E2EOutputs, SigintWhileSimulating) {
   EXPECT_EQ(run.stop(SIGINT), 128 + SIGINT);
   const std::string err = run.err();
   EXPECT_EQ(err.rfind("flaresim: interrupted by SIGINT while simulating, at ", 0), 0u) << err;
-  EXPECT_NE(err.find(" us of simulated time; no output was written\n"), std::string::npos) << err;
+  EXPECT_NE(err.find(" us of simulated time; no output file was written\n"), std::string::npos) << err;
+  EXPECT_EQ(files_in(dir), std::set<std::string>{});
+}
+
+TEST(E2EOutputs, ASignalThatArrivedBeforeTheHandlersStopsGenAtItsFirstCheck) {
+  // SIGINT pending (blocked) at exec: gen's output files exist as temporaries when the generator
+  // first checks; they are removed.
+  ScratchDir dir;
+  Background gen(dir, {"gen", "flare_dense", "--hosts", "2", "--bytes", "4KiB", "-o", "g.txt"}, SIGINT);
+  EXPECT_EQ(gen.stop(0), 128 + SIGINT);
+  EXPECT_EQ(gen.err(), "flaresim: interrupted by SIGINT while generating the hosts' data; no output file was written\n");
+  EXPECT_EQ(files_in(dir), std::set<std::string>{});
+}
+
+TEST(E2EOutputs, SigintWhileTheBareIssRuns) {
+  // write(2, "go\n", 3), then j . forever: once "go" is on stderr the program is in its loop.
+  ScratchDir dir;
+  std::vector<uint8_t> elf = test::make_elf({0x00200513u /* li a0, 2 */, 0x000205b7u /* lui a1, 0x20 */,
+                                             0x00300613u /* li a2, 3 */, 0x04000893u /* li a7, 64 */,
+                                             0x00000073u /* ecall */, 0x0000006fu /* j . */},
+                                            "go\n");
+  write_file(dir / "p.elf", std::string(elf.begin(), elf.end()));
+  Background iss(dir, {"iss", "p.elf"});
+  ASSERT_TRUE(wait_for([&] { return iss.err() == "go\n"; })) << iss.err();
+  EXPECT_EQ(iss.stop(SIGINT), 128 + SIGINT);
+  const std::string err = iss.err();
+  EXPECT_EQ(err.rfind("go\nflaresim: interrupted by SIGINT while running p.elf, after ", 0), 0u) << err;
+  EXPECT_NE(err.find(" instructions; no output file was written\n"), std::string::npos) << err;
+}
+
+TEST(E2EOutputs, AnElfWhoseSegmentsDoNotFitIsRefusedBeforeAllocating) {
+  // A 4-byte program whose p_memsz reaches the stack: refused, not zero-filled to 2 GiB (under
+  // `ulimit -v` of 512 MiB the allocation would fail).
+  ScratchDir dir;
+  std::vector<uint8_t> elf = test::make_elf({0x00000073u});
+  test::put32(elf, test::elf_phdr_field(0, 20), 0x7FF00000u - 0x10000u);
+  write_file(dir / "p.elf", std::string(elf.begin(), elf.end()));
+  const CliResult r = flaresim("iss p.elf", dir);
+  expect_input_error(r, "p.elf: segment 0 (0x00010000, 2146369536 bytes) overlaps the stack (0x7fe00000 to 0x7fffffff)");
+}
+
+TEST(E2EOutputs, ErrorsNameTheKeyOrOptionTheValueCameFrom) {
+  // The generator's cross-checks name the key in a run with closed-loop hosts, and in gen the
+  // option or the key, as the user gave it.
+  ScratchDir dir;
+  expect_input_error(
+      flaresim("run --hosts.model allreduce --flare.ports 0-1 --hosts.elem_bytes 6 --stats s.json", dir),
+      "allreduce generator: hosts.elem_bytes: 6 is not a positive multiple of the int32 size 4");
+  expect_input_error(flaresim("run --hosts.model allreduce --flare.ports 0-1 --hosts.bytes 6 --stats s.json", dir),
+                     "allreduce generator: hosts.bytes: 6 is not a multiple of the int32 size 4");
+  expect_input_error(flaresim("gen flare_dense --hosts 2 --elem-bytes 6 -o g.txt", dir),
+                     "allreduce generator: --elem-bytes: 6 is not a positive multiple of the int32 size 4");
+  expect_input_error(flaresim("gen flare_dense --hosts 2 --hosts.elem_bytes 6 -o g.txt", dir),
+                     "allreduce generator: hosts.elem_bytes: 6 is not a positive multiple of the int32 size 4");
+  expect_input_error(flaresim("gen flare_dense --hosts 2 --hosts.dtype int16 --elem-bytes 6 --bytes 5 -o g.txt", dir),
+                     "allreduce generator: --bytes: 5 is not a multiple of the int16 size 2");
+  expect_input_error(flaresim("gen flare_dense --hosts 9 --ports 8 -o g.txt", dir),
+                     "allreduce generator: --hosts: 9 not in 1..8");
   EXPECT_EQ(files_in(dir), std::set<std::string>{});
 }
 

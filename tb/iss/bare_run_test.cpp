@@ -10,47 +10,13 @@
 #include "common/errors.h"
 #include "iss/bare_run.h"
 #include "iss/elf.h"
+#include "support/elf_builder.h"
 
 namespace fs::iss {
 namespace {
 
-void put32(std::vector<uint8_t>& f, size_t off, uint32_t v) { std::memcpy(&f[off], &v, 4); }
-void put16(std::vector<uint8_t>& f, size_t off, uint16_t v) { std::memcpy(&f[off], &v, 2); }
-
-// An ELF32 RISC-V executable: code at 0x10000 (entry), optional data segment at 0x20000.
-std::vector<uint8_t> make_elf(const std::vector<uint32_t>& code, const std::string& data = "") {
-  const size_t phnum = data.empty() ? 1 : 2;
-  const size_t code_off = 52 + 32 * phnum, data_off = code_off + 4 * code.size();
-  std::vector<uint8_t> f(data_off + data.size(), 0);
-  std::memcpy(f.data(), "\x7f" "ELF", 4);
-  f[4] = 1;  // ELFCLASS32
-  f[5] = 1;  // little-endian
-  f[6] = 1;  // version
-  put16(f, 16, 2);    // ET_EXEC
-  put16(f, 18, 243);  // EM_RISCV
-  put32(f, 20, 1);
-  put32(f, 24, 0x10000);  // entry
-  put32(f, 28, 52);       // phoff
-  put16(f, 40, 52);
-  put16(f, 42, 32);
-  put16(f, 44, uint16_t(phnum));
-  auto ph = [&](size_t k, uint32_t off, uint32_t vaddr, uint32_t filesz, uint32_t memsz, uint32_t flags) {
-    const size_t p = 52 + 32 * k;
-    put32(f, p, 1);
-    put32(f, p + 4, off);
-    put32(f, p + 8, vaddr);
-    put32(f, p + 12, vaddr);
-    put32(f, p + 16, filesz);
-    put32(f, p + 20, memsz);
-    put32(f, p + 24, flags);
-    put32(f, p + 28, 4);
-  };
-  ph(0, uint32_t(code_off), 0x10000, uint32_t(4 * code.size()), uint32_t(4 * code.size()), 5);  // R+X
-  if (!data.empty()) ph(1, uint32_t(data_off), 0x20000, uint32_t(data.size()), uint32_t(data.size()) + 64, 6);  // R+W
-  for (size_t k = 0; k < code.size(); ++k) put32(f, code_off + 4 * k, code[k]);
-  std::memcpy(&f[data_off], data.data(), data.size());
-  return f;
-}
+using test::make_elf;
+using test::put32;
 
 uint32_t li(uint32_t rd, int32_t imm) { return (uint32_t(imm & 0xFFF) << 20) | (rd << 7) | 0x13; }  // addi rd, x0, imm
 uint32_t lui(uint32_t rd, uint32_t value) { return (value & 0xFFFFF000u) | (rd << 7) | 0x37; }
@@ -124,6 +90,23 @@ TEST(IssBareRun, StopsWithAReason) {
   EXPECT_EQ(run(make_elf({li(5, 1), 0xffffffffu})).error, "illegal instruction 0xffffffff at pc 0x00010004");
   EXPECT_EQ(run(make_elf({lui(5, 0x40000000), 0x0002a303u /* lw t1, 0(t0) */})).error,
             "load access fault at address 0x40000000 (pc 0x00010004, instruction 0x0002a303)");
+}
+
+TEST(IssBareRun, SegmentsMustFitTheMemoryMapBeforeAnythingIsAllocated) {
+  // A 4-byte code segment whose memory size reaches into the stack: refused, not zero-filled.
+  std::vector<uint8_t> into_stack = make_elf({kEcall});
+  test::put32(into_stack, test::elf_phdr_field(0, 20), 0x7FF00000u - 0x10000u);
+  EXPECT_EQ(run(into_stack).error,
+            "segment 0 (0x00010000, 2146369536 bytes) overlaps the stack (0x7fe00000 to 0x7fffffff)");
+  // Below the stack but over the 256 MiB the bare environment gives a program: code 4 bytes,
+  // data 6 + 64 + (256 MiB - 69) bytes = 256 MiB + 1 byte in all.
+  std::vector<uint8_t> big = make_elf({li(17, 93), kEcall}, "hello\n");
+  const uint32_t memsz = (256u << 20) - 8u + 1u;  // the code segment has 8 bytes
+  test::put32(big, test::elf_phdr_field(1, 20), memsz);
+  EXPECT_EQ(run(big).error, "loadable segments of 268435457 bytes in memory; bare programs may have 256 MiB");
+  // Exactly 256 MiB fits (checked without running it, which would allocate the 256 MiB).
+  test::put32(big, test::elf_phdr_field(1, 20), memsz - 1);
+  EXPECT_NO_THROW(check_fits_bare_memory("p.elf", parse_elf("p.elf", big)));
 }
 
 std::string elf_error(std::vector<uint8_t> f) {

@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "common/interrupt.h"
 #include "common/units.h"
 #include "flare/flare_proto.h"
 #include "net/frame.h"
@@ -74,8 +75,10 @@ std::string format_number(double v) {
   return out.str();
 }
 
-[[noreturn]] void bad_option(const std::string& name, const std::string& why) {
-  throw InputError("allreduce generator: " + name + ": " + why);
+// An option's error, naming the option as the user gave it (AllreduceGenOptions::names).
+[[noreturn]] void bad_option(const AllreduceGenOptions& o, const std::string& field, const std::string& why) {
+  const auto named = o.names.find(field);
+  throw InputError("allreduce generator: " + (named == o.names.end() ? field : named->second) + ": " + why);
 }
 
 }  // namespace
@@ -99,49 +102,52 @@ Bytes host_elements(uint64_t seed, unsigned host, uint8_t dtype, uint64_t count)
 
 AllreduceWorkload generate_allreduce(const AllreduceGenOptions& o) {
   if (o.num_ports < 1 || o.num_ports > 65536)
-    bad_option("num_ports", std::to_string(o.num_ports) + " not in 1..65536");
+    bad_option(o, "num_ports", std::to_string(o.num_ports) + " not in 1..65536");
   if (o.hosts < 1 || o.hosts > o.num_ports)
-    bad_option("hosts", std::to_string(o.hosts) + " not in 1.." + std::to_string(o.num_ports));
+    bad_option(o, "hosts", std::to_string(o.hosts) + " not in 1.." + std::to_string(o.num_ports));
   uint8_t dtype, op;
   if (!flare_dtype_from_name(o.dtype, &dtype))
-    bad_option("dtype", "unknown '" + o.dtype + "' (valid: " + kFlareDtypeChoices + ")");
+    bad_option(o, "dtype", "unknown '" + o.dtype + "' (valid: " + kFlareDtypeChoices + ")");
   if (!flare_op_from_name(o.op, &op))
-    bad_option("op", "unknown '" + o.op + "' (valid: " + kFlareOpChoices + ")");
+    bad_option(o, "op", "unknown '" + o.op + "' (valid: " + kFlareOpChoices + ")");
   const uint32_t dsize = flare_dtype_bytes(dtype);
   if (o.elem_bytes == 0 || o.elem_bytes % dsize != 0)
-    bad_option("elem_bytes", std::to_string(o.elem_bytes) + " is not a positive multiple of the " +
+    bad_option(o, "elem_bytes", std::to_string(o.elem_bytes) + " is not a positive multiple of the " +
                                  o.dtype + " size " + std::to_string(dsize));
   if (o.elem_bytes / dsize > 65535)
-    bad_option("elem_bytes", std::to_string(o.elem_bytes) + " gives " +
+    bad_option(o, "elem_bytes", std::to_string(o.elem_bytes) + " gives " +
                                  std::to_string(o.elem_bytes / dsize) +
                                  " elements per packet, over 65535");
   if (o.elem_bytes > kMaxFlareElemBytes)
-    bad_option("elem_bytes", std::to_string(o.elem_bytes) + " is over the " +
+    bad_option(o, "elem_bytes", std::to_string(o.elem_bytes) + " is over the " +
                                  std::to_string(kMaxFlareElemBytes) +
                                  " that fit in a 65535-byte frame");
-  if (o.bytes == 0) bad_option("bytes", "must be positive");
+  if (o.bytes == 0) bad_option(o, "bytes", "must be positive");
   if (o.bytes % dsize != 0)
-    bad_option("bytes", std::to_string(o.bytes) + " is not a multiple of the " + o.dtype +
+    bad_option(o, "bytes", std::to_string(o.bytes) + " is not a multiple of the " + o.dtype +
                             " size " + std::to_string(dsize));
   const uint64_t blocks = (o.bytes + o.elem_bytes - 1) / o.elem_bytes;
   if (blocks > (uint64_t(1) << 32))
-    bad_option("bytes", std::to_string(blocks) + " blocks exceed the 32-bit block id");
+    bad_option(o, "bytes", std::to_string(blocks) + " blocks exceed the 32-bit block id");
   if (!(o.gbps > 0) || !std::isfinite(o.gbps))
-    bad_option("gbps", "must be a positive finite rate");
-  if (o.udp_port == 0) bad_option("udp_port", "must be 1..65535");
+    bad_option(o, "gbps", "must be a positive finite rate");
+  if (o.udp_port == 0) bad_option(o, "udp_port", "must be 1..65535");
   const uint64_t full_frame = FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES + o.elem_bytes;
   const double full_ps = 8.0 * double(full_frame + o.wire_overhead) * 1000.0 / o.gbps;
   if (full_ps * double(blocks) > 1e19)
-    bad_option("gbps", "send times overflow 64-bit picoseconds at this rate and size");
+    bad_option(o, "gbps", "send times overflow 64-bit picoseconds at this rate and size");
 
-  if (!(o.loss >= 0 && o.loss <= 1)) bad_option("loss", format_number(o.loss) + " not in 0..1");
+  if (!(o.loss >= 0 && o.loss <= 1)) bad_option(o, "loss", format_number(o.loss) + " not in 0..1");
   if (!(o.duplicate >= 0 && o.duplicate <= 1))
-    bad_option("duplicate", format_number(o.duplicate) + " not in 0..1");
+    bad_option(o, "duplicate", format_number(o.duplicate) + " not in 0..1");
 
   const uint64_t total_elems = o.bytes / dsize;
   const uint32_t per_block = o.elem_bytes / dsize;
   std::vector<Bytes> data(o.hosts);
-  for (unsigned h = 0; h < o.hosts; ++h) data[h] = host_elements(o.seed, h, dtype, total_elems);
+  for (unsigned h = 0; h < o.hosts; ++h) {
+    check_interrupted("generating the hosts' data");
+    data[h] = host_elements(o.seed, h, dtype, total_elems);
+  }
 
   flare_header_t hdr{};
   hdr.version = FLARE_VERSION;
@@ -171,6 +177,7 @@ AllreduceWorkload generate_allreduce(const AllreduceGenOptions& o) {
   const Picos wire_full = frame_wire(0), wire_last = frame_wire(blocks - 1);
   std::vector<std::vector<SendEvent>> schedule = schedule_hosts(o, blocks, wire_full, wire_last);
   for (unsigned h = 0; h < o.hosts; ++h) {
+    check_interrupted("generating the hosts' packets");
     const std::vector<SendEvent>& sends = schedule[h];
     for (const SendEvent& ev : sends) {
       if (ev.lost) {

@@ -5,6 +5,7 @@
 // expected-results file (traces/FORMAT.md) that the verifier reads.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -41,6 +42,9 @@ struct AllreduceGenOptions {
   unsigned window = 0;
   unsigned states = 0;
   Picos result_latency = 10 * kPicosPerUs;
+  // How the user gave each field (e.g. "elem_bytes" -> "hosts.elem_bytes" or "--elem-bytes"),
+  // so an error names what to change; a field not listed is named as itself.
+  std::map<std::string, std::string> names;
 };
 
 // One transmission of a contribution by a host, lost or not.

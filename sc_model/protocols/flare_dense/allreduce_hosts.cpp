@@ -159,6 +159,9 @@ AllreduceHosts::AllreduceHosts(sc_core::sc_module_name name, const Config& cfg, 
   o.num_ports = std::max(cfg.ports.count, unsigned(ports.size()));
   o.gbps = cfg.ports.gbps;
   o.wire_overhead = cfg.ports.wire_overhead;
+  o.names = {{"hosts", "flare.ports"}, {"bytes", "hosts.bytes"},    {"elem_bytes", "hosts.elem_bytes"},
+             {"dtype", "hosts.dtype"}, {"op", "hosts.op"},          {"allreduce_id", "flare.allreduce_id"},
+             {"gbps", "ports.gbps"},   {"num_ports", "ports.count"}};
   // The generator makes the frames (host h on port h) and the expected blocks; here host of rank
   // r sits on ports[r], so its frames are rebuilt with that port's addresses.
   const AllreduceWorkload w = generate_allreduce(o);

@@ -16,6 +16,7 @@
 #include "config/config_io.h"
 #include "config/config_keys.h"
 #include "common/errors.h"
+#include "common/interrupt.h"
 #include "common/text.h"
 #include "flare/flare_dense.h"
 #include "net/trace_reader.h"
@@ -222,12 +223,21 @@ class FlareDense : public Protocol {
 struct SharedOption {
   const char* flag;
   const char* key;
+  const char* field;  // in AllreduceGenOptions
 };
 constexpr SharedOption kSharedOptions[] = {
-    {"bytes", "hosts.bytes"}, {"elem-bytes", "hosts.elem_bytes"}, {"dtype", "hosts.dtype"},
-    {"op", "hosts.op"},                   {"allreduce-id", "flare.allreduce_id"}, {"seed", "sim.seed"},
-    {"gbps", "ports.gbps"},               {"ports", "ports.count"},            {"stagger", "hosts.stagger"},
-    {"loss", "hosts.loss"},               {"timeout", "hosts.timeout_ns"},     {"window", "hosts.window"},
+    {"bytes", "hosts.bytes", "bytes"},        {"elem-bytes", "hosts.elem_bytes", "elem_bytes"},
+    {"dtype", "hosts.dtype", "dtype"},        {"op", "hosts.op", "op"},
+    {"allreduce-id", "flare.allreduce_id", "allreduce_id"},
+    {"seed", "sim.seed", "seed"},             {"gbps", "ports.gbps", "gbps"},
+    {"ports", "ports.count", "num_ports"},    {"stagger", "hosts.stagger", "stagger"},
+    {"loss", "hosts.loss", "loss"},           {"timeout", "hosts.timeout_ns", "timeout"},
+    {"window", "hosts.window", "window"},
+};
+// The generator's fields that only `gen` sets, by flag.
+constexpr std::pair<const char*, const char*> kGenOnlyOptions[] = {
+    {"hosts", "hosts"},   {"udp-port", "udp_port"}, {"mean-gap", "mean_gap"}, {"duplicate", "duplicate"},
+    {"states", "states"}, {"result-latency", "result_latency"},
 };
 
 int FlareDense::gen(const std::string& name, const std::vector<std::string>& rest) const {
@@ -307,6 +317,8 @@ int FlareDense::gen(const std::string& name, const std::vector<std::string>& res
   o.mean_gap = time_option("mean-gap");
   o.timeout = given("timeout") ? time_option("timeout") : Picos(cfg.hosts.timeout_ns) * 1000;
   o.result_latency = time_option("result-latency");
+  for (const SharedOption& so : kSharedOptions) o.names[so.field] = given(so.flag) ? std::string("--") + so.flag : so.key;
+  for (const auto& [flag, field] : kGenOnlyOptions) o.names[field] = std::string("--") + flag;
   // The whole workload is built in memory before it is written: keep it well within the machine.
   constexpr uint64_t kMaxWorkloadBytes = 4ull << 30;
   if (o.hosts && o.bytes > kMaxWorkloadBytes / o.hosts)
@@ -324,7 +336,10 @@ int FlareDense::gen(const std::string& name, const std::vector<std::string>& res
   const bool pcapng = out.size() >= 7 && out.compare(out.size() - 7, 7, ".pcapng") == 0;
   if (pcapng) {
     PcapngWriter writer(trace, o.num_ports);
-    for (const auto& r : w.records) writer.write(r.port, r.time, r.data.data(), r.data.size());
+    for (size_t i = 0; i < w.records.size(); ++i) {
+      if (i % 4096 == 0) check_interrupted("writing the trace");
+      writer.write(w.records[i].port, w.records[i].time, w.records[i].data.data(), w.records[i].data.size());
+    }
   } else {
     write_text_trace(trace, w.records);
   }
