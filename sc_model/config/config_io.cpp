@@ -109,6 +109,10 @@ void apply_ini_file(Config& cfg, const std::string& path) {
     throw InputError(path + ": not a regular file; --config takes an INI file");
   std::ifstream in(path);
   if (!in) throw InputError(path + ": cannot open configuration file");
+  apply_ini(cfg, path, in);
+}
+
+void apply_ini(Config& cfg, const std::string& path, std::istream& in) {
   po::parsed_options parsed(nullptr);
   try {
     parsed = po::parse_config_file(in, config_options_description(), /*allow_unregistered=*/true);

@@ -2,6 +2,7 @@
 // "key = value") and command-line overrides "--section.key value". Unknown keys and bad values
 // become InputErrors naming the key and what is valid.
 #pragma once
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,8 @@ boost::program_options::options_description config_options_description();
 
 // Applies every key set in an INI file; throws InputError naming the file and key.
 void apply_ini_file(Config& cfg, const std::string& path);
+// The same for INI text read from `in`; `path` names it in messages.
+void apply_ini(Config& cfg, const std::string& path, std::istream& in);
 
 // Applies every configuration key present in a parsed command line.
 void apply_overrides(Config& cfg, const boost::program_options::variables_map& vm);

@@ -32,7 +32,11 @@ void check_fits_bare_memory(const std::string& path, const ElfImage& img) {
 }
 
 BareRunResult run_bare_elf(const std::string& path, const BareRunOptions& opts, std::ostream& out, std::ostream& err) {
-  const ElfImage img = read_elf(path);
+  return run_bare_image(path, read_elf(path), opts, out, err);
+}
+
+BareRunResult run_bare_image(const std::string& path, const ElfImage& img, const BareRunOptions& opts,
+                             std::ostream& out, std::ostream& err) {
   check_fits_bare_memory(path, img);
   AddressSpace mem;
   std::vector<std::unique_ptr<std::vector<uint8_t>>> storage;

@@ -32,5 +32,8 @@ constexpr uint64_t kBareMaxSegmentBytes = 256u << 20;  // the loadable segments'
 void check_fits_bare_memory(const std::string& path, const ElfImage& img);
 
 BareRunResult run_bare_elf(const std::string& path, const BareRunOptions& opts, std::ostream& out, std::ostream& err);
+// The same for an image already read; `path` names it in messages.
+BareRunResult run_bare_image(const std::string& path, const ElfImage& img, const BareRunOptions& opts,
+                             std::ostream& out, std::ostream& err);
 
 }  // namespace fs::iss

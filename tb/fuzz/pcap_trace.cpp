@@ -1,0 +1,37 @@
+// Fuzzing harness: the pcap and pcapng readers (net/trace_reader.h). Each input is read twice:
+// with the defaults (ingress port from the source MAC, times relative to the first packet) and
+// with every packet on port 3 and absolute times. Accepted captures: every packet on a port
+// below ports.count, at most kMaxTracePacket bytes, in time order, the first at time 0 when
+// times are relative; with a fixed port, every packet of a classic pcap on it.
+#include <cstdint>
+
+#include "fuzz/fuzz_check.h"
+#include "net/trace_reader.h"
+
+namespace {
+
+void read_as(const uint8_t* data, size_t size, const fs::TraceOptions& opts) {
+  const bool pcapng = size >= 4 && data[0] == 0x0A && data[1] == 0x0D && data[2] == 0x0D && data[3] == 0x0A;
+  fs::fuzz::accepts([&] {
+    const std::vector<fs::TraceRecord> records = fs::parse_trace("fuzz.pcapng", data, size, opts);
+    for (size_t i = 0; i < records.size(); ++i) {
+      FUZZ_CHECK(records[i].port < opts.num_ports);
+      if (opts.pcap_port == "3" && !pcapng) FUZZ_CHECK(records[i].port == 3);  // pcapng: its interface ids
+      FUZZ_CHECK(records[i].data.size() <= fs::kMaxTracePacket);
+      FUZZ_CHECK(i == 0 || records[i].time >= records[i - 1].time);
+    }
+    if (opts.relative_capture_times && !records.empty()) FUZZ_CHECK(records.front().time == 0);
+  });
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  fs::TraceOptions opts;
+  opts.num_ports = 8;
+  read_as(data, size, opts);
+  opts.pcap_port = "3";
+  opts.relative_capture_times = false;
+  read_as(data, size, opts);
+  return 0;
+}
