@@ -76,6 +76,7 @@ const Insn* Cpu::fetch_slow(uint32_t addr) {
   const uint32_t off = addr - current_->region->base;
   Insn& slot = current_->insns[off >> 1];
   if (slot.len) return &slot;
+  if (off + 2 > current_->region->size) return nullptr;  // a region of odd size: half an instruction
   const uint8_t* p = current_->region->host + off;
   const uint16_t lo = uint16_t(load_le(p, 2));
   if ((lo & 3) != 3) {

@@ -96,6 +96,7 @@ ElfImage parse_elf(const std::string& name, const std::vector<uint8_t>& f) {
   for (const ElfSegment& s : img.segments)
     entry_ok = entry_ok || (s.executable && img.entry - s.vaddr < s.memsz);
   if (!entry_ok) bad("entry point " + hex32(img.entry) + " is not in an executable segment");
+  if (img.entry & 1) bad("entry point " + hex32(img.entry) + " is not 2-byte aligned");  // pc stays even from there
   return img;
 }
 

@@ -25,7 +25,6 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
     : sc_core::sc_module(name),
       in("in"),
       clock_(Clock::from_ghz(cfg.pspin.clock_ghz)),
-      drops_(drops),
       memory_(cfg.pspin, cfg.hpu),
       installed_(installed),
       engine_(make_engine(cfg)),

@@ -76,7 +76,6 @@ class PspinUnit : public sc_core::sc_module {
   void install_handler_sets(const Config& cfg);
 
   Clock clock_;
-  DropLedger& drops_;
   PspinMemory memory_;
   std::vector<int> installed_;
   std::unique_ptr<HpuEngine> engine_;

@@ -254,59 +254,22 @@ TEST(E2EOutputs, AnElfWhoseSegmentsDoNotFitIsRefusedBeforeAllocating) {
 TEST(E2EOutputs, ErrorsNameTheKeyOrOptionTheValueCameFrom) {
   // The generator's cross-checks name the key in a run with closed-loop hosts, and in gen the
   // option or the key, as the user gave it.
+  const std::string run = "run --hosts.model allreduce --flare.ports 0-1 --stats s.json ";
+  const std::string gen = "gen flare_dense --hosts 2 -o g.txt ";
+  const std::pair<std::string, std::string> cases[] = {
+      {run + "--hosts.elem_bytes 6", "hosts.elem_bytes: 6 is not a positive multiple of the int32 size 4"},
+      {run + "--hosts.bytes 6", "hosts.bytes: 6 is not a multiple of the int32 size 4"},
+      {gen + "--elem-bytes 6", "--elem-bytes: 6 is not a positive multiple of the int32 size 4"},
+      {gen + "--hosts.elem_bytes 6", "hosts.elem_bytes: 6 is not a positive multiple of the int32 size 4"},
+      {gen + "--hosts.dtype int16 --elem-bytes 6 --bytes 5", "--bytes: 5 is not a multiple of the int16 size 2"},
+      {"gen flare_dense --hosts 9 --ports 8 -o g.txt", "--hosts: 9 not in 1..8"},
+  };
   ScratchDir dir;
-  expect_input_error(
-      flaresim("run --hosts.model allreduce --flare.ports 0-1 --hosts.elem_bytes 6 --stats s.json", dir),
-      "allreduce generator: hosts.elem_bytes: 6 is not a positive multiple of the int32 size 4");
-  expect_input_error(flaresim("run --hosts.model allreduce --flare.ports 0-1 --hosts.bytes 6 --stats s.json", dir),
-                     "allreduce generator: hosts.bytes: 6 is not a multiple of the int32 size 4");
-  expect_input_error(flaresim("gen flare_dense --hosts 2 --elem-bytes 6 -o g.txt", dir),
-                     "allreduce generator: --elem-bytes: 6 is not a positive multiple of the int32 size 4");
-  expect_input_error(flaresim("gen flare_dense --hosts 2 --hosts.elem_bytes 6 -o g.txt", dir),
-                     "allreduce generator: hosts.elem_bytes: 6 is not a positive multiple of the int32 size 4");
-  expect_input_error(flaresim("gen flare_dense --hosts 2 --hosts.dtype int16 --elem-bytes 6 --bytes 5 -o g.txt", dir),
-                     "allreduce generator: --bytes: 5 is not a multiple of the int16 size 2");
-  expect_input_error(flaresim("gen flare_dense --hosts 9 --ports 8 -o g.txt", dir),
-                     "allreduce generator: --hosts: 9 not in 1..8");
+  for (const auto& [args, message] : cases) {
+    SCOPED_TRACE(args);
+    expect_input_error(flaresim(args, dir), "allreduce generator: " + message);
+  }
   EXPECT_EQ(files_in(dir), std::set<std::string>{});
-}
-
-TEST(E2EOutputs, AFifoTraceIsReadAsAStream) {
-  ScratchDir dir;
-  ASSERT_EQ(mkfifo((dir / "t.fifo").c_str(), 0600), 0);
-  std::thread writer([&] { std::ofstream(dir / "t.fifo", std::ios::binary) << kTrace; });
-  const CliResult r = flaresim("run --trace t.fifo --stats s.json -q", dir);
-  writer.join();
-  ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(nlohmann::json::parse(slurp(dir / "s.json"))["totals"]["packets_in"], 2);
-}
-
-TEST(E2EOutputs, DevZeroIsNotATraceAndADirectoryIsNotAConfig) {
-  ScratchDir dir;
-  expect_input_error(flaresim("run --trace /dev/zero --stats s.json", dir),
-                     "/dev/zero: not a trace (neither pcapng, pcap nor text: it holds NUL bytes)");
-  write_file(dir / "t.txt", kTrace);
-  expect_input_error(flaresim("run --config . --trace t.txt --stats s.json", dir),
-                     ".: not a regular file; --config takes an INI file");
-  EXPECT_EQ(files_in(dir), std::set<std::string>{"t.txt"});
-}
-
-TEST(E2EOutputs, NamesAndValuesThatAreNotUtf8AreRefusedBeforeTheRun) {
-  // "caf\xe9": Latin-1, which the stats JSON cannot hold.
-  ScratchDir dir;
-  write_file(dir / "caf\xe9.txt", kTrace);
-  expect_input_error(flaresim("run --trace 'caf\xe9.txt' --stats s.json", dir),
-                     "--trace: the file name is not valid UTF-8 (the stats record it); rename the file");
-  write_file(dir / "t.txt", kTrace);
-  write_file(dir / "c.ini", "[hpu]\nhandler_dir = /tmp/caf\xe9\n");
-  const CliResult v = flaresim("run --config c.ini --trace t.txt --stats s.json", dir);
-  EXPECT_EQ(v.code, 2);
-  EXPECT_NE(v.err.find("bad value for 'hpu.handler_dir': not valid UTF-8 text"), std::string::npos) << v.err;
-  // UTF-8 itself is fine.
-  write_file(dir / "caf\xc3\xa9.txt", kTrace);
-  const CliResult u = flaresim("run --trace 'caf\xc3\xa9.txt' --stats s.json -q", dir);
-  EXPECT_EQ(u.code, 0) << u.err;
-  EXPECT_EQ(nlohmann::json::parse(slurp(dir / "s.json"))["inputs"]["trace"], "caf\xc3\xa9.txt");
 }
 
 TEST(E2EOutputs, NegativeNumbersForUnsignedOptionsAreRefused) {

@@ -109,6 +109,14 @@ TEST(IssBareRun, SegmentsMustFitTheMemoryMapBeforeAnythingIsAllocated) {
   EXPECT_NO_THROW(check_fits_bare_memory("p.elf", parse_elf("p.elf", big)));
 }
 
+TEST(IssBareRun, AnInstructionCutByTheEndOfItsSegmentIsAFetchFault) {
+  // A 5-byte code segment: addi, then one byte where a 2-byte parcel would start.
+  std::vector<uint8_t> elf = make_elf({li(5, 1), 0});
+  test::put32(elf, test::elf_phdr_field(0, 16), 5);
+  test::put32(elf, test::elf_phdr_field(0, 20), 5);
+  EXPECT_EQ(run(elf).error, "instruction fetch access fault 0x00000000 at pc 0x00010004");
+}
+
 std::string elf_error(std::vector<uint8_t> f) {
   try {
     parse_elf("p.elf", f);
@@ -140,6 +148,9 @@ TEST(IssElf, MalformedFiles) {
   std::vector<uint8_t> entry = good;
   put32(entry, 24, 0x30000);
   EXPECT_EQ(elf_error(entry), "p.elf: entry point 0x00030000 is not in an executable segment");
+  std::vector<uint8_t> odd = good;
+  put32(odd, 24, 0x10001);  // found by fuzzing: fetches ran one byte past the segment
+  EXPECT_EQ(elf_error(odd), "p.elf: entry point 0x00010001 is not 2-byte aligned");
   std::vector<uint8_t> cut(good.begin(), good.begin() + 40);
   EXPECT_EQ(elf_error(cut), "p.elf: not an ELF file");
   EXPECT_THROW(read_elf("/nonexistent/p.elf"), InputError);

@@ -309,7 +309,7 @@ Expected parse_expected(const std::string& name, const std::string& text) {
       }
       ports_line = line_no;
     } else if (toks[0] == "udp_port") {
-      uint64_t port;
+      uint64_t port = 0;
       if (have_udp_port) fail("second udp_port line");
       if (toks.size() != 2 || !parse_u64(toks[1], 65535, &port) || port == 0)
         fail("udp_port: expected one port from 1 to 65535");

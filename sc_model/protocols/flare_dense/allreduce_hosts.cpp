@@ -20,14 +20,13 @@ constexpr uint64_t kHostLossStream = 0x686c6f73;  // "hlos": losses on a host's 
 class AllreduceHosts::Host : public sc_core::sc_module, public PacketSinkIf {
  public:
   SC_HAS_PROCESS(Host);
-  Host(sc_core::sc_module_name name, const Config& cfg, unsigned rank, unsigned port, IngressPort& ingress,
+  Host(sc_core::sc_module_name name, const Config& cfg, unsigned rank, IngressPort& ingress,
        std::vector<Bytes> frames, Picos wire_full, Picos wire_last, Picos* done_at, unsigned states)
       : sc_core::sc_module(name),
         cfg_(cfg.hosts),
         seed_(cfg.seed),
         rank_(rank),
         hosts_(unsigned(parse_port_list("flare.ports", flare_config(cfg).ports).size())),
-        port_(port),
         ingress_(ingress),
         frames_(std::move(frames)),
         wire_full_(wire_full),
@@ -129,7 +128,7 @@ class AllreduceHosts::Host : public sc_core::sc_module, public PacketSinkIf {
 
   HostsConfig cfg_;
   uint64_t seed_;
-  unsigned rank_, hosts_, port_;
+  unsigned rank_, hosts_;
   IngressPort& ingress_;
   std::vector<Bytes> frames_;  // by block
   Picos wire_full_, wire_last_;
@@ -183,7 +182,7 @@ AllreduceHosts::AllreduceHosts(sc_core::sc_module_name name, const Config& cfg, 
   const Picos wire_last = wire_time(frames[0][nblocks - 1].size(), cfg.ports.wire_overhead, cfg.ports.gbps);
   for (size_t r = 0; r < ports.size(); ++r) {
     if (ports[r] >= sw.ingress().size()) throw InputError("flare.ports: port " + std::to_string(ports[r]) + " does not exist");
-    hosts_.push_back(std::make_unique<Host>(("host" + std::to_string(r)).c_str(), cfg, unsigned(r), ports[r],
+    hosts_.push_back(std::make_unique<Host>(("host" + std::to_string(r)).c_str(), cfg, unsigned(r),
                                             *sw.ingress()[ports[r]], std::move(frames[r]), wire_full, wire_last,
                                             &done_at_, states));
     sw.egress()[ports[r]]->link(hosts_.back().get());
