@@ -67,9 +67,11 @@ void refuse_signed_values(const po::parsed_options& parsed, const po::options_de
                              dynamic_cast<const po::typed_value<unsigned long>*>(sem) ||
                              dynamic_cast<const po::typed_value<unsigned long long>*>(sem) ||
                              dynamic_cast<const po::typed_value<unsigned short>*>(sem);
-    for (const std::string& v : o.value)
-      if (is_unsigned && v.find_first_not_of(" \t") != std::string::npos && v[v.find_first_not_of(" \t")] == '-')
+    for (const std::string& v : o.value) {
+      const size_t first = v.find_first_not_of(" \t");
+      if (is_unsigned && first != std::string::npos && v[first] == '-')
         throw InputError("bad value '" + v + "' for '--" + o.string_key + "': expected a whole number >= 0");
+    }
   }
 }
 

@@ -61,7 +61,7 @@ BareRunResult run_bare_image(const std::string& path, const ElfImage& img, const
   uint64_t left = opts.max_instructions;
   constexpr uint64_t kSlice = uint64_t(1) << 24;  // instructions between checks for SIGINT and SIGTERM
   for (;;) {
-    check_interrupted("running " + path + ", after " + std::to_string(cpu.instret) + " instructions");
+    if (pending_interrupt()) check_interrupted("running " + path + ", after " + std::to_string(cpu.instret) + " instructions");
     const uint64_t before = cpu.instret;
     const Stop stop = cpu.run(std::min(left, kSlice));
     left -= cpu.instret - before;

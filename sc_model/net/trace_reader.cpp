@@ -468,9 +468,8 @@ std::vector<TraceRecord> parse_pcapng(const std::string& name, const uint8_t* d,
   return out;
 }
 
-enum class TraceFormat { kPcapng, kPcap, kText };
+}  // namespace
 
-// The format, from the first four bytes (pcapng's and pcap's magic numbers); text otherwise.
 TraceFormat trace_format(const uint8_t* data, size_t len) {
   if (len < 4) return TraceFormat::kText;
   const uint32_t be = fs_be32(data);
@@ -478,8 +477,6 @@ TraceFormat trace_format(const uint8_t* data, size_t len) {
   if (be == 0xa1b2c3d4u || be == 0xa1b23c4du || be == 0xd4c3b2a1u || be == 0x4d3cb2a1u) return TraceFormat::kPcap;
   return TraceFormat::kText;
 }
-
-}  // namespace
 
 bool looks_like_trace(const uint8_t* data, size_t len) {
   return len < 4 || trace_format(data, len) != TraceFormat::kText || std::memchr(data, 0, len) == nullptr;

@@ -42,6 +42,9 @@ std::vector<TraceRecord> read_trace(const std::string& path, const TraceOptions&
 // over kMaxTraceBytes; Interrupted (common/interrupt.h) when a signal stops the read.
 constexpr size_t kMaxTraceBytes = size_t(4) << 30;
 Bytes read_trace_bytes(const std::string& path);
+// A trace's format, from its first four bytes (pcapng's and pcap's magic numbers); text otherwise.
+enum class TraceFormat { kPcapng, kPcap, kText };
+TraceFormat trace_format(const uint8_t* data, size_t len);
 // False if the first `len` bytes read cannot start a trace: not pcapng or pcap, and a NUL byte.
 bool looks_like_trace(const uint8_t* data, size_t len);
 

@@ -11,7 +11,7 @@
 namespace {
 
 void read_as(const uint8_t* data, size_t size, const fs::TraceOptions& opts) {
-  const bool pcapng = size >= 4 && data[0] == 0x0A && data[1] == 0x0D && data[2] == 0x0D && data[3] == 0x0A;
+  const bool pcapng = fs::trace_format(data, size) == fs::TraceFormat::kPcapng;
   fs::fuzz::accepts([&] {
     const std::vector<fs::TraceRecord> records = fs::parse_trace("fuzz.pcapng", data, size, opts);
     for (size_t i = 0; i < records.size(); ++i) {

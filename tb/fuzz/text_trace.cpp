@@ -3,26 +3,12 @@
 // Accepted traces: every packet on a port below ports.count, at most kMaxTracePacket bytes, at
 // a time no earlier than the one before it, with its line named.
 #include <cstdint>
-#include <cstring>
 
 #include "fuzz/fuzz_check.h"
 #include "net/trace_reader.h"
 
-namespace {
-
-bool starts_like_capture(const uint8_t* data, size_t size) {
-  static const uint8_t kMagics[][4] = {{0x0A, 0x0D, 0x0D, 0x0A}, {0xD4, 0xC3, 0xB2, 0xA1}, {0xA1, 0xB2, 0xC3, 0xD4},
-                                       {0x4D, 0x3C, 0xB2, 0xA1}, {0xA1, 0xB2, 0x3C, 0x4D}};
-  if (size < 4) return false;
-  for (const auto& m : kMagics)
-    if (std::memcmp(data, m, 4) == 0) return true;
-  return false;
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (starts_like_capture(data, size)) return 0;
+  if (fs::trace_format(data, size) != fs::TraceFormat::kText) return 0;
   fs::TraceOptions opts;
   opts.num_ports = 8;
   fs::fuzz::accepts([&] {
