@@ -8,6 +8,7 @@
 namespace fs {
 
 enum class HpuModel { kNative, kIss };
+enum class HpuIsa { kRv32imafc, kRv32imafcXpulp };
 enum class FaultAction { kAbort, kDrop };
 enum class OnOff { kOn, kOff };
 enum class IcrcCheck { kCheck, kOff };
@@ -18,6 +19,10 @@ struct ChoiceNames;
 template <>
 struct ChoiceNames<HpuModel> {
   static constexpr std::array<const char*, 2> names = {"native", "iss"};
+};
+template <>
+struct ChoiceNames<HpuIsa> {
+  static constexpr std::array<const char*, 2> names = {"rv32imafc", "rv32imafc_xpulp"};
 };
 template <>
 struct ChoiceNames<FaultAction> {

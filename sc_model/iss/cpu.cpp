@@ -9,6 +9,7 @@
 #include "iss/fpu.h"
 #include "iss/semantics.h"
 #include "iss/tcdm_banks.h"
+#include "iss/xpulp.h"
 
 namespace fs::iss {
 namespace {
@@ -31,6 +32,9 @@ std::string Fault::describe() const {
     case kLoadAccess: what = "load access fault"; break;
     case kStoreAccess: what = "store access fault"; break;
     case kMisalignedAtomic: what = "misaligned atomic access"; break;
+    case kHwLoop:
+      std::snprintf(buf, sizeof buf, "hardware loop rule broken at pc 0x%08x (instruction 0x%08x): ", pc, insn);
+      return buf + detail;
   }
   if (kind == kLoadAccess || kind == kStoreAccess || kind == kMisalignedAtomic)
     std::snprintf(buf, sizeof buf, "%s at address 0x%08x (pc 0x%08x, instruction 0x%08x)", what, addr, pc, insn);
@@ -83,13 +87,13 @@ const Insn* Cpu::fetch_slow(uint32_t addr) {
     slot = decode16(lo);
   } else {
     if (off + 4 > current_->region->size) return nullptr;
-    slot = decode32(load_le(p, 4));
+    slot = decode32(load_le(p, 4), xpulp_);
   }
   return &slot;
 }
 
 Stop Cpu::raise(Fault::Kind kind, uint32_t insn, uint32_t addr) {
-  fault_ = Fault{kind, pc, insn, addr};
+  fault_ = Fault{kind, pc, insn, addr, {}};
   return Stop::kFault;
 }
 
@@ -103,8 +107,15 @@ bool Cpu::csr_read(uint32_t csr, uint32_t& v) const {
     case 0xC02: case 0xB02: v = uint32_t(instret); return true;
     case 0xC82: case 0xB82: v = uint32_t(instret >> 32); return true;
     case 0xF14: v = hart_id_; return true;
-    default: return false;
+    default: break;
   }
+  // Xpulp: the hardware loop registers, 0x7C0 + 4 L + {0 start, 1 end, 2 count} (RI5CY manual).
+  if (xpulp_ && csr >= 0x7C0 && csr <= 0x7C6 && (csr & 3) != 3) {
+    const HwLoop& l = loops[(csr >> 2) & 1];
+    v = (csr & 3) == 0 ? l.start : (csr & 3) == 1 ? l.end : l.count;
+    return true;
+  }
+  return false;
 }
 
 bool Cpu::csr_write(uint32_t csr, uint32_t v) {
@@ -116,8 +127,16 @@ bool Cpu::csr_write(uint32_t csr, uint32_t v) {
     case 0xB80: cycles = (cycles & 0xFFFFFFFFu) | (uint64_t(v) << 32); return true;
     case 0xB02: instret = (instret & ~uint64_t(0xFFFFFFFF)) | v; return true;
     case 0xB82: instret = (instret & 0xFFFFFFFFu) | (uint64_t(v) << 32); return true;
-    default: return false;  // read-only or unknown
+    default: break;
   }
+  if (xpulp_ && csr >= 0x7C0 && csr <= 0x7C6 && (csr & 3) != 3) {
+    HwLoop& l = loops[(csr >> 2) & 1];
+    ((csr & 3) == 0 ? l.start : (csr & 3) == 1 ? l.end : l.count) = v;
+    l.checked = false;
+    loops_active_ = loops[0].count || loops[1].count;
+    return true;
+  }
+  return false;  // read-only or unknown
 }
 
 // ---- run(), in three parts: bookkeeping around each instruction, the memory access path, and
@@ -179,7 +198,7 @@ FS_ISS_INLINE bool Cpu::retire(const Insn& in, uint32_t a, const Exec& e, Stop& 
     stop = Stop::kYield;
     return true;
   }
-  if (e.shared_load && watch_ && !observer_) {
+  if (e.shared_load && watch_ && !observer_ && !loops_active_) {
     const unsigned size = in.op == Op::kFlw ? 4 : sem::load_bytes(in.op);
     const uint32_t addr = a + uint32_t(in.imm);
     const uint32_t value = in.op == Op::kFlw ? f[in.rd] : uint32_t(load_le(e.shared_load, size));
@@ -200,18 +219,28 @@ Stop Cpu::fetch_fault() {
 
 // Loads, stores, LR/SC, AMOs and F loads/stores (the enum keeps each group contiguous).
 static inline bool accesses_memory(Op op) {
-  return (op >= Op::kLb && op <= Op::kSw) || (op >= Op::kLrW && op <= Op::kFsw);
+  return (op >= Op::kLb && op <= Op::kSw) || (op >= Op::kLrW && op <= Op::kFsw) || (op >= Op::kPLb && op <= Op::kPSw);
+}
+
+// The address an access instruction reaches (before it executes).
+static inline uint32_t access_address(const Insn& in, const uint32_t* x) {
+  if (in.op >= Op::kLrW && in.op <= Op::kAmomaxuW) return x[in.rs1];
+  if (in.op >= Op::kPLb && in.op <= Op::kPSw) {
+    if (in.aux != kRegReg) return x[in.rs1];
+    return x[in.rs1] + x[in.op >= Op::kPSb ? in.rs3 : in.rs2];
+  }
+  return x[in.rs1] + uint32_t(in.imm);
 }
 
 // Whether `in`, an access made `stall` cycles from now, must wait for a gate (see run()). If so the
 // stalls are spent (and not counted again when it runs later) and gate_ says which gate.
 FS_ISS_INLINE bool Cpu::gated(const Insn& in, const Gates& gates, uint64_t stall) {
-  const bool atomic = in.op >= Op::kLrW && in.op <= Op::kAmomaxuW;
-  const uint32_t addr = x[in.rs1] + (atomic ? 0u : uint32_t(in.imm));
+  const uint32_t addr = access_address(in, x);
   const MemRegion* r = mem_.find(addr, 1);
   if (!r) return false;
   const uint64_t at = cycles + stall;
-  const bool store = in.op == Op::kSb || in.op == Op::kSh || in.op == Op::kSw || in.op == Op::kFsw;
+  const bool store = in.op == Op::kSb || in.op == Op::kSh || in.op == Op::kSw || in.op == Op::kFsw ||
+                     (in.op >= Op::kPSb && in.op <= Op::kPSw);
   if (r->mmio && at > gates.device && r->mmio->reaches_switch(addr - r->base, store))
     gate_ = GateKind::kDevice;
   else if (r->sharing == kClusterShared && at > gates.cluster)
@@ -265,10 +294,9 @@ FS_ISS_INLINE const MemRegion* Cpu::access(uint32_t addr, unsigned size, bool st
   return r;
 }
 
-// lb, lh, lw, lbu, lhu: from memory or a device.
-FS_ISS_INLINE bool Cpu::load(const Insn& in, uint32_t a, Exec& e) {
-  const unsigned size = sem::load_bytes(in.op);
-  const uint32_t addr = a + uint32_t(in.imm);
+// lb, lh, lw, lbu, lhu (`width`) at addr: from memory or a device.
+FS_ISS_INLINE bool Cpu::load_at(const Insn& in, uint32_t addr, Op width, Exec& e) {
+  const unsigned size = sem::load_bytes(width);
   uint32_t v;
   e.cost = t_.load;
   if (const MemRegion* dev = device_at(addr, size)) {
@@ -281,16 +309,16 @@ FS_ISS_INLINE bool Cpu::load(const Insn& in, uint32_t a, Exec& e) {
     if (!access(addr, size, false, e, h)) return fail(Fault::kLoadAccess, in.raw, addr);
     v = load_le(h, size);
   }
-  set_x(in, sem::extend_load(in.op, v));
+  set_x(in, sem::extend_load(width, v));
   pending_load_ = in.dst;
   ++counters.loads;
   return true;
 }
 
-// sb, sh, sw: to memory (breaking this core's reservation of the word) or a device.
-FS_ISS_INLINE bool Cpu::store(const Insn& in, uint32_t a, uint32_t b, Exec& e) {
-  const unsigned size = sem::store_bytes(in.op);
-  const uint32_t addr = a + uint32_t(in.imm);
+// sb, sh, sw (`width`) of b at addr: to memory (breaking this core's reservation of the word) or
+// a device.
+FS_ISS_INLINE bool Cpu::store_at(const Insn& in, uint32_t addr, Op width, uint32_t b, Exec& e) {
+  const unsigned size = sem::store_bytes(width);
   e.cost = t_.store;
   if (const MemRegion* dev = device_at(addr, size)) {
     const uint32_t v = size == 4 ? b : b & ((1u << (8 * size)) - 1);
@@ -332,6 +360,93 @@ FS_ISS_INLINE bool Cpu::store_fp(const Insn& in, uint32_t a, Exec& e) {
   std::memcpy(h, &f[in.rs2], 4);
   if (reservation_valid_ && (reservation_ >> 2) == (addr >> 2)) reservation_valid_ = false;
   ++counters.stores;
+  return true;
+}
+
+// Xpulp loads: the access at rs1 (post-increment forms, then rs1 += imm or rs2) or at rs1 + rs2.
+// A load into rs1 itself keeps the loaded value. Never a spin load (the address moves on).
+FS_ISS_INLINE bool Cpu::xload(const Insn& in, uint32_t a, uint32_t b, Exec& e) {
+  static const Op widths[5] = {Op::kLb, Op::kLbu, Op::kLh, Op::kLhu, Op::kLw};
+  const Op width = widths[unsigned(in.op) - unsigned(Op::kPLb)];
+  if (in.aux != kRegReg && in.rs1) x[in.rs1] = a + (in.aux == kPostImm ? uint32_t(in.imm) : b);
+  if (!load_at(in, in.aux == kRegReg ? a + b : a, width, e)) {
+    x[in.rs1] = a;  // a fault leaves the registers as they were
+    return false;
+  }
+  e.shared_load = nullptr;
+  return true;
+}
+
+// Xpulp stores of rs2: at rs1 (then rs1 += imm or rs3) or at rs1 + rs3.
+FS_ISS_INLINE bool Cpu::xstore(const Insn& in, uint32_t a, uint32_t b, Exec& e) {
+  static const Op widths[3] = {Op::kSb, Op::kSh, Op::kSw};
+  const Op width = widths[unsigned(in.op) - unsigned(Op::kPSb)];
+  const uint32_t c = x[in.rs3];
+  if (!store_at(in, in.aux == kRegReg ? a + c : a, width, b, e)) return false;
+  if (in.aux != kRegReg && in.rs1) x[in.rs1] = a + (in.aux == kPostImm ? uint32_t(in.imm) : c);
+  return true;
+}
+
+// lp.starti, lp.endi, lp.count(i), lp.setup(i): offsets count halfwords from the instruction; the
+// end is the address of the loop's last instruction (RI5CY manual, hardware loops).
+FS_ISS_INLINE void Cpu::hw_loop_setup(const Insn& in, uint32_t a) {
+  HwLoop& l = loops[in.aux];
+  const uint32_t off = uint32_t(in.imm) << 1;
+  switch (in.op) {
+    case Op::kLpStarti: l.start = pc + off; break;
+    case Op::kLpEndi: l.end = pc + off; break;
+    case Op::kLpCount: l.count = a; break;
+    case Op::kLpCounti: l.count = uint32_t(in.imm); break;
+    case Op::kLpSetup: l.start = pc + 4; l.end = pc + off; l.count = a; break;
+    default: l.start = pc + 4; l.end = pc + (uint32_t(in.rs1) << 1); l.count = uint32_t(in.imm); break;  // setupi
+  }
+  if (in.op != Op::kLpCount && in.op != Op::kLpCounti) l.checked = false;
+  loops_active_ = loops[0].count || loops[1].count;
+}
+
+// After the instruction at a loop's end: one turn fewer, and back to the start while turns are
+// left (no cycles: RI5CY's loops have no overhead). Loop 0 is checked first.
+FS_ISS_INLINE bool Cpu::hw_loop_end(const Insn& in, Exec& e) {
+  for (unsigned l = 0; l < 2; ++l) {
+    HwLoop& lp = loops[l];
+    if (!lp.count || pc != lp.end) continue;
+    if (!lp.checked && !check_hw_loop(l, in)) return false;
+    if (e.next != pc + in.len) {
+      fault_ = Fault{Fault::kHwLoop, pc, in.raw, 0, "loop " + std::to_string(l) + " ends with a jump or a taken branch"};
+      return false;
+    }
+    if (--lp.count) e.next = lp.start;
+    loops_active_ = loops[0].count || loops[1].count;
+    return true;
+  }
+  return true;
+}
+
+// RI5CY's rules for a loop body (manual, hardware loops): start and end word-aligned, at least 3
+// instructions, none compressed; an outer loop (1) ends at least 2 instructions after an inner
+// one (0) it contains. Checked once per setup, the first time the loop turns.
+bool Cpu::check_hw_loop(unsigned l, const Insn& in) {
+  const HwLoop lp = loops[l];
+  char why[160] = "";
+  if ((lp.start | lp.end) & 3) {
+    std::snprintf(why, sizeof why, "loop %u start 0x%08x or end 0x%08x is not word-aligned", l, lp.start, lp.end);
+  } else if (lp.end < lp.start + 8) {
+    std::snprintf(why, sizeof why, "loop %u body 0x%08x..0x%08x has fewer than 3 instructions", l, lp.start, lp.end);
+  } else if (l == 1 && loops[0].start >= lp.start && loops[0].end <= lp.end && lp.end < loops[0].end + 8) {
+    std::snprintf(why, sizeof why, "loop 1 ends at 0x%08x, less than 2 instructions after inner loop 0 (0x%08x)",
+                  lp.end, loops[0].end);
+  } else {
+    for (uint32_t a = lp.start; a <= lp.end && !why[0]; a += 4) {
+      const Insn* i = fetch(a);
+      if (!i || i->len != 4)
+        std::snprintf(why, sizeof why, "loop %u body has a compressed or unreadable instruction at 0x%08x", l, a);
+    }
+  }
+  if (why[0]) {
+    fault_ = Fault{Fault::kHwLoop, pc, in.raw, 0, why};
+    return false;
+  }
+  loops[l].checked = true;
   return true;
 }
 
@@ -538,13 +653,31 @@ Stop Cpu::run(uint64_t budget, uint64_t cycle_limit, const Gates& gates) {
         break;
       case Op::kFence: break;
       case Op::kFenceI: flush_decode_cache(); break;
+      case Op::kPLb: case Op::kPLbu: case Op::kPLh: case Op::kPLhu: case Op::kPLw:
+        if (!xload(in, a, b, e)) return Stop::kFault;
+        break;
+      case Op::kPSb: case Op::kPSh: case Op::kPSw:
+        if (!xstore(in, a, b, e)) return Stop::kFault;
+        break;
+      case Op::kLpStarti: case Op::kLpEndi: case Op::kLpCount: case Op::kLpCounti: case Op::kLpSetup:
+      case Op::kLpSetupi:
+        hw_loop_setup(in, a);
+        break;
+      case Op::kPBeqimm: branch(a == uint32_t(int32_t(int8_t(in.aux))), in, e); break;
+      case Op::kPBneimm: branch(a != uint32_t(int32_t(int8_t(in.aux))), in, e); break;
       case Op::kEcall: return Stop::kEcall;
       case Op::kEbreak: return Stop::kEbreak;
       case Op::kIllegal: return raise(Fault::kIllegalInstruction, in.raw);
-      default:  // the remaining F instructions
-        if (!fp(in, a, e)) return Stop::kFault;
+      default:
+        if (in.op >= Op::kPAbs && in.op <= Op::kPvSdotsp) {  // Xpulp ALU, multiplier, SIMD
+          set_x(in, in.op >= Op::kPvAdd ? xp::simd(in, a, b, x[in.rd]) : xp::scalar(in, a, b, x[in.rd]));
+          if (xp::on_multiplier(in.op)) e.cost = t_.mul;
+          break;
+        }
+        if (!fp(in, a, e)) return Stop::kFault;  // the remaining F instructions
         break;
     }
+    if (loops_active_ && !hw_loop_end(in, e)) return Stop::kFault;
     Stop stop;
     if (retire(in, a, e, stop)) return stop;
   }

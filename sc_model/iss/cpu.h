@@ -1,5 +1,6 @@
-// One RV32IMAFC hart: registers, CSRs (fflags/frm/fcsr, cycle/instret and their m-mode and high
-// halves, mhartid), a decode cache of pre-decoded instructions per executable region, and the run
+// One RV32IMAFC hart, optionally with RI5CY's Xpulp extensions (set_xpulp): registers, CSRs
+// (fflags/frm/fcsr, cycle/instret and their m-mode and high halves, mhartid, the hardware-loop
+// registers), a decode cache of pre-decoded instructions per executable region, and the run
 // loop that executes until an ecall, an ebreak, a fault or the instruction budget. Cycles come
 // from the Timing table plus memory-region costs and load-use stalls. Plain C++, no SystemC.
 #pragma once
@@ -34,10 +35,11 @@ enum class GateKind : uint8_t { kCluster, kShared, kDevice };
 enum class Stop { kEcall, kEbreak, kFault, kBudget, kHalt, kGate, kSpin, kYield };
 
 struct Fault {
-  enum Kind { kNone, kIllegalInstruction, kFetchAccess, kLoadAccess, kStoreAccess, kMisalignedAtomic } kind = kNone;
+  enum Kind { kNone, kIllegalInstruction, kFetchAccess, kLoadAccess, kStoreAccess, kMisalignedAtomic, kHwLoop } kind = kNone;
   uint32_t pc = 0;
   uint32_t insn = 0;  // the instruction word (16 or 32 bits), 0 if it could not be fetched
   uint32_t addr = 0;  // the faulting data address for access faults
+  std::string detail;  // kHwLoop: which of RI5CY's hardware-loop rules the program broke
   std::string describe() const;  // "illegal instruction 0x0000ffff at pc 0x00010074"
 };
 
@@ -116,6 +118,25 @@ class Cpu {
   uint32_t fflags = 0, frm = 0;
   uint64_t cycles = 0, instret = 0;
   CpuCounters counters;
+  // Xpulp hardware loop registers (loop 0 is the inner one); `checked`: the body was found to
+  // follow RI5CY's rules since the loop was last set up.
+  struct HwLoop {
+    uint32_t start = 0, end = 0, count = 0;
+    bool checked = false;
+  };
+  HwLoop loops[2];
+
+  // Decode RI5CY's Xpulpv2 instructions (hpu.isa = rv32imafc_xpulp); otherwise they are illegal.
+  void set_xpulp(bool on) {
+    if (on != xpulp_) flush_decode_cache();
+    xpulp_ = on;
+  }
+  bool xpulp() const { return xpulp_; }
+  // Clears the hardware loops (a new handler run starts with none).
+  void reset_hw_loops() {
+    loops[0] = loops[1] = HwLoop{};
+    loops_active_ = false;
+  }
 
   // Executes at most `budget` instructions, stopping early (kBudget) once `cycles` reaches
   // `cycle_limit`. On kEcall and kEbreak pc still points at the instruction; call skip() to
@@ -190,8 +211,16 @@ class Cpu {
   const MemRegion* device_at(uint32_t addr, unsigned size);
   const MemRegion* access(uint32_t addr, unsigned size, bool store, Exec& e, uint8_t*& host, bool tell = true);
   void tell_stored(const MemRegion& r, const uint8_t* host, unsigned size, uint64_t stall);
-  bool load(const Insn& in, uint32_t a, Exec& e);
-  bool store(const Insn& in, uint32_t a, uint32_t b, Exec& e);
+  bool load(const Insn& in, uint32_t a, Exec& e) { return load_at(in, a + uint32_t(in.imm), in.op, e); }
+  bool store(const Insn& in, uint32_t a, uint32_t b, Exec& e) { return store_at(in, a + uint32_t(in.imm), in.op, b, e); }
+  bool load_at(const Insn& in, uint32_t addr, Op width, Exec& e);
+  bool store_at(const Insn& in, uint32_t addr, Op width, uint32_t v, Exec& e);
+  // Xpulp: post-increment and register-offset loads and stores; hardware loops.
+  bool xload(const Insn& in, uint32_t a, uint32_t b, Exec& e);
+  bool xstore(const Insn& in, uint32_t a, uint32_t b, Exec& e);
+  void hw_loop_setup(const Insn& in, uint32_t a);
+  bool hw_loop_end(const Insn& in, Exec& e);
+  bool check_hw_loop(unsigned l, const Insn& in);
   bool load_fp(const Insn& in, uint32_t a, Exec& e);
   bool store_fp(const Insn& in, uint32_t a, Exec& e);
   bool atomic(const Insn& in, uint32_t a, uint32_t b, Exec& e);
@@ -208,6 +237,8 @@ class Cpu {
   AddressSpace& mem_;
   Timing t_;
   uint32_t hart_id_;
+  bool xpulp_ = false;
+  bool loops_active_ = false;  // a hardware loop's count is not 0
   std::vector<CodeCache> caches_;
   SharedDecode* shared_decode_ = nullptr;
   CodeCache* current_ = nullptr;

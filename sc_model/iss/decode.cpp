@@ -1,5 +1,5 @@
 // Instruction decoding for the ISS: 32-bit RV32IMAF + Zicsr + Zifencei words and 16-bit RV32C
-// (with the F load/store forms), into pre-decoded Insn records.
+// (with the F load/store forms), into pre-decoded Insn records; Xpulp in decode_xpulp.cpp.
 #include <cstddef>
 
 #include "iss/insn.h"
@@ -123,9 +123,8 @@ Insn decode_amo(uint32_t w) {
   }
 }
 
-}  // namespace
-
-Insn decode32(uint32_t w) {
+// RV32IMAF + Zicsr + Zifencei.
+Insn decode_base(uint32_t w) {
   if ((w & 3) != 3) return illegal(w);
   const uint32_t f3 = bits(w, 14, 12), f7 = bits(w, 31, 25);
   switch (bits(w, 6, 0)) {
@@ -205,6 +204,14 @@ Insn decode32(uint32_t w) {
     case 0x53: return decode_op_fp(w);
     default: return illegal(w);
   }
+}
+
+}  // namespace
+
+Insn decode32(uint32_t w, bool xpulp) {
+  Insn i = decode_base(w);
+  if (i.op == Op::kIllegal && xpulp && (w & 3) == 3) return decode_xpulp(w);
+  return i;
 }
 
 // ---- RV32C: each compressed form is rebuilt as its 32-bit equivalent and decoded as such. ----
@@ -356,7 +363,23 @@ const char* op_name(Op op) {
       "amominu.w", "amomaxu.w",
       "flw", "fsw", "fmadd.s", "fmsub.s", "fnmsub.s", "fnmadd.s", "fadd.s", "fsub.s", "fmul.s", "fdiv.s", "fsqrt.s",
       "fsgnj.s", "fsgnjn.s", "fsgnjx.s", "fmin.s", "fmax.s", "fcvt.w.s", "fcvt.wu.s", "fmv.x.w", "feq.s", "flt.s",
-      "fle.s", "fclass.s", "fcvt.s.w", "fcvt.s.wu", "fmv.w.x"};
+      "fle.s", "fclass.s", "fcvt.s.w", "fcvt.s.wu", "fmv.w.x",
+      "p.lb", "p.lbu", "p.lh", "p.lhu", "p.lw", "p.sb", "p.sh", "p.sw",
+      "lp.starti", "lp.endi", "lp.count", "lp.counti", "lp.setup", "lp.setupi",
+      "p.beqimm", "p.bneimm",
+      "p.abs", "p.slet", "p.sletu", "p.min", "p.minu", "p.max", "p.maxu", "p.exths", "p.exthz", "p.extbs", "p.extbz",
+      "p.clip", "p.clipu", "p.clipr", "p.clipur", "p.ff1", "p.fl1", "p.clb", "p.cnt", "p.ror",
+      "p.extract", "p.extractu", "p.insert", "p.bclr", "p.bset", "p.extractr", "p.extractur", "p.insertr", "p.bclrr",
+      "p.bsetr", "p.bitrev",
+      "p.addN", "p.adduN", "p.addRN", "p.adduRN", "p.subN", "p.subuN", "p.subRN", "p.subuRN",
+      "p.addNr", "p.adduNr", "p.addRNr", "p.adduRNr", "p.subNr", "p.subuNr", "p.subRNr", "p.subuRNr",
+      "p.mac", "p.msu", "p.muluN", "p.mulhhuN", "p.mulsN", "p.mulhhsN", "p.muluRN", "p.mulhhuRN", "p.mulsRN",
+      "p.mulhhsRN", "p.macuN", "p.machhuN", "p.macsN", "p.machhsN", "p.macuRN", "p.machhuRN", "p.macsRN", "p.machhsRN",
+      "pv.add", "pv.sub", "pv.avg", "pv.avgu", "pv.min", "pv.minu", "pv.max", "pv.maxu", "pv.srl", "pv.sra", "pv.sll",
+      "pv.or", "pv.xor", "pv.and", "pv.abs", "pv.extract", "pv.extractu", "pv.insert", "pv.shuffle", "pv.shuffleI0",
+      "pv.shuffleI1", "pv.shuffleI2", "pv.shuffleI3", "pv.shuffle2", "pv.pack", "pv.pack.h", "pv.packhi", "pv.packlo",
+      "pv.cmpeq", "pv.cmpne", "pv.cmpgt", "pv.cmpge", "pv.cmplt", "pv.cmple", "pv.cmpgtu", "pv.cmpgeu", "pv.cmpltu",
+      "pv.cmpleu", "pv.dotup", "pv.dotusp", "pv.dotsp", "pv.sdotup", "pv.sdotusp", "pv.sdotsp"};
   static_assert(sizeof(names) / sizeof(names[0]) == size_t(Op::kCount), "op names out of step with Op");
   return names[size_t(op)];
 }

@@ -1,4 +1,5 @@
-// Disassembly of pre-decoded instructions for instruction traces ("addi a0, sp, 16").
+// Disassembly of pre-decoded instructions for instruction traces ("addi a0, sp, 16"), Xpulp in
+// PULP's assembler syntax ("p.lw a0, 4(a1!)", "lp.setupi 0, 16, 0x00000120", "pv.add.sci.b a0, a1, 3").
 #include <cstdio>
 #include <string>
 
@@ -21,6 +22,63 @@ const char* fname(unsigned r) {
   return n[r & 31];
 }
 
+// Xpulp instructions (op is the operation's base name, e.g. "pv.add").
+bool disassemble_xpulp(const Insn& in, uint32_t pc, const char* op, char* b, size_t n) {
+  const char *rd = xname(in.rd), *rs1 = xname(in.rs1), *rs2 = xname(in.rs2);
+  if (in.op >= Op::kPLb && in.op <= Op::kPLw) {
+    if (in.aux == kPostImm) std::snprintf(b, n, "%s %s, %d(%s!)", op, rd, in.imm, rs1);
+    else std::snprintf(b, n, "%s %s, %s(%s%s)", op, rd, rs2, rs1, in.aux == kPostReg ? "!" : "");
+    return true;
+  }
+  if (in.op >= Op::kPSb && in.op <= Op::kPSw) {
+    if (in.aux == kPostImm) std::snprintf(b, n, "%s %s, %d(%s!)", op, rs2, in.imm, rs1);
+    else std::snprintf(b, n, "%s %s, %s(%s%s)", op, rs2, xname(in.rs3), rs1, in.aux == kPostReg ? "!" : "");
+    return true;
+  }
+  const uint32_t off = pc + (uint32_t(in.imm) << 1);
+  switch (in.op) {
+    case Op::kLpStarti: case Op::kLpEndi: std::snprintf(b, n, "%s %u, 0x%08x", op, in.aux, off); return true;
+    case Op::kLpCount: std::snprintf(b, n, "%s %u, %s", op, in.aux, rs1); return true;
+    case Op::kLpCounti: std::snprintf(b, n, "%s %u, %d", op, in.aux, in.imm); return true;
+    case Op::kLpSetup: std::snprintf(b, n, "%s %u, %s, 0x%08x", op, in.aux, rs1, off); return true;
+    case Op::kLpSetupi:
+      std::snprintf(b, n, "%s %u, %d, 0x%08x", op, in.aux, in.imm, pc + (uint32_t(in.rs1) << 1));
+      return true;
+    case Op::kPBeqimm: case Op::kPBneimm:
+      std::snprintf(b, n, "%s %s, %d, 0x%08x", op, rs1, int(int8_t(in.aux)), pc + uint32_t(in.imm));
+      return true;
+    case Op::kPAbs: case Op::kPExths: case Op::kPExthz: case Op::kPExtbs: case Op::kPExtbz: case Op::kPFf1:
+    case Op::kPFl1: case Op::kPClb: case Op::kPCnt:
+      std::snprintf(b, n, "%s %s, %s", op, rd, rs1);
+      return true;
+    case Op::kPClip: case Op::kPClipu: std::snprintf(b, n, "%s %s, %s, %d", op, rd, rs1, in.imm); return true;
+    case Op::kPExtract: case Op::kPExtractu: case Op::kPInsert: case Op::kPBclr: case Op::kPBset: case Op::kPBitrev:
+      std::snprintf(b, n, "%s %s, %s, %u, %d", op, rd, rs1, in.aux, in.imm);
+      return true;
+    default: break;
+  }
+  if (in.op >= Op::kPAddN && in.op <= Op::kPSubuRN) {
+    std::snprintf(b, n, "%s %s, %s, %s, %u", op, rd, rs1, rs2, in.aux);
+    return true;
+  }
+  if (in.op >= Op::kPMuluN && in.op <= Op::kPMachhsRN) {
+    std::snprintf(b, n, "%s %s, %s, %s, %u", op, rd, rs1, rs2, in.aux);
+    return true;
+  }
+  if (in.op >= Op::kPvAdd && in.op <= Op::kPvSdotsp) {
+    const bool packing = in.op == Op::kPvPack || in.op == Op::kPvPackH || in.op == Op::kPvPackhi ||
+                         in.op == Op::kPvPacklo || (in.op >= Op::kPvShuffleI0 && in.op <= Op::kPvShuffleI3);
+    const char* mode = in.aux & kSimdSci ? ".sci" : in.aux & kSimdSc ? ".sc" : "";
+    const char* width = packing && in.op != Op::kPvPackhi && in.op != Op::kPvPacklo ? "" : in.aux & kSimdB ? ".b" : ".h";
+    if (in.op >= Op::kPvShuffleI0 && in.op <= Op::kPvShuffleI3) width = ".b";
+    if (in.op == Op::kPvAbs) std::snprintf(b, n, "%s%s %s, %s", op, width, rd, rs1);
+    else if (in.aux & kSimdSci) std::snprintf(b, n, "%s%s%s %s, %s, %d", op, mode, width, rd, rs1, in.imm);
+    else std::snprintf(b, n, "%s%s%s %s, %s, %s", op, mode, width, rd, rs1, rs2);
+    return true;
+  }
+  return false;  // the R-type forms: "op rd, rs1, rs2"
+}
+
 }  // namespace
 
 // The register name in the unified numbering of Insn::dst/src (x0..x31, then f0..f31).
@@ -30,6 +88,7 @@ std::string disassemble(const Insn& in, uint32_t pc) {
   char b[96];
   const char* op = op_name(in.op);
   const unsigned rd = in.rd, rs1 = in.rs1, rs2 = in.rs2, rs3 = in.rs3;
+  if (in.op >= Op::kPLb && disassemble_xpulp(in, pc, op, b, sizeof b)) return b;
   switch (in.op) {
     case Op::kIllegal: std::snprintf(b, sizeof b, "illegal"); break;
     case Op::kLui: case Op::kAuipc:

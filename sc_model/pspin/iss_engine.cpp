@@ -94,6 +94,7 @@ IssEngine::Context& IssEngine::context(const HandlerJob& job) {
   for (MemRegion& r : hpu_address_map(job.memory, MemoryCosts{hpu_.remote_l1_cycles, hpu_.l2_cycles}))
     c->mem.add(std::move(r));
   c->cpu = std::make_unique<iss::Cpu>(c->mem, hpu_.timing, args.cluster_id * 1024 + args.hpu_id);
+  c->cpu->set_xpulp(hpu_.isa == HpuIsa::kRv32imafcXpulp);
   c->cpu->share_decode(&shared_decode_);
   c->cpu->set_store_watch(watch_);
   c->cpu->set_reservations(&reservations_);
@@ -131,6 +132,7 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
     std::fill(std::begin(cpu_.x), std::end(cpu_.x), 0u);
     std::fill(std::begin(cpu_.f), std::end(cpu_.f), 0u);
     cpu_.fflags = cpu_.frm = 0;
+    cpu_.reset_hw_loops();
     cpu_.cycles = cpu_.instret = 0;
     cpu_.counters = iss::CpuCounters{};
     cpu_.pc = c.entry;
