@@ -64,8 +64,15 @@ struct IssEngine::Context {
   uint32_t stack_top = 0;  // the handler's arguments go just below
 };
 
+// Where the handler ELFs are: hpu.handler_dir (default: the build's), and its xpulp/ folder for
+// HPUs with Xpulp (handlers built with FS_XPULP, handlers/CMakeLists.txt).
+static std::string handler_elf_dir(const HpuConfig& hpu) {
+  const std::string dir = hpu.handler_dir.empty() ? FLARESIM_HANDLER_ELF_DIR : hpu.handler_dir;
+  return hpu.isa == HpuIsa::kRv32imafcXpulp ? dir + "/xpulp" : dir;
+}
+
 IssEngine::IssEngine(const HpuConfig& hpu, const iss::IcacheParams& icache, const DmaConfig& dma)
-    : hpu_(hpu), icache_(icache), dma_(dma), programs_(hpu.handler_dir.empty() ? FLARESIM_HANDLER_ELF_DIR : hpu.handler_dir) {}
+    : hpu_(hpu), icache_(icache), dma_(dma), programs_(handler_elf_dir(hpu)) {}
 
 IssEngine::~IssEngine() = default;
 
