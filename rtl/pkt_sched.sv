@@ -1,41 +1,53 @@
 // Global packet scheduler of the PsPIN unit: picks the cluster (and, under hier-fcfs, the subset
-// of HPUs) for each packet the parser matched. Twin of PktSchedModel (sc_model/pspin/
+// of HPUs) for each packet the parser matched. Twin of PktSchedModel (sc_model/cores/
 // pkt_sched_core.*), the decision core of the SystemC packet scheduler; both make the same
 // decision in the same cycle.
 //
 // Each cycle the block takes at most one finished task (done_valid, done_cluster) and at most one
 // packet to place (req_valid, req_block). The finished task is counted first, so a packet placed
 // in the same cycle sees its cluster one task emptier. The decision is registered: grant_* hold
-// it for the cycle after the clock edge.
-//   fcfs:      the cluster with the fewest outstanding tasks; ties go to the first one in
-//              round-robin order from the cluster after the previous grant.
-//   hier-fcfs: every packet of a block goes to one subset of HPUs: subset s = block mod
-//              (clusters * subsets), cluster s mod clusters, subset index s / clusters.
+// it for the cycle after the clock edge. cfg_policy selects:
+//   0 fcfs:         the cluster with the fewest outstanding tasks; ties go to the first one in
+//                   round-robin order from the cluster after the previous grant.
+//   1 hier-fcfs:    every packet of a block goes to one subset of HPUs: subset s = block mod
+//                   (clusters * subsets), cluster s mod clusters, subset index s / clusters.
+//   2 home-cluster: PsPIN's policy (spcl/pspin hw/src/pkt_scheduler/scheduler.sv). A packet goes
+//                   to its block's home cluster, block mod clusters, while that cluster holds
+//                   fewer than cfg_home_max outstanding tasks; else to the least loaded cluster,
+//                   the lowest index on ties. The block stands for PsPIN's message id, whose low
+//                   bits name the home cluster.
+//   (3 is taken as fcfs.)
 // A finished task on a cluster with none outstanding is ignored (the switch never sends one). A
-// packet whose cluster is at the counter's maximum is not placed: req_ready is low and the
-// sender holds it (back-pressure). The hier-fcfs subset takes combinational 32-bit modulo and
-// division by run-time values; a faster build would precompute them or restrict the sizes to
-// powers of two.
+// packet whose cluster is full is not placed: req_ready is low and the sender holds it
+// (back-pressure). Full: the counter's maximum, or under home-cluster cfg_home_max tasks, and
+// then every cluster is full, since the least loaded one is. The hier-fcfs subset and the home
+// cluster take combinational 32-bit modulo and division by run-time values; a faster build would
+// precompute them or restrict the sizes to powers of two (as PsPIN does: 4 clusters).
 module pkt_sched #(
     parameter int MAX_CLUSTERS = 64,  // the largest cfg_clusters, 1 .. 64 (lint: BLKLOOPINIT above)
     parameter int COUNT_W      = 16   // outstanding tasks per cluster: 0 .. 2^COUNT_W - 1
 ) (
-    input  logic        clk,
-    input  logic        rst,           // synchronous, active high
-    input  logic [7:0]  cfg_clusters,  // 1 .. MAX_CLUSTERS
-    input  logic        cfg_hier,      // 0: fcfs, 1: hier-fcfs
-    input  logic [7:0]  cfg_subsets,   // hier-fcfs: subsets per cluster, 1 .. 255
-    input  logic        done_valid,
-    input  logic [7:0]  done_cluster,
-    input  logic        req_valid,
-    input  logic [31:0] req_block,
-    output logic        req_ready,     // the packet can be placed this cycle
-    output logic        grant_valid,
-    output logic [7:0]  grant_cluster,
-    output logic [7:0]  grant_subset
+    input  logic               clk,
+    input  logic               rst,           // synchronous, active high
+    input  logic [7:0]         cfg_clusters,  // 1 .. MAX_CLUSTERS
+    input  logic [1:0]         cfg_policy,    // 0: fcfs, 1: hier-fcfs, 2: home-cluster
+    input  logic [7:0]         cfg_subsets,   // hier-fcfs: subsets per cluster, 1 .. 255
+    input  logic [COUNT_W-1:0] cfg_home_max,  // home-cluster: most outstanding tasks per cluster, >= 1
+    input  logic               done_valid,
+    input  logic [7:0]         done_cluster,
+    input  logic               req_valid,
+    input  logic [31:0]        req_block,
+    output logic               req_ready,     // the packet can be placed this cycle
+    output logic               grant_valid,
+    output logic [7:0]         grant_cluster,
+    output logic [7:0]         grant_subset
 );
   localparam logic [COUNT_W-1:0] COUNT_MAX = {COUNT_W{1'b1}};
   localparam int IDX_W = $clog2(MAX_CLUSTERS > 1 ? MAX_CLUSTERS : 2);  // index bits of the counters
+
+  logic hier, home;
+  assign hier = cfg_policy == 2'd1;
+  assign home = cfg_policy == 2'd2;
 
   logic [COUNT_W-1:0] outstanding [MAX_CLUSTERS];
   logic [7:0]         next_rr;
@@ -63,19 +75,35 @@ module pkt_sched #(
     end
   end
 
+  logic [31:0] clusters;  // cfg_clusters as a divisor (0 taken as 1)
+  assign clusters = {24'd0, cfg_clusters == 8'd0 ? 8'd1 : cfg_clusters};
+
   // hier-fcfs: the block's subset.
   logic [7:0] hier_cluster, hier_subset;
   always_comb begin
-    logic [31:0] clusters, subset_all;
-    clusters     = {24'd0, cfg_clusters == 8'd0 ? 8'd1 : cfg_clusters};
+    logic [31:0] subset_all;
     subset_all   = req_block % (clusters * {24'd0, cfg_subsets == 8'd0 ? 8'd1 : cfg_subsets});
     hier_cluster = 8'(subset_all % clusters);
     hier_subset  = 8'(subset_all / clusters);
   end
 
+  // Outstanding tasks at which a cluster takes no more.
+  logic [COUNT_W-1:0] limit;
+  assign limit = home ? cfg_home_max : COUNT_MAX;
+
+  // home-cluster: the home cluster while it has room, else the least loaded (lowest index first).
+  logic [7:0] home_cluster, least_loaded, home_pick;
+  always_comb begin
+    home_cluster = 8'(req_block % clusters);
+    least_loaded = 8'd0;
+    for (int c = 1; c < MAX_CLUSTERS; c++)
+      if (c < int'(cfg_clusters) && counts[c] < counts[least_loaded[IDX_W-1:0]]) least_loaded = 8'(c);
+    home_pick = counts[home_cluster[IDX_W-1:0]] < limit ? home_cluster : least_loaded;
+  end
+
   logic [7:0] pick;
-  assign pick      = cfg_hier ? hier_cluster : fcfs_pick;
-  assign req_ready = counts[pick[IDX_W-1:0]] != COUNT_MAX;
+  assign pick      = hier ? hier_cluster : home ? home_pick : fcfs_pick;
+  assign req_ready = counts[pick[IDX_W-1:0]] < limit;
 
   always_ff @(posedge clk) begin
     if (rst) begin
@@ -92,8 +120,8 @@ module pkt_sched #(
       grant_valid <= req_valid && req_ready;
       if (req_valid && req_ready) begin
         grant_cluster <= pick;
-        grant_subset  <= cfg_hier ? hier_subset : 8'd0;
-        if (!cfg_hier) next_rr <= pick + 8'd1 == cfg_clusters ? 8'd0 : pick + 8'd1;
+        grant_subset  <= hier ? hier_subset : 8'd0;
+        if (!hier && !home) next_rr <= pick + 8'd1 == cfg_clusters ? 8'd0 : pick + 8'd1;
       end
     end
   end

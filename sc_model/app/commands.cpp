@@ -190,9 +190,11 @@ int cmd_info(const std::vector<std::string>& args) {
     std::cout << "\n";
   }
   std::cout << "\nScheduling policies (scheduler.policy):\n"
-               "  fcfs       each packet to the cluster with the fewest outstanding tasks, round robin on ties\n"
-               "  hier-fcfs  all packets of a block to one subset of scheduler.subset HPUs; blocks spread over "
-               "subsets\n";
+               "  fcfs          each packet to the cluster with the fewest outstanding tasks, round robin on ties\n"
+               "  hier-fcfs     all packets of a block to one subset of scheduler.subset HPUs; blocks spread over "
+               "subsets\n"
+               "  home-cluster  PsPIN's: all packets of block b to cluster b mod clusters while it holds fewer than "
+               "scheduler.max_outstanding tasks, else to the least loaded cluster (lowest index on ties)\n";
   return 0;
 }
 

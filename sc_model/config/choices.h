@@ -12,7 +12,7 @@ enum class HpuIsa { kRv32imafc, kRv32imafcXpulp };
 enum class FaultAction { kAbort, kDrop };
 enum class OnOff { kOn, kOff };
 enum class IcrcCheck { kCheck, kOff };
-enum class SchedPolicy { kFcfs, kHierFcfs };
+enum class SchedPolicy { kFcfs, kHierFcfs, kHomeCluster };
 
 template <typename E>
 struct ChoiceNames;
@@ -38,7 +38,7 @@ struct ChoiceNames<IcrcCheck> {
 };
 template <>
 struct ChoiceNames<SchedPolicy> {
-  static constexpr std::array<const char*, 2> names = {"fcfs", "hier-fcfs"};
+  static constexpr std::array<const char*, 3> names = {"fcfs", "hier-fcfs", "home-cluster"};
 };
 
 // The name of a choice, and the choice of a name (false: no such name).

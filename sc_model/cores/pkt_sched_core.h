@@ -10,10 +10,14 @@
 
 namespace fs {
 
+// The policies, numbered as the RTL's cfg_policy input.
+enum class PktSchedPolicy : uint8_t { kFcfs = 0, kHierFcfs = 1, kHomeCluster = 2 };
+
 struct PktSchedConfig {
   unsigned clusters = 4;  // 1 .. 65535 (the RTL: 1 .. 64)
-  bool hier = false;      // hier-fcfs (else fcfs)
-  unsigned subsets = 1;   // hier-fcfs: subsets of HPUs per cluster, 1 .. 255
+  PktSchedPolicy policy = PktSchedPolicy::kFcfs;
+  unsigned subsets = 1;        // hier-fcfs: subsets of HPUs per cluster, 1 .. 255
+  unsigned home_max = 0xFFFF;  // home-cluster: most outstanding tasks per cluster, 1 .. kCountMax
 };
 
 // One cycle's inputs: at most one finished task and at most one packet to place.
@@ -52,6 +56,14 @@ class PktSchedModel : public PktSchedCore {
   PktSchedOut tick(const PktSchedIn& in) override;
 
  private:
+  // The cluster each policy picks for a packet of `block`, given the counts after this cycle's
+  // finished task (hier-fcfs: also the subset).
+  unsigned fcfs_pick(const std::vector<uint32_t>& counts) const;
+  unsigned hier_pick(uint32_t block, unsigned* subset) const;
+  unsigned home_pick(uint32_t block, const std::vector<uint32_t>& counts) const;
+  // Outstanding tasks at which a cluster takes no more.
+  uint32_t limit() const;
+
   PktSchedConfig cfg_;
   std::vector<uint32_t> outstanding_ = std::vector<uint32_t>(1, 0);
   unsigned next_ = 0;

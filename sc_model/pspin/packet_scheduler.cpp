@@ -5,6 +5,22 @@
 
 namespace fs {
 
+namespace {
+
+// scheduler.max_outstanding's range (config/sections/scheduler.def) ends at what a counter holds.
+static_assert(PktSchedCore::kCountMax == 65535, "scheduler.max_outstanding's range must end at kCountMax");
+
+PktSchedPolicy core_policy(SchedPolicy p) {
+  switch (p) {
+    case SchedPolicy::kHierFcfs: return PktSchedPolicy::kHierFcfs;
+    case SchedPolicy::kHomeCluster: return PktSchedPolicy::kHomeCluster;
+    case SchedPolicy::kFcfs: break;
+  }
+  return PktSchedPolicy::kFcfs;
+}
+
+}  // namespace
+
 PacketScheduler::PacketScheduler(sc_core::sc_module_name name, const SchedulerConfig& sched, const PspinConfig& pspin,
                                  Clock clock, std::unique_ptr<PktSchedCore> core)
     : sc_core::sc_module(name),
@@ -16,8 +32,9 @@ PacketScheduler::PacketScheduler(sc_core::sc_module_name name, const SchedulerCo
       stage_("stage", clock.cycles_ps(sched.latency_cycles), [this](PacketPtr p) { offer(std::move(p)); }) {
   PktSchedConfig c;
   c.clusters = pspin.clusters;
-  c.hier = policy_hier_;
-  c.subsets = c.hier ? pspin.hpus_per_cluster / sched.subset : 1;
+  c.policy = core_policy(sched.policy);
+  c.subsets = policy_hier_ ? pspin.hpus_per_cluster / sched.subset : 1;
+  c.home_max = sched.max_outstanding;
   core_->reset(c);
 }
 

@@ -5,8 +5,11 @@
 // robin on ties. hier-fcfs: every packet of a block goes to the same subset of S HPUs; subsets
 // are numbered so that consecutive blocks land on consecutive clusters (block b -> subset
 // b mod (clusters * hpus/S), cluster = subset mod clusters), so block b's home cluster is always
-// b mod clusters, where handlers keep its state. A cluster counts at most PktSchedCore::kCountMax
-// outstanding tasks; a packet for a full cluster is held (and every packet after it) until a task
+// b mod clusters, where handlers keep its state. home-cluster (PsPIN's policy, the block standing
+// for PsPIN's message id): block b's packets go to b mod clusters while it holds fewer than
+// scheduler.max_outstanding tasks, else to the least loaded cluster (lowest index on ties). A
+// cluster counts at most PktSchedCore::kCountMax outstanding tasks (home-cluster:
+// max_outstanding); a packet for a full cluster is held (and every packet after it) until a task
 // finishes.
 #pragma once
 #include <deque>
@@ -43,7 +46,7 @@ class PacketScheduler : public sc_core::sc_module, public PacketSinkIf, public T
     out["policy"] = choice_name(policy_), out["assigned_per_cluster"] = assigned_, out["held"] = held;
   }
   const std::vector<uint64_t>& assigned() const { return assigned_; }
-  uint64_t held = 0;  // packets that waited because their cluster's counter was full
+  uint64_t held = 0;  // packets that waited because their cluster was full (see above)
 
  private:
   // Places the packet if the core takes it (its cluster's counter is not full); false: not taken.

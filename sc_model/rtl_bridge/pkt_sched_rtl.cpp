@@ -18,9 +18,13 @@ void PktSchedRtl::reset(const PktSchedConfig& cfg) {
     throw InputError("rtl pkt_sched: " + std::to_string(cfg.clusters) + " clusters and " + std::to_string(cfg.subsets) +
                      " subsets per cluster: the block supports 1 to " + std::to_string(kMaxClusters) +
                      " clusters and 1 to 255 subsets");
+  if (cfg.home_max < 1 || cfg.home_max > kCountMax)
+    throw InputError("rtl pkt_sched: at most " + std::to_string(cfg.home_max) +
+                     " outstanding tasks per cluster: the block supports 1 to " + std::to_string(kCountMax));
   m_->cfg_clusters = uint8_t(cfg.clusters);
-  m_->cfg_hier = cfg.hier;
+  m_->cfg_policy = uint8_t(cfg.policy);
   m_->cfg_subsets = uint8_t(cfg.subsets);
+  m_->cfg_home_max = uint16_t(cfg.home_max);
   m_->done_valid = 0;
   m_->req_valid = 0;
   m_.reset_cycle();

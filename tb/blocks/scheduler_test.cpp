@@ -1,7 +1,8 @@
 // Tests of the global packet scheduler (sc_model/pspin/packet_scheduler): fcfs placement (least
 // outstanding tasks, round robin on ties), hier-fcfs placement of blocks on subsets (hand-computed
-// table), policy names, the accept() path through the scheduler's fixed latency, and packets held
-// while their cluster's counter is full.
+// table), home-cluster placement with overflow and held packets, policy names and
+// scheduler.max_outstanding, the accept() path through the scheduler's fixed latency, and packets
+// held while their cluster's counter is full.
 #include "pspin/packet_scheduler.h"
 
 #include <gtest/gtest.h>
@@ -35,11 +36,13 @@ struct TaskRecorder : sc_core::sc_module, fs::TaskSinkIf {
   void submit(Task t) override { out.push_back(Dispatched{fs::now_ps(), std::move(t)}); }
 };
 
-fs::SchedulerConfig sched_config(PacketScheduler::Policy policy, unsigned subset, unsigned latency) {
+fs::SchedulerConfig sched_config(PacketScheduler::Policy policy, unsigned subset, unsigned latency,
+                                 unsigned max_outstanding) {
   fs::SchedulerConfig c;
   c.policy = policy;
   c.subset = subset;
   c.latency_cycles = latency;
+  c.max_outstanding = max_outstanding;
   return c;
 }
 fs::PspinConfig geometry(unsigned clusters, unsigned hpus) {
@@ -55,8 +58,10 @@ struct SchedBench {
   PacketScheduler sched;
   std::vector<std::unique_ptr<TaskRecorder>> clusters;
   // latency in cycles of the 1 GHz clock.
-  SchedBench(PacketScheduler::Policy policy, unsigned n_clusters, unsigned hpus, unsigned subset, unsigned latency)
-      : sched("sched", sched_config(policy, subset, latency), geometry(n_clusters, hpus), fs::Clock::from_ghz(1.0)) {
+  SchedBench(PacketScheduler::Policy policy, unsigned n_clusters, unsigned hpus, unsigned subset, unsigned latency,
+             unsigned max_outstanding = fs::SchedulerConfig{}.max_outstanding)
+      : sched("sched", sched_config(policy, subset, latency, max_outstanding), geometry(n_clusters, hpus),
+              fs::Clock::from_ghz(1.0)) {
     for (unsigned c = 0; c < n_clusters; ++c) {
       clusters.push_back(std::make_unique<TaskRecorder>(("cluster" + std::to_string(c)).c_str(), out));
       sched.to_cluster.bind(*clusters.back());
@@ -176,6 +181,35 @@ TEST(BlocksScheduler, HierFcfsSubsetOfOneIsOneHpu) {
   }
 }
 
+TEST(BlocksScheduler, HomeClusterSendsBlocksHomeOverflowsAndHolds) {
+  quiet_systemc();
+  // 2 clusters, at most 2 outstanding tasks each; counts [c0, c1] after each step:
+  //   block 0 -> home 0; block 0 -> home 0 (1 < 2)           [2,0]
+  //   block 0 -> home full -> least loaded 1                   [2,1]
+  //   block 1 -> home 1 (1 < 2)                                [2,2]
+  //   block 1, block 0 -> every cluster full: both held, in order
+  //   done(0) [1,2]: held block 1 -> home 1 full -> 0          [2,2]; block 0 still held
+  //   done(1) [2,1]: held block 0 -> home 0 full -> 1          [2,2]
+  SchedBench b(PacketScheduler::Policy::kHomeCluster, 2, 8, 1, 0, 2);
+  if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  for (uint32_t block : {0u, 0u, 0u, 1u, 1u, 0u}) b.sched.accept(block_packet(block));
+  EXPECT_EQ(b.out.size(), 4u);
+  EXPECT_EQ(b.sched.held, 2u);
+  b.sched.done(0);
+  EXPECT_EQ(b.out.size(), 5u);
+  b.sched.done(1);
+  ASSERT_EQ(b.out.size(), 6u);
+  const uint32_t blocks[] = {0, 0, 0, 1, 1, 0};
+  const unsigned clusters[] = {0, 0, 1, 1, 0, 1};
+  for (size_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(b.out[i].task.pkt->block_id, blocks[i]) << i;
+    EXPECT_EQ(b.out[i].task.cluster, clusters[i]) << i;
+    EXPECT_EQ(b.out[i].task.subset, -1) << i;  // any HPU of the cluster
+  }
+  EXPECT_EQ(b.sched.held, 2u);
+  EXPECT_EQ(b.sched.assigned(), (std::vector<uint64_t>{3, 3}));
+}
+
 TEST(BlocksScheduler, PolicyNames) {
   // The policy is parsed once, by its key (config/choices.h).
   const fs::ConfigKey* key = fs::find_config_key("scheduler.policy");
@@ -183,13 +217,34 @@ TEST(BlocksScheduler, PolicyNames) {
   fs::Config cfg;
   key->set(cfg, "hier-fcfs");
   EXPECT_EQ(cfg.scheduler.policy, PacketScheduler::Policy::kHierFcfs);
+  key->set(cfg, "home-cluster");
+  EXPECT_EQ(cfg.scheduler.policy, PacketScheduler::Policy::kHomeCluster);
   key->set(cfg, "fcfs");
   EXPECT_EQ(cfg.scheduler.policy, PacketScheduler::Policy::kFcfs);
   try {
     key->set(cfg, "lifo");
     FAIL() << "no error";
   } catch (const fs::InputError& e) {
-    EXPECT_STREQ(e.what(), "bad value 'lifo' for 'scheduler.policy': expected one of fcfs, hier-fcfs");
+    EXPECT_STREQ(e.what(), "bad value 'lifo' for 'scheduler.policy': expected one of fcfs, hier-fcfs, home-cluster");
+  }
+}
+
+TEST(BlocksScheduler, MaxOutstandingIsPspinsAndRangeChecked) {
+  // PsPIN's NUM_HERS_PER_CLUSTER: 12 buffered + 8 running handler executions per cluster.
+  EXPECT_EQ(fs::Config{}.scheduler.max_outstanding, 20u);
+  const fs::ConfigKey* key = fs::find_config_key("scheduler.max_outstanding");
+  ASSERT_NE(key, nullptr);
+  fs::Config cfg;
+  key->set(cfg, "65535");
+  EXPECT_EQ(cfg.scheduler.max_outstanding, 65535u);
+  for (const char* bad : {"0", "65536"}) {
+    try {
+      key->set(cfg, bad);
+      FAIL() << "no error for " << bad;
+    } catch (const fs::InputError& e) {
+      EXPECT_EQ(std::string(e.what()), std::string("bad value '") + bad +
+                                           "' for 'scheduler.max_outstanding': expected a whole number from 1 to 65535");
+    }
   }
 }
 

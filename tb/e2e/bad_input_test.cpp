@@ -101,11 +101,19 @@ TEST(E2EBadInput, BadConfigValueNamesKeyAndChoices) {
   write_file(dir / "t.txt", "");
   const CliResult r = flaresim("run --trace t.txt --stats s.json --scheduler.policy lifo", dir);
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("bad value 'lifo' for 'scheduler.policy': expected one of fcfs, hier-fcfs"), std::string::npos)
+  EXPECT_NE(r.err.find("bad value 'lifo' for 'scheduler.policy': expected one of fcfs, hier-fcfs, home-cluster\n"),
+            std::string::npos)
       << r.err;
   const CliResult n = flaresim("run --trace t.txt --stats s.json --pspin.clusters many", dir);
   EXPECT_EQ(n.code, 2);
   EXPECT_NE(n.err.find("bad value 'many' for 'pspin.clusters'"), std::string::npos) << n.err;
+  const CliResult m = flaresim("run --trace t.txt --stats s.json --scheduler.policy home-cluster "
+                               "--scheduler.max_outstanding 0",
+                               dir);
+  EXPECT_EQ(m.code, 2);
+  EXPECT_NE(m.err.find("bad value '0' for 'scheduler.max_outstanding': expected a whole number from 1 to 65535\n"),
+            std::string::npos)
+      << m.err;
   expect_no_outputs(dir);
 }
 

@@ -27,16 +27,22 @@ TEST(E2EDeterminism, TwoRunsGiveIdenticalStatsAndEgress) {
   EXPECT_GT(slurp(dir / "e1.pcapng").size(), 0u);
 }
 
-TEST(E2EDeterminism, PspinPresetIsTheDefaultConfiguration) {
-  // configs/pspin-4x8.ini documents the defaults: loading it changes no effective value.
+TEST(E2EDeterminism, PspinPresetIsTheDefaultConfigurationWithPspinsScheduler) {
+  // configs/pspin-4x8.ini documents the defaults and selects PsPIN's packet scheduling policy
+  // (home-cluster, whose maximum per cluster is already the default): loading it changes no
+  // other effective value.
   ScratchDir dir;
   write_file(dir / "t.txt", "");
   ASSERT_EQ(flaresim("run --trace t.txt --stats a.json -q", dir).code, 0);
   ASSERT_EQ(flaresim("run --config '" FLARESIM_SOURCE_DIR "/configs/pspin-4x8.ini' --trace t.txt --stats b.json -q", dir)
                 .code,
             0);
-  const auto a = nlohmann::json::parse(slurp(dir / "a.json"));
+  auto a = nlohmann::json::parse(slurp(dir / "a.json"));
   const auto b = nlohmann::json::parse(slurp(dir / "b.json"));
+  EXPECT_EQ(a["config"]["scheduler"]["policy"], "fcfs");
+  EXPECT_EQ(b["config"]["scheduler"]["policy"], "home-cluster");
+  EXPECT_EQ(b["config"]["scheduler"]["max_outstanding"], 20);
+  a["config"]["scheduler"]["policy"] = "home-cluster";
   EXPECT_EQ(a["config"], b["config"]);
   EXPECT_EQ(b["config"]["pspin"]["clusters"], 4);
   EXPECT_EQ(b["config"]["pspin"]["hpus_per_cluster"], 8);

@@ -28,7 +28,9 @@ TEST(E2ERtl, AnAllreduceGivesTheSameStatsWithTheRtlTwinsOnAndOff) {
       "--scheduler.subset 2 --hpu.model native",
       "--hosts.model allreduce --flare.ports 0-15 --hosts.bytes 64KiB --hosts.window 8 --hosts.loss 0.05 "
       "--hosts.timeout_ns 20000 --config " + std::string(FLARESIM_SOURCE_DIR) + "/configs/flare-64x8.ini "
-      "--scheduler.policy hier-fcfs --scheduler.subset 8"};
+      "--scheduler.policy hier-fcfs --scheduler.subset 8",
+      "--hosts.model allreduce --flare.ports 0-15 --hosts.bytes 64KiB --hosts.window 32 --config " +
+          std::string(FLARESIM_SOURCE_DIR) + "/configs/pspin-4x8.ini"};  // home-cluster
   for (const std::string& run : runs) {
     const auto off = stats_of(dir, run);
     const auto on = stats_of(dir, run + " --rtl pkt_sched,cluster_sched");
