@@ -74,7 +74,6 @@ DEFINE_FOLD(max_f32, float, (b > a ? b : a))
     }                                                                                          \
     if (done < n) plain(acc, in, n - done);                                                    \
   }
-#define FS_XP_ADD(rd, rs1, rs2) "add " rd ", " rs1 ", " rs2 "\n\t"
 DEFINE_XP_FOLD(xp_sum_i32, sum_i32, 4, FS_XP_ADD)
 DEFINE_XP_FOLD(xp_sum_i16, sum_i16, 2, FS_XP_ADD_H)
 DEFINE_XP_FOLD(xp_sum_i8, sum_i8, 1, FS_XP_ADD_B)

@@ -36,7 +36,9 @@
 #define FS_XP_MIN_B(rd, rs1, rs2) FS_XP_SIMD(4, 0, 1, rd, rs1, rs2)
 #define FS_XP_MAX_H(rd, rs1, rs2) FS_XP_SIMD(6, 0, 0, rd, rs1, rs2)
 #define FS_XP_MAX_B(rd, rs1, rs2) FS_XP_SIMD(6, 0, 1, rd, rs1, rs2)
-/* Scalar p.min/p.max (signed): OP, funct7 2, funct3 4 / 6. */
+/* Scalar p.min/p.max (signed): OP, funct7 2, funct3 4 / 6; and plain add, in the same form for
+ * code that picks its combining instruction by macro. */
+#define FS_XP_ADD(rd, rs1, rs2) "add " rd ", " rs1 ", " rs2 "\n\t"
 #define FS_XP_MIN(rd, rs1, rs2) ".insn r 0x33, 4, 2, " rd ", " rs1 ", " rs2 "\n\t"
 #define FS_XP_MAX(rd, rs1, rs2) ".insn r 0x33, 6, 2, " rd ", " rs1 ", " rs2 "\n\t"
 

@@ -2,24 +2,21 @@
 // (with the F load/store forms), into pre-decoded Insn records; Xpulp in decode_xpulp.cpp.
 #include <cstddef>
 
+#include "iss/decode_fields.h"
 #include "iss/insn.h"
 
 namespace fs::iss {
 namespace {
 
-inline uint32_t bits(uint32_t w, int hi, int lo) { return (w >> lo) & ((1u << (hi - lo + 1)) - 1); }
-inline int32_t sext(uint32_t v, int width) { return int32_t(v << (32 - width)) >> (32 - width); }
+using field::bits;
+using field::illegal;
+using field::sext;
 
 // Fills the unified source/destination registers from the op's kind of operands.
 enum Shape { kR, kI, kS, kB, kU, kJ, kNone, kCsrR, kCsrI, kFR, kFR1, kFR4, kFLoad, kFStore, kFToX, kXToF, kFCmp };
 
 Insn make(Op op, uint32_t w, Shape shape) {
-  Insn i;
-  i.op = op;
-  i.raw = w;
-  i.rd = uint8_t(bits(w, 11, 7));
-  i.rs1 = uint8_t(bits(w, 19, 15));
-  i.rs2 = uint8_t(bits(w, 24, 20));
+  Insn i = field::with_registers(op, w);
   i.rs3 = uint8_t(bits(w, 31, 27));
   i.rm = uint8_t(bits(w, 14, 12));
   auto x = [](uint8_t r) { return r; };
@@ -51,13 +48,6 @@ Insn make(Op op, uint32_t w, Shape shape) {
     case kFCmp: i.src[0] = f(i.rs1); i.src[1] = f(i.rs2); i.dst = x(i.rd); break;
   }
   if (i.dst == 0) i.dst = kNoReg;  // writes to x0 are discarded
-  return i;
-}
-
-Insn illegal(uint32_t w, uint8_t len = 4) {
-  Insn i;
-  i.raw = w;
-  i.len = len;
   return i;
 }
 

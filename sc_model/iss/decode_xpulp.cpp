@@ -3,28 +3,19 @@
 // (opcodes 0x0B, 0x2B, and funct3 7 / 4-6 of LOAD / STORE), hardware loops (0x7B), branches on an
 // immediate (funct3 2 and 3 of BRANCH), the scalar ALU and multiplier forms on OP (0x33) and
 // PULP_OP (0x5B), and packed SIMD (0x57). Anything else gives Op::kIllegal.
+#include "iss/decode_fields.h"
 #include "iss/insn.h"
 
 namespace fs::iss {
 namespace {
 
-inline uint32_t bits(uint32_t w, int hi, int lo) { return (w >> lo) & ((1u << (hi - lo + 1)) - 1); }
-inline int32_t sext(uint32_t v, int width) { return int32_t(v << (32 - width)) >> (32 - width); }
-
-Insn illegal(uint32_t w) {
-  Insn i;
-  i.raw = w;
-  return i;
-}
+using field::bits;
+using field::illegal;
+using field::sext;
 
 // An Xpulp instruction reading the listed integer registers (kNoReg: none) and writing rd.
 Insn make(Op op, uint32_t w, uint8_t s0, uint8_t s1 = kNoReg, uint8_t s2 = kNoReg, bool writes_rd = true) {
-  Insn i;
-  i.op = op;
-  i.raw = w;
-  i.rd = uint8_t(bits(w, 11, 7));
-  i.rs1 = uint8_t(bits(w, 19, 15));
-  i.rs2 = uint8_t(bits(w, 24, 20));
+  Insn i = field::with_registers(op, w);
   i.src[0] = s0;
   i.src[1] = s1;
   i.src[2] = s2;

@@ -57,11 +57,7 @@ bool disassemble_xpulp(const Insn& in, uint32_t pc, const char* op, char* b, siz
       return true;
     default: break;
   }
-  if (in.op >= Op::kPAddN && in.op <= Op::kPSubuRN) {
-    std::snprintf(b, n, "%s %s, %s, %s, %u", op, rd, rs1, rs2, in.aux);
-    return true;
-  }
-  if (in.op >= Op::kPMuluN && in.op <= Op::kPMachhsRN) {
+  if ((in.op >= Op::kPAddN && in.op <= Op::kPSubuRN) || (in.op >= Op::kPMuluN && in.op <= Op::kPMachhsRN)) {
     std::snprintf(b, n, "%s %s, %s, %s, %u", op, rd, rs1, rs2, in.aux);
     return true;
   }

@@ -53,6 +53,17 @@ inline uint32_t mul16(uint32_t a, uint32_t b, uint32_t d, bool high, bool sign, 
   return shift_norm(p, n, round, sign);
 }
 
+// The add/sub-and-shift forms and the 16-bit multiplies are numbered in Op so that each bit of
+// their position says one thing (checked here).
+static_assert(int(Op::kPAdduN) - int(Op::kPAddN) == 1 && int(Op::kPAddRN) - int(Op::kPAddN) == 2 &&
+                  int(Op::kPSubN) - int(Op::kPAddN) == 4 && int(Op::kPAddNr) - int(Op::kPAddN) == 8 &&
+                  int(Op::kPSubuRNr) - int(Op::kPAddN) == 15,
+              "p.addN..p.subuRNr: bit 0 unsigned, 1 rounding, 2 sub, 3 register shift");
+static_assert(int(Op::kPMulhhuN) - int(Op::kPMuluN) == 1 && int(Op::kPMulsN) - int(Op::kPMuluN) == 2 &&
+                  int(Op::kPMuluRN) - int(Op::kPMuluN) == 4 && int(Op::kPMacuN) - int(Op::kPMuluN) == 8 &&
+                  int(Op::kPMachhsRN) - int(Op::kPMuluN) == 15,
+              "p.muluN..p.machhsRN: bit 0 high halves, 1 signed, 2 rounding, 3 accumulate");
+
 // Scalar Xpulp ALU and multiplier instructions.
 inline uint32_t scalar(const Insn& in, uint32_t a, uint32_t b, uint32_t d) {
   const uint32_t is3 = in.aux, is2 = uint32_t(in.imm);
@@ -101,41 +112,18 @@ inline uint32_t scalar(const Insn& in, uint32_t a, uint32_t b, uint32_t d) {
     case Op::kPBclrr: return a & ~field_mask(rlen, rpos);
     case Op::kPBsetr: return a | field_mask(rlen, rpos);
     case Op::kPBitrev: return bitrev(a, is2, is3);
-    case Op::kPAddN: return shift_norm(a + b, is3, false, true);
-    case Op::kPAdduN: return shift_norm(a + b, is3, false, false);
-    case Op::kPAddRN: return shift_norm(a + b, is3, true, true);
-    case Op::kPAdduRN: return shift_norm(a + b, is3, true, false);
-    case Op::kPSubN: return shift_norm(a - b, is3, false, true);
-    case Op::kPSubuN: return shift_norm(a - b, is3, false, false);
-    case Op::kPSubRN: return shift_norm(a - b, is3, true, true);
-    case Op::kPSubuRN: return shift_norm(a - b, is3, true, false);
-    case Op::kPAddNr: return shift_norm(d + a, b, false, true);
-    case Op::kPAdduNr: return shift_norm(d + a, b, false, false);
-    case Op::kPAddRNr: return shift_norm(d + a, b, true, true);
-    case Op::kPAdduRNr: return shift_norm(d + a, b, true, false);
-    case Op::kPSubNr: return shift_norm(d - a, b, false, true);
-    case Op::kPSubuNr: return shift_norm(d - a, b, false, false);
-    case Op::kPSubRNr: return shift_norm(d - a, b, true, true);
-    case Op::kPSubuRNr: return shift_norm(d - a, b, true, false);
     case Op::kPMac: return d + a * b;
     case Op::kPMsu: return d - a * b;
-    case Op::kPMuluN: return mul16(a, b, d, false, false, false, false, is3);
-    case Op::kPMulhhuN: return mul16(a, b, d, true, false, false, false, is3);
-    case Op::kPMulsN: return mul16(a, b, d, false, true, false, false, is3);
-    case Op::kPMulhhsN: return mul16(a, b, d, true, true, false, false, is3);
-    case Op::kPMuluRN: return mul16(a, b, d, false, false, false, true, is3);
-    case Op::kPMulhhuRN: return mul16(a, b, d, true, false, false, true, is3);
-    case Op::kPMulsRN: return mul16(a, b, d, false, true, false, true, is3);
-    case Op::kPMulhhsRN: return mul16(a, b, d, true, true, false, true, is3);
-    case Op::kPMacuN: return mul16(a, b, d, false, false, true, false, is3);
-    case Op::kPMachhuN: return mul16(a, b, d, true, false, true, false, is3);
-    case Op::kPMacsN: return mul16(a, b, d, false, true, true, false, is3);
-    case Op::kPMachhsN: return mul16(a, b, d, true, true, true, false, is3);
-    case Op::kPMacuRN: return mul16(a, b, d, false, false, true, true, is3);
-    case Op::kPMachhuRN: return mul16(a, b, d, true, false, true, true, is3);
-    case Op::kPMacsRN: return mul16(a, b, d, false, true, true, true, is3);
-    default: return mul16(a, b, d, true, true, true, true, is3);  // kPMachhsRN
+    default: break;
   }
+  if (in.op >= Op::kPAddN && in.op <= Op::kPSubuRNr) {  // flags from the position in Op
+    const unsigned k = unsigned(in.op) - unsigned(Op::kPAddN);
+    const bool uns = k & 1, round = k & 2, sub = k & 4, reg = k & 8;
+    const uint32_t x = reg ? d : a, y = reg ? a : b;
+    return shift_norm(sub ? x - y : x + y, reg ? b : is3, round, !uns);
+  }
+  const unsigned k = unsigned(in.op) - unsigned(Op::kPMuluN);  // the 16-bit multiplies
+  return mul16(a, b, d, k & 1, k & 2, k & 8, k & 4, is3);
 }
 
 // ---- Packed SIMD: `w` is the element width in bits (8 or 16), `n` the element count.
