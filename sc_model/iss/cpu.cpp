@@ -261,7 +261,10 @@ FS_ISS_INLINE const MemRegion* Cpu::access(uint32_t addr, unsigned size, bool st
     e.cost += wait;
     counters.bank_conflict_cycles += wait;
   }
-  if (addr & (size - 1)) e.cost += t_.misaligned;
+  if (addr & (size - 1)) {
+    e.cost += t_.misaligned;
+    ++counters.misaligned;
+  }
   return r;
 }
 

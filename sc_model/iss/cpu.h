@@ -49,6 +49,7 @@ struct CpuCounters {
   uint64_t icache_misses = 0, icache_stall_cycles = 0;
   uint64_t bank_conflict_cycles = 0;
   uint64_t device_wait_cycles = 0;  // stores to devices that take time (DMA copies)
+  uint64_t misaligned = 0;           // loads and stores not naturally aligned (timing.misaligned each)
 
   // Applies f(field, other's field) to every count.
   template <typename F>
@@ -59,6 +60,7 @@ struct CpuCounters {
     for (unsigned k = 0; k < kAccessClasses; ++k) f(accesses[k], o.accesses[k]);
     f(icache_misses, o.icache_misses), f(icache_stall_cycles, o.icache_stall_cycles);
     f(bank_conflict_cycles, o.bank_conflict_cycles), f(device_wait_cycles, o.device_wait_cycles);
+    f(misaligned, o.misaligned);
   }
   CpuCounters& operator-=(const CpuCounters& o) {
     each(o, [](uint64_t& a, uint64_t b) { a -= b; });

@@ -86,6 +86,7 @@ TEST(IssCpu, RegionCostsAndMisalignedAccess) {
   EXPECT_EQ(c.x[7], 0x06050403u);
   EXPECT_EQ(c.cycles, (1u + 10) + (1u + 10 + 1));
   EXPECT_EQ(c.counters.region_stall_cycles, 20u);
+  EXPECT_EQ(c.counters.misaligned, 1u);  // the second load only
 }
 
 TEST(IssCpu, Faults) {
