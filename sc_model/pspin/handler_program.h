@@ -11,6 +11,7 @@
 
 #include "fs_memory_map.h"
 #include "pspin/handler_sets.h"
+#include "pspin/memory/pspin_memory.h"
 
 namespace fs {
 
@@ -42,8 +43,8 @@ class HandlerPrograms {
 constexpr uint32_t kHandlerArgsRoom = 64;
 static_assert(sizeof(fs_handler_args_rv32_t) <= kHandlerArgsRoom, "the RV32 handler arguments outgrew their room");
 
-// `args` (host pointers) as the RV32 handler sees them: every pointer at its place in the
-// memory map (firmware/fs_memory_map.h).
-fs_handler_args_rv32_t rv32_handler_args(const fs_handler_args_t& args);
+// `args` (host pointers into `view`) as the RV32 handler sees them: every pointer at its place in
+// the memory map (firmware/fs_memory_map.h, pspin/memory/hpu_address_map.h).
+fs_handler_args_rv32_t rv32_handler_args(const fs_handler_args_t& args, const HpuMemoryView& view);
 
 }  // namespace fs

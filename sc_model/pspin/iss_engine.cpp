@@ -126,7 +126,7 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
     c.regs->begin(&api_, [this] { return start_cycle_ + cpu_.cycles; });
     // The arguments, in the RV32 layout, at the top of the stack.
     const uint32_t args_addr = c.stack_top - kHandlerArgsRoom;
-    const fs_handler_args_rv32_t rv32 = rv32_handler_args(args);
+    const fs_handler_args_rv32_t rv32 = rv32_handler_args(args, job.memory);
     std::memcpy(job.memory.stack.host + (args_addr - FS_STACK_BASE), &rv32, sizeof rv32);
     std::fill(std::begin(cpu_.x), std::end(cpu_.x), 0u);
     std::fill(std::begin(cpu_.f), std::end(cpu_.f), 0u);
