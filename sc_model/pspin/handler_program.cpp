@@ -2,6 +2,7 @@
 #include "pspin/handler_program.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "common/errors.h"
 #include "common/text.h"
@@ -35,6 +36,13 @@ void HandlerPrograms::preload(const HandlerSet& set) {
   p->base = lo;
   p->entry = img.entry;
   p->handler = sym->second;
+  for (const auto& [name, at] : {std::pair<const char*, uint32_t*>{"_fs_handler_call", &p->call},
+                                 std::pair<const char*, uint32_t*>{"_fs_handler_return", &p->ret}}) {
+    const auto mark = img.symbols.find(name);
+    if (mark == img.symbols.end())
+      throw InputError(path + ": no symbol '" + name + "' (the firmware's crt0.S marks the handler's call and return)");
+    *at = mark->second;
+  }
   if (set.timer_fn) {
     const auto timer = img.symbols.find(set.name + "_timer");
     if (timer == img.symbols.end()) throw InputError(path + ": no function '" + set.name + "_timer' (the set has timers)");

@@ -1,7 +1,8 @@
 // Handler programs for the ISS engine: each handler set's RISC-V ELF (handlers/CMakeLists.txt
 // builds it), read and checked once before the simulation starts (its program-memory image, the
-// firmware's entry and the handler's address), and what a run hands the program: the handler's
-// arguments in the RV32 layout, made from fs_handler_args_t's field list.
+// firmware's entry, its call of the handler and the point the handler returns to, and the
+// handler's address), and what a run hands the program: the handler's arguments in the RV32
+// layout, made from fs_handler_args_t's field list.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -19,6 +20,8 @@ namespace fs {
 struct HandlerProgram {
   uint32_t base = 0;     // where the image starts (FS_PROGRAM_BASE or above)
   uint32_t entry = 0;    // the firmware's entry (crt0.S)
+  uint32_t call = 0;     // the firmware's call of the handler (_fs_handler_call)
+  uint32_t ret = 0;      // where the handler returns to (_fs_handler_return)
   uint32_t handler = 0;  // NAME_handler
   uint32_t timer = 0;    // NAME_timer, or 0 when the set has no timer handler
   std::vector<uint8_t> image;

@@ -277,6 +277,26 @@ TEST(E2EIssHpu, UnusableHandlerElfIsBadInput) {
   EXPECT_FALSE(exists(dir / "s.json"));
 }
 
+TEST(E2EIssHpu, HandlerElfWithoutTheFirmwaresMarksIsBadInput) {
+  // The handler's cycles are counted between crt0.S's marks of its call and its return; an ELF
+  // without them cannot be timed that way and is refused before the run.
+  ScratchDir dir;
+  ASSERT_EQ(flaresim("gen allreduce --hosts 2 --bytes 1KiB -o t.txt", dir).code, 0);
+  ASSERT_EQ(std::system(("mkdir -p '" + (dir / "elf") + "' && '" FLARESIM_RISCV_OBJCOPY
+                         "' --strip-symbol=_fs_handler_return '" FLARESIM_HANDLER_ELF_DIR "/flare_dense.elf' '" +
+                         (dir / "elf/flare_dense.elf") + "'")
+                            .c_str()),
+            0);
+  const CliResult r =
+      flaresim("run --trace t.txt --flare.ports 0-1 --stats s.json --hpu.model iss --hpu.handler_dir elf", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("elf/flare_dense.elf: no symbol '_fs_handler_return' (the firmware's crt0.S marks the "
+                       "handler's call and return)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(exists(dir / "s.json"));
+}
+
 TEST(E2EIssHpu, MissingHandlerElfIsBadInput) {
   ScratchDir dir;
   ASSERT_EQ(flaresim("gen allreduce --hosts 2 --bytes 1KiB -o t.txt", dir).code, 0);
