@@ -4,7 +4,9 @@
  *
  *   0x10000000  this cluster's L1 state area (local, single-cycle)
  *   0x1A000000  the HPU's runtime registers (MMIO: commands to the command unit, exit, info)
- *   0x1B000000  the HPU's L1 packet slot (the packet copied by the cluster DMA)
+ *   0x1B000000  the HPU's L1 packet slot (the packet copied by the cluster DMA): a frame from
+ *               0x1B000000 + FS_PKT_FRAME_OFFSET (fs_handler.h), so its IPv4 header is at
+ *               0x1B000010; a timer's event from 0x1B000000
  *   0x1B100000  the HPU's stack (in L1); the handler arguments sit at its top
  *   0x1C000000  L2 handler memory, shared by all clusters
  *   0x1D000000  program memory: handler code and read-only data

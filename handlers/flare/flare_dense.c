@@ -9,11 +9,13 @@
 #include <stddef.h>
 #include <string.h>
 
-/* Element data in a packet starts 58 bytes into the frame, so it is only 2-byte aligned; the
- * HPU core (RI5CY) loads and stores misaligned words in hardware, so the folds use word accesses
- * through memcpy, which the RISC-V build (-mno-strict-align) turns into lw/sw. Copies (a block's
- * first contribution into its buffer, the result into the packet) go through the cluster DMA,
- * as Flare assumes (section 6.3: 64 cycles for 1 KiB instead of the core's loop). */
+/* Element data in a packet starts 58 bytes into the frame, which the switch puts 2 bytes into the
+ * HPU's packet slot (FS_PKT_FRAME_OFFSET, as PsPIN aligns its packets' IPv4 headers), so the
+ * elements are word-aligned and the fold's loads cost no misalignment cycle. The folds access
+ * words through memcpy (no alignment or aliasing assumption in C), which the RISC-V build turns
+ * into single lw/sw. Copies (a block's first contribution into its buffer, the result into the
+ * packet) go through the cluster DMA, as Flare assumes (section 6.3: 64 cycles for 1 KiB instead
+ * of the core's loop). */
 
 #define DEFINE_FOLD(name, type, expr)                                    \
   static void name(uint8_t* acc, const uint8_t* in, uint32_t n) {        \

@@ -17,8 +17,13 @@ extern "C" {
  * per row, PTR(type, name) a `type*` and U32(name) a uint32_t. The RV32 layout the ISS engine
  * writes is made from the same list (fs_handler_args_rv32_t, firmware/fs_memory_map.h). */
 #define FS_HANDLER_ARGS(PTR, U32)                                                               \
-  PTR(uint8_t, pkt)        /* the packet, copied by DMA into this HPU's L1 packet slot */       \
+  PTR(uint8_t, pkt)        /* the frame, copied by DMA into this HPU's L1 packet slot at */     \
+                           /* FS_PKT_FRAME_OFFSET (a timer event: at the slot's start) */        \
   U32(pkt_len)             /* bytes of the frame (Ethernet header onward, no FCS) */            \
+  PTR(uint8_t, ip)         /* the frame's L3 packet, after the 14-byte Ethernet header: the */  \
+                           /* IPv4 header, 4-byte aligned (PsPIN's pkt_mem); NULL for a timer */ \
+  U32(ip_len)              /* bytes from ip to the end of the frame (pkt_len - 14, padding */   \
+                           /* included; 0 for a timer or a frame shorter than 14 bytes) */     \
   U32(ingress_port)        /* switch port the packet arrived on */                              \
   U32(cluster_id)          /* cluster running the handler */                                    \
   U32(hpu_id)              /* HPU within the cluster */                                         \
@@ -27,6 +32,13 @@ extern "C" {
   U32(l1_size)                                                                                  \
   PTR(uint8_t, handler_mem) /* L2 handler memory, shared by all clusters; filled at install */  \
   U32(handler_mem_size)
+
+/* Where the frame starts in the HPU's L1 packet slot: 2 bytes in, so that the 14-byte Ethernet
+ * header ends on a 4-byte boundary and the IPv4 header (args->ip), and after its 20 bytes and
+ * UDP's 8 the UDP payload, are word-aligned, as PsPIN hands its handlers packets whose IPv4
+ * header starts at an aligned L1 address (docs/HANDLERS.md, "The packet's layout"). The only
+ * definition of the offset: the simulator, the firmware's memory map and the handlers use it. */
+#define FS_PKT_FRAME_OFFSET 2u
 
 typedef struct fs_handler_args {
 #define FS_ARGS_PTR_(type, name) type* name;

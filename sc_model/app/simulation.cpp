@@ -86,7 +86,11 @@ class ChromeTrace : public HandlerRunObserver {
     events_.push_back({{"name", *e.handler_set}, {"cat", "handler"}, {"ph", "X"}, {"pid", e.cluster},
                        {"tid", e.hpu}, {"ts", double(e.started) / double(kPicosPerUs)},
                        {"dur", double(e.ended - e.started) / double(kPicosPerUs)},
-                       {"args", {{"packet", e.packet_id}, {"cycles", e.cycles}, {"outcome", e.outcome}}}});
+                       {"args",
+                        {{"packet", e.packet_id},
+                         {"cycles", e.cycles},
+                         {"handler_cycles", e.handler_cycles},
+                         {"outcome", e.outcome}}}});
   }
   nlohmann::json json() const { return {{"traceEvents", events_}, {"displayTimeUnit", "ns"}}; }
 

@@ -154,6 +154,10 @@ std::string format_summary(const nlohmann::json& s) {
                   (unsigned long long)c["min"].get<uint64_t>(), c["avg"].get<double>(),
                   (unsigned long long)c["max"].get<uint64_t>(), (unsigned long long)c["p99"].get<uint64_t>());
     o << line;
+    const auto& rt = kv.value()["runtime_cycles"];
+    std::snprintf(line, sizeof line, "                 runtime around it: entry avg %.1f, exit avg %.1f cycles\n",
+                  rt["entry"]["avg"].get<double>(), rt["exit"]["avg"].get<double>());
+    o << line;
     o << "                 outcomes:";
     for (const auto& oc : kv.value()["outcomes"].items()) o << " " << oc.key() << " " << oc.value().get<uint64_t>();
     o << "\n";

@@ -290,7 +290,10 @@ FS_ISS_INLINE const MemRegion* Cpu::access(uint32_t addr, unsigned size, bool st
     e.cost += wait;
     counters.bank_conflict_cycles += wait;
   }
-  if (addr & (size - 1)) e.cost += t_.misaligned;
+  if (addr & (size - 1)) {
+    e.cost += t_.misaligned;
+    ++counters.misaligned;
+  }
   return r;
 }
 
@@ -507,6 +510,15 @@ FS_ISS_INLINE void Cpu::jump(uint32_t target, const Insn& in, Exec& e) {
   set_x(in, e.next);
   e.next = target;
   e.cost = t_.jump;
+  if (__builtin_expect(pc == marks_.call_pc || target == marks_.return_pc, 0)) reach_mark(target, e);
+}
+
+// A jump's cycles are final when jump() returns (t_.jump after the stalls before it), so the
+// count once it retires is known here.
+void Cpu::reach_mark(uint32_t target, const Exec& e) {
+  const uint64_t retired = cycles + e.stall + e.cost;
+  if (pc == marks_.call_pc && marks_.entered == CallMarks::kNotReached) marks_.entered = retired;
+  if (target == marks_.return_pc && marks_.returned == CallMarks::kNotReached) marks_.returned = retired;
 }
 
 // csrrw, csrrs, csrrc and their immediate forms; unknown CSRs and writes to read-only ones are

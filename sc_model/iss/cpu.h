@@ -51,6 +51,7 @@ struct CpuCounters {
   uint64_t icache_misses = 0, icache_stall_cycles = 0;
   uint64_t bank_conflict_cycles = 0;
   uint64_t device_wait_cycles = 0;  // stores to devices that take time (DMA copies)
+  uint64_t misaligned = 0;           // loads and stores not naturally aligned (timing.misaligned each)
 
   // Applies f(field, other's field) to every count.
   template <typename F>
@@ -61,6 +62,7 @@ struct CpuCounters {
     for (unsigned k = 0; k < kAccessClasses; ++k) f(accesses[k], o.accesses[k]);
     f(icache_misses, o.icache_misses), f(icache_stall_cycles, o.icache_stall_cycles);
     f(bank_conflict_cycles, o.bank_conflict_cycles), f(device_wait_cycles, o.device_wait_cycles);
+    f(misaligned, o.misaligned);
   }
   CpuCounters& operator-=(const CpuCounters& o) {
     each(o, [](uint64_t& a, uint64_t b) { a -= b; });
@@ -91,6 +93,16 @@ struct Spin {
   uint32_t bytes = 0;
   uint64_t load_cycle = 0;  // when the last load started (the core's cycle count)
   uint64_t period = 0;
+};
+
+// Where a run crossed two points its caller marks by pc, in the core's cycle count: a firmware's
+// call of a function (the jal/jalr at `call_pc`) and the function's return (a jump to
+// `return_pc`). `entered`: the count once the call retired, when the callee's first instruction
+// starts; `returned`: once the return retired. kNotReached until then; each is taken once.
+struct CallMarks {
+  static constexpr uint64_t kNotReached = ~0ull;
+  uint32_t call_pc = 1, return_pc = 1;  // odd: no instruction is there (no marks)
+  uint64_t entered = kNotReached, returned = kNotReached;
 };
 
 // Receives every retired instruction (for instruction traces). `dst` is the register written in
@@ -172,6 +184,10 @@ class Cpu {
   void share_decode(SharedDecode* shared) { shared_decode_ = shared; }
   // The instruction at pc, decoded (for traces); nullptr if it cannot be fetched.
   const Insn* insn_at(uint32_t addr);
+  // Marks a call and its return (see CallMarks), forgetting what was reached before. Only jumps
+  // are compared with them, so they cost nothing on other instructions.
+  void set_call_marks(uint32_t call_pc, uint32_t return_pc) { marks_ = CallMarks{call_pc, return_pc}; }
+  const CallMarks& call_marks() const { return marks_; }
 
  private:
   struct CodeCache {
@@ -230,6 +246,7 @@ class Cpu {
   }
   void branch(bool taken, const Insn& in, Exec& e);
   void jump(uint32_t target, const Insn& in, Exec& e);
+  void reach_mark(uint32_t target, const Exec& e);
   bool csr(const Insn& in, uint32_t a);
   bool fp(const Insn& in, uint32_t a, Exec& e);
   bool rounding(unsigned field, unsigned& rm) const;
@@ -249,6 +266,7 @@ class Cpu {
   Fault fault_;
   RetireObserver* observer_ = nullptr;
   uint64_t cycle_base_ = 0;
+  CallMarks marks_;
   InstructionCache* icache_ = nullptr;
   uint32_t icache_program_ = 0;
   uint32_t icache_line_ = ~0u;  // the line the core is executing from: no lookup within it

@@ -2,10 +2,12 @@
 #include "pspin/handler_program.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "common/errors.h"
 #include "common/text.h"
 #include "iss/elf.h"
+#include "pspin/memory/hpu_address_map.h"
 
 namespace fs {
 
@@ -34,6 +36,13 @@ void HandlerPrograms::preload(const HandlerSet& set) {
   p->base = lo;
   p->entry = img.entry;
   p->handler = sym->second;
+  for (const auto& [name, at] : {std::pair<const char*, uint32_t*>{"_fs_handler_call", &p->call},
+                                 std::pair<const char*, uint32_t*>{"_fs_handler_return", &p->ret}}) {
+    const auto mark = img.symbols.find(name);
+    if (mark == img.symbols.end())
+      throw InputError(path + ": no symbol '" + name + "' (the firmware's crt0.S marks the handler's call and return)");
+    *at = mark->second;
+  }
   if (set.timer_fn) {
     const auto timer = img.symbols.find(set.name + "_timer");
     if (timer == img.symbols.end()) throw InputError(path + ": no function '" + set.name + "_timer' (the set has timers)");
@@ -44,13 +53,9 @@ void HandlerPrograms::preload(const HandlerSet& set) {
   programs_.emplace(set.name, std::move(p));
 }
 
-fs_handler_args_rv32_t rv32_handler_args(const fs_handler_args_t& args) {
-  // Where each pointer field points in the memory map (a new pointer field needs its place here).
-  struct {
-    uint32_t pkt = FS_PKT_SLOT_BASE, l1 = FS_L1_LOCAL_BASE, handler_mem = FS_L2_HANDLER_BASE;
-  } const guest;
+fs_handler_args_rv32_t rv32_handler_args(const fs_handler_args_t& args, const HpuMemoryView& view) {
   fs_handler_args_rv32_t a{};
-#define FS_RV32_PTR_(type, name) a.name = guest.name;
+#define FS_RV32_PTR_(type, name) a.name = guest_address(view, args.name);
 #define FS_RV32_U32_(name) a.name = args.name;
   FS_HANDLER_ARGS(FS_RV32_PTR_, FS_RV32_U32_)
 #undef FS_RV32_PTR_

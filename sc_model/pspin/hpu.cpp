@@ -24,9 +24,8 @@ void Hpu::run() {
     // The handler sees its own set's memory only.
     const HandlerSet& set = handler_sets()[size_t(task.pkt->handler_set)];
     const HpuMemoryView& memory = svc_.memory->view(svc_.cluster_id, index_, task.pkt->handler_set);
-    std::copy(task.pkt->data.begin(), task.pkt->data.end(), memory.pkt_slot.host);
-    const HandlerJob job{set, handler_args(memory, uint32_t(task.pkt->data.size()),
-                                           task.timer ? FS_TIMER_PORT : task.pkt->ingress_port),
+    // The copy the cluster DMA made: the packet's bytes, where the slot's layout puts them.
+    const HandlerJob job{set, place_packet(memory, task.pkt->data, task.timer ? FS_TIMER_PORT : task.pkt->ingress_port),
                          memory};
     const Picos started = now_ps();
     std::unique_ptr<SteppedRun> stepped = svc_.interleaver ? svc_.engine->start(job, svc_.env) : nullptr;

@@ -22,7 +22,12 @@ namespace fs {
 class HandlerLog;
 
 struct HandlerRun {
-  uint64_t cycles = 0;
+  uint64_t cycles = 0;  // the HPU's cycles for the run: the runtime's entry and exit included
+  // The runtime's part of `cycles` (ISS: the firmware's entry up to the handler's first
+  // instruction, and from its return to the end; native handlers have no runtime: 0).
+  uint64_t entry_cycles = 0, exit_cycles = 0;
+  // The handler's own cycles, from its first instruction to its return.
+  uint64_t handler_cycles() const { return cycles - entry_cycles - exit_cycles; }
   int outcome = FS_OK;
   std::vector<HandlerCommand> commands;
   std::string fault;  // non-empty: the handler faulted (message with handler, PC, instruction)

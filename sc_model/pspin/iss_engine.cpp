@@ -1,6 +1,7 @@
 // Handler runs on the RISC-V ISS: the cores and their stepping (see iss_engine.h).
 #include "pspin/iss_engine.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -61,6 +62,7 @@ struct IssEngine::Context {
   std::unique_ptr<iss::Cpu> cpu;
   std::unique_ptr<RuntimeRegisters> regs;
   uint32_t entry = 0, handler = 0, timer = 0;
+  uint32_t call = 0, ret = 0;  // the firmware's call of the handler, and where it returns to
   uint32_t stack_top = 0;  // the handler's arguments go just below
 };
 
@@ -87,6 +89,8 @@ IssEngine::Context& IssEngine::context(const HandlerJob& job) {
   c->entry = prog.entry;
   c->handler = prog.handler;
   c->timer = prog.timer;
+  c->call = prog.call;
+  c->ret = prog.ret;
   c->stack_top = FS_STACK_BASE + job.memory.stack.size;
   // The handler set's share of L1 is what fs_cluster_l1 reports.
   const RuntimeRegisters::Ids ids{args.cluster_id, args.hpu_id, args.num_clusters, args.l1_size};
@@ -134,7 +138,7 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
     c.regs->begin(&api_, [this] { return start_cycle_ + cpu_.cycles; });
     // The arguments, in the RV32 layout, at the top of the stack.
     const uint32_t args_addr = c.stack_top - kHandlerArgsRoom;
-    const fs_handler_args_rv32_t rv32 = rv32_handler_args(args);
+    const fs_handler_args_rv32_t rv32 = rv32_handler_args(args, job.memory);
     std::memcpy(job.memory.stack.host + (args_addr - FS_STACK_BASE), &rv32, sizeof rv32);
     std::fill(std::begin(cpu_.x), std::end(cpu_.x), 0u);
     std::fill(std::begin(cpu_.f), std::end(cpu_.f), 0u);
@@ -142,6 +146,7 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
     cpu_.reset_hw_loops();
     cpu_.cycles = cpu_.instret = 0;
     cpu_.counters = iss::CpuCounters{};
+    cpu_.set_call_marks(c.call, c.ret);
     cpu_.pc = c.entry;
     cpu_.x[2] = args_addr & ~15u;
     cpu_.x[10] = args_addr;
@@ -208,6 +213,11 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
     c_.regs->end();
     cpu_.set_observer(nullptr);
     run_.cycles = cpu_.cycles;
+    // The handler's part: from the firmware's call to the handler's return (all of the run is
+    // entry if it ended before the call, and nothing is exit if it ended inside the handler).
+    const iss::CallMarks& marks = cpu_.call_marks();
+    run_.entry_cycles = std::min(marks.entered, cpu_.cycles);
+    run_.exit_cycles = marks.returned <= cpu_.cycles ? cpu_.cycles - marks.returned : 0;
     copy_counters(cpu_, timing_, run_.counters);
     if (!fault.empty()) run_.commands.clear();
   }

@@ -7,6 +7,8 @@
 // data regions are the HPU's view of the unit's memories (pspin/memory/hpu_address_map.h), the
 // same memory native handlers get, so both share state layouts. Cycles come from the core's timing table plus region costs
 // (remote L1, L2, L1 banks, instruction cache); fs_dma_copy queues on the cluster's DMA engine.
+// A run's cycles are split at the firmware's call of the handler and the handler's return
+// (crt0.S's marks) into the runtime's entry, the handler's own cycles and the runtime's exit.
 // Runs are stepped by the interleaver (start()) or run to completion when they start (execute(),
 // hpu.interleave = off; DMA copies then do not queue).
 #pragma once

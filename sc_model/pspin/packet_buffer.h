@@ -2,7 +2,7 @@
 // packet from its arrival until its handler finishes.
 // Tracks occupancy (max and time average); a packet that does not fit (in bytes, or past
 // packet_buffer.max_packets) is dropped as "buffer_full", one larger than an HPU's L1 packet
-// slot as "oversize".
+// slot holds (kMaxSlotFrameBytes) as "oversize".
 #pragma once
 #include "common/sc_time_util.h"
 #include "common/stats.h"
@@ -23,7 +23,7 @@ class PacketBuffer : public sc_core::sc_module, public PacketSinkIf, public Buff
 
   void accept(PacketPtr p) override {
     const uint64_t size = p->data.size();
-    if (size > kL1PacketSlotBytes) {
+    if (size > kMaxSlotFrameBytes) {
       drops_.count("oversize");
       return;
     }

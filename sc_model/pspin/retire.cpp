@@ -67,6 +67,8 @@ void Retire::report(StatsTree& handlers, Picos end) const {
     StatsTree& h = handlers[name];
     h["runs"] = st.runs;
     st.cycles.report(h["cycles"]);
+    st.entry_cycles.report(h["runtime_cycles"]["entry"]);
+    st.exit_cycles.report(h["runtime_cycles"]["exit"]);
     st.latency_ps.report(h["latency_ns"], 1000.0);
     h["outcomes"] = st.outcomes;
     report_counters(st.counters, h["iss"]);
@@ -99,7 +101,7 @@ void Retire::retire(RetiredRun r) {
   if (r.run.fault.empty() && !r.task.timer) track_block(set, st, r);
   if (observer_)
     observer_->handler_ran(HandlerEvent{r.cluster, r.hpu, &set.name, r.started, now_ps(), r.task.pkt->id,
-                                        r.run.cycles, outcome});
+                                        r.run.cycles, r.run.handler_cycles(), outcome});
   for (HandlerCommand& cmd : r.run.commands) {
     if (cmd.kind == HandlerCommand::kTimerArm)
       to_timers->arm(r.task.pkt->handler_set, cmd.timer_id, r.cluster, cmd.delay_cycles, r.task.timer);
@@ -117,7 +119,9 @@ void Retire::retire(RetiredRun r) {
 
 std::string Retire::count(const HandlerSet& set, HandlerSetStats& st, const RetiredRun& r) {
   ++st.runs;
-  st.cycles.add(r.run.cycles);
+  st.cycles.add(r.run.handler_cycles());
+  st.entry_cycles.add(r.run.entry_cycles);
+  st.exit_cycles.add(r.run.exit_cycles);
   st.latency_ps.add(now_ps() - r.task.pkt->arrival);
   st.counters += r.run.counters;
   st.log_lines += r.run.log_lines;

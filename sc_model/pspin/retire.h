@@ -1,10 +1,11 @@
 // The completion ("retire") block of the PsPIN unit: every handler run ends here. It keeps the
-// per-handler-set statistics (runs, cycles, latency, outcomes, ISS counters, faults, blocks in
-// flight), stops the run on a fault when hpu.on_fault = abort, tells observers (timelines), and
-// then carries out the run's consequences in a fixed order through its ports: the handler's
-// commands to the command unit (timer commands to the timer unit), the packet's L2 slot back to
-// the packet buffer and the task off the packet scheduler's count (not for a timer's run, which
-// held neither), and the HPU back to its cluster's scheduler.
+// per-handler-set statistics (runs, the handler's cycles and the runtime's entry and exit around
+// them, latency, outcomes, ISS counters, faults, blocks in flight), stops the run on a fault when
+// hpu.on_fault = abort, tells observers (timelines), and then carries out the run's consequences
+// in a fixed order through its ports: the handler's commands to the command unit (timer commands
+// to the timer unit), the packet's L2 slot back to the packet buffer and the task off the packet
+// scheduler's count (not for a timer's run, which held neither), and the HPU back to its
+// cluster's scheduler.
 #pragma once
 #include <map>
 #include <set>
@@ -21,7 +22,8 @@ namespace fs {
 
 struct HandlerSetStats {
   uint64_t runs = 0;
-  Distribution cycles;
+  Distribution cycles;  // the handler's own: its first instruction to its return
+  Distribution entry_cycles, exit_cycles;  // the runtime's before and after it (0 natively)
   Distribution latency_ps;  // packet arrival at the switch to handler end
   std::map<std::string, uint64_t> outcomes;
   HandlerCounters counters;          // summed over runs (ISS only)
@@ -52,7 +54,8 @@ struct HandlerEvent {
   unsigned cluster, hpu;
   const std::string* handler_set;
   Picos started, ended;  // execution (after the DMA copy) to the end of the handler's cycles
-  uint64_t packet_id, cycles;
+  uint64_t packet_id, cycles;  // cycles: the HPU's, the runtime's entry and exit included
+  uint64_t handler_cycles;     // the handler's own
   std::string outcome;
 };
 

@@ -10,13 +10,14 @@
 //   c.outcome         the handler's return code; h.outcome_name(c.outcome) is its stats name
 //   c.sent            every fs_send / fs_multicast / fs_host_write, in call order
 //   c.log             every fs_log line as the handler log has it ("0.000 <cluster> <hpu> <set> <text>")
-//   c.packet          the packet slot after the handler (handlers may rewrite it in place)
+//   c.packet          the frame in the packet slot after the handler (handlers may rewrite it in place)
 //   h.l1(cluster), h.handler_memory()   state kept across packets (inspect or corrupt it)
 //
 // Memory is the simulator's own (pspin/memory/pspin_memory.h): each cluster's L1 state area is
 // pspin.l1_bytes minus one kL1PacketSlotBytes slot per HPU; L2 handler memory is
-// pspin.l2_handler_bytes; the set owns all of both; the packet is copied into the HPU's slot and
-// the handler sees the HPU's view of the memories, as a native HPU does. The calls are
+// pspin.l2_handler_bytes; the set owns all of both; the packet is copied into the HPU's slot (at
+// FS_PKT_FRAME_OFFSET, place_packet) and the handler sees the HPU's view of the memories, as a
+// native HPU does. The calls are
 // carried out by the simulator's own HandlerApi (pspin/handler_api.h), as on a native HPU at
 // time 0: calls naming a port >= ports.count return -1 and are not recorded; fs_cluster_l1 gives
 // NULL for a bad cluster; fs_dma_copy copies at once. run() installs the HandlerApi's back end
@@ -54,7 +55,7 @@ struct HandlerCall {
   int outcome = 0;
   std::vector<SentFrame> sent;
   std::vector<std::string> log;  // handler log lines, without the newline
-  fs::Bytes packet;  // the first pkt_len bytes of the packet slot after the handler ran
+  fs::Bytes packet;  // the pkt_len bytes at args.pkt after the handler ran
 };
 
 class HandlerHarness {
@@ -86,13 +87,11 @@ class HandlerHarness {
 
   // Runs the handler on `frame` as HPU `hpu` of cluster `cluster`.
   HandlerCall run(const fs::Bytes& frame, uint32_t ingress_port = 0, uint32_t cluster = 0, uint32_t hpu = 0) {
-    if (frame.size() > fs::kL1PacketSlotBytes) throw std::invalid_argument("frame larger than an L1 packet slot");
+    if (frame.size() > fs::kMaxSlotFrameBytes) throw std::invalid_argument("frame larger than an L1 packet slot holds");
     const fs::HpuMemoryView& view = memory_.view(cluster, hpu, kSet);
-    uint8_t* slot = view.pkt_slot.host;
-    std::fill(slot, slot + view.pkt_slot.size, 0);
-    std::copy(frame.begin(), frame.end(), slot);
+    std::fill(view.pkt_slot.host, view.pkt_slot.host + view.pkt_slot.size, 0);
     HandlerCall call;
-    const fs::HandlerJob job{set_, fs::handler_args(view, uint32_t(frame.size()), ingress_port), view};
+    const fs::HandlerJob job{set_, fs::place_packet(view, frame, ingress_port), view};
     fs::HpuEnvironment env;
     env.num_ports = cfg_.ports.count;
     fs::HandlerRun result;
@@ -111,7 +110,7 @@ class HandlerHarness {
                                     std::move(cmd.ports), cmd.host_addr, std::move(cmd.data)});
     std::istringstream lines(log_text.str());
     for (std::string line; std::getline(lines, line);) call.log.push_back(line);
-    call.packet.assign(slot, slot + frame.size());
+    call.packet.assign(job.args.pkt, job.args.pkt + frame.size());
     return call;
   }
 

@@ -121,8 +121,9 @@ TEST(BlocksHandlerHarness, RecordsEveryCallAndGeometry) {
 TEST(BlocksHandlerHarness, WithoutInstallAndOversizedFrame) {
   HandlerHarness h(small(), probe_set(), /*install=*/false);
   EXPECT_EQ(h.handler_memory()[1], 0u);
-  EXPECT_THROW(h.run(fs::Bytes(9217, 0)), std::invalid_argument);
-  EXPECT_NO_THROW(h.run(fs::Bytes(9216, 0)));
+  // The 9216-byte slot holds frames of up to 9214 bytes from FS_PKT_FRAME_OFFSET (2) on.
+  EXPECT_THROW(h.run(fs::Bytes(9215, 0)), std::invalid_argument);
+  EXPECT_NO_THROW(h.run(fs::Bytes(9214, 0)));
   EXPECT_THROW(HandlerHarness(small(), "no_such_set"), std::invalid_argument);
 }
 

@@ -114,20 +114,22 @@ TEST(BlocksPacketBuffer, OccupancyMaxAndTimeAverage) {
 
 TEST(BlocksPacketBuffer, OversizeBeforeBufferFull) {
   quiet_systemc();
-  // kL1PacketSlotBytes = 9216: a 9216-byte packet is accepted, a 9217-byte one is "oversize".
-  // Capacity 2 * 9216 = 18432: after two 9216-byte packets the buffer is full; a 10000-byte
+  // kMaxSlotFrameBytes = 9216 - 2 = 9214 (the L1 slot less the 2 bytes before the frame that
+  // align its IPv4 header): a 9214-byte packet is accepted, a 9215-byte one is "oversize".
+  // Capacity 2 * 9214 = 18428: after two 9214-byte packets the buffer is full; a 10000-byte
   // packet still counts as oversize (checked first), a 1-byte one as buffer_full.
   ASSERT_EQ(fs::kL1PacketSlotBytes, 9216u);
-  BufferBench b(18432);
-  b.offer(0, 9216);
-  b.offer(0, 9217);
-  b.offer(0, 9216);
+  ASSERT_EQ(fs::kMaxSlotFrameBytes, 9214u);
+  BufferBench b(18428);
+  b.offer(0, 9214);
+  b.offer(0, 9215);
+  b.offer(0, 9214);
   b.offer(0, 10000);
   b.offer(0, 1);
   sc_core::sc_start();
 
   EXPECT_EQ(b.buf.accepted, 2u);
-  EXPECT_EQ(b.buf.used(), 18432u);
+  EXPECT_EQ(b.buf.used(), 18428u);
   EXPECT_EQ(b.drops.by_cause.size(), 2u);
   EXPECT_EQ(b.drops.by_cause["oversize"], 2u);
   EXPECT_EQ(b.drops.by_cause["buffer_full"], 1u);

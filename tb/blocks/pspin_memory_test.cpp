@@ -1,11 +1,16 @@
-// The PsPIN unit's memories (pspin/memory/): the L1 layout, the HPU views of two handler sets and
-// the RISC-V address map made from a view, against offsets worked out by hand.
+// The PsPIN unit's memories (pspin/memory/): the L1 layout, the HPU views of two handler sets, where
+// a packet goes in its slot, and the RISC-V address map made from a view, against offsets worked
+// out by hand.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <stdexcept>
 #include <string>
 
 #include "common/errors.h"
 #include "fs_memory_map.h"
+#include "fs_packet.h"
+#include "pspin/handler_program.h"
 #include "pspin/memory/hpu_address_map.h"
 #include "pspin/memory/pspin_memory.h"
 
@@ -65,8 +70,10 @@ TEST(BlocksPspinMemory, TwoSetsSeeDisjointRangesOfTheSameMemory) {
   EXPECT_EQ(&mem.view(1, 0, 3), &a);  // built once
 
   const fs_handler_args_t args = fs::handler_args(b, 60, 7);
-  EXPECT_EQ(args.pkt, a.pkt_slot.host);
+  EXPECT_EQ(args.pkt, a.pkt_slot.host + 2);  // FS_PKT_FRAME_OFFSET
   EXPECT_EQ(args.pkt_len, 60u);
+  EXPECT_EQ(args.ip, a.pkt_slot.host + 16);  // after the 14-byte Ethernet header
+  EXPECT_EQ(args.ip_len, 46u);
   EXPECT_EQ(args.ingress_port, 7u);
   EXPECT_EQ(args.cluster_id, 1u);
   EXPECT_EQ(args.hpu_id, 0u);
@@ -74,6 +81,76 @@ TEST(BlocksPspinMemory, TwoSetsSeeDisjointRangesOfTheSameMemory) {
   EXPECT_EQ(args.l1, mem.l1(1).state() + 1024);
   EXPECT_EQ(args.l1_size, 1024u);
   EXPECT_EQ(args.handler_mem_size, 4096u);
+}
+
+// A frame goes 2 bytes into the slot, so its IPv4 header and UDP payload are word-aligned; a
+// timer's event (not a frame) goes at the slot's start, aligned for its words.
+TEST(BlocksPspinMemory, PacketPlacementInTheSlot) {
+  const fs::Config cfg = small();
+  fs::PspinMemory mem(cfg.pspin, cfg.hpu);
+  mem.assign(0, fs::HandlerSetMemory{0, 2048, 0, 8192});
+  const fs::HpuMemoryView& v = mem.view(1, 1, 0);
+  uint8_t* slot = v.pkt_slot.host;
+  std::fill(slot, slot + v.pkt_slot.size, 0xEE);
+  fs::Bytes frame(100);
+  for (size_t i = 0; i < frame.size(); ++i) frame[i] = uint8_t(i);
+  EXPECT_EQ(fs::packet_offset_in_slot(3), 2u);
+  const fs_handler_args_t a = fs::place_packet(v, frame, 3);
+  EXPECT_EQ(a.pkt, slot + 2);
+  EXPECT_EQ(a.pkt_len, 100u);
+  EXPECT_EQ(a.ip, slot + 16);
+  EXPECT_EQ(a.ip_len, 86u);
+  EXPECT_EQ(a.ingress_port, 3u);
+  EXPECT_EQ(fs::Bytes(slot + 2, slot + 102), frame);
+  EXPECT_EQ(slot[0], 0xEE);  // the 2 bytes before the frame are not written
+  EXPECT_EQ(slot[1], 0xEE);
+  EXPECT_EQ(slot[102], 0xEE);
+  EXPECT_EQ((a.ip - slot) % 4, 0);
+  EXPECT_EQ((a.pkt + FS_UDP_PAYLOAD_OFFSET - slot) % 4, 0);  // 2 + 42 = 44
+  // A frame shorter than its Ethernet header has no L3 bytes.
+  EXPECT_EQ(fs::place_packet(v, fs::Bytes(10, 1), 3).ip_len, 0u);
+  // The largest frame fills the slot; one byte more is a bug of the caller (the packet buffer
+  // drops such frames as oversize).
+  EXPECT_EQ(fs::place_packet(v, fs::Bytes(fs::kMaxSlotFrameBytes, 1), 3).pkt_len, 9214u);
+  EXPECT_THROW(fs::place_packet(v, fs::Bytes(fs::kMaxSlotFrameBytes + 1, 1), 3), std::logic_error);
+
+  const fs::Bytes event = {1, 0, 0, 0, 1, 0, 0, 0};
+  EXPECT_EQ(fs::packet_offset_in_slot(FS_TIMER_PORT), 0u);
+  const fs_handler_args_t t = fs::place_packet(v, event, FS_TIMER_PORT);
+  EXPECT_EQ(t.pkt, slot);
+  EXPECT_EQ(t.pkt_len, 8u);
+  EXPECT_EQ(t.ip, nullptr);
+  EXPECT_EQ(t.ip_len, 0u);
+  EXPECT_EQ(fs::Bytes(slot, slot + 8), event);
+}
+
+// The RV32 handler sees every pointer of its arguments at its place in the memory map: the frame
+// at 0x1B000002, its IPv4 header at 0x1B000010.
+TEST(BlocksPspinMemory, Rv32HandlerArguments) {
+  const fs::Config cfg = small();
+  fs::PspinMemory mem(cfg.pspin, cfg.hpu);
+  mem.assign(0, fs::HandlerSetMemory{1024, 1024, 4096, 4096});
+  const fs::HpuMemoryView& v = mem.view(0, 1, 0);
+  const fs_handler_args_rv32_t a = fs::rv32_handler_args(fs::place_packet(v, fs::Bytes(60, 0), 5), v);
+  EXPECT_EQ(a.pkt, FS_PKT_SLOT_BASE + 2);
+  EXPECT_EQ(a.pkt, 0x1B000002u);
+  EXPECT_EQ(a.pkt_len, 60u);
+  EXPECT_EQ(a.ip, 0x1B000010u);
+  EXPECT_EQ(a.ip_len, 46u);
+  EXPECT_EQ(a.ingress_port, 5u);
+  EXPECT_EQ(a.cluster_id, 0u);
+  EXPECT_EQ(a.hpu_id, 1u);
+  EXPECT_EQ(a.num_clusters, 2u);
+  EXPECT_EQ(a.l1, FS_L1_LOCAL_BASE);
+  EXPECT_EQ(a.l1_size, 1024u);
+  EXPECT_EQ(a.handler_mem, FS_L2_HANDLER_BASE);
+  EXPECT_EQ(a.handler_mem_size, 4096u);
+  const fs_handler_args_rv32_t t = fs::rv32_handler_args(fs::place_packet(v, fs::Bytes(8, 0), FS_TIMER_PORT), v);
+  EXPECT_EQ(t.pkt, FS_PKT_SLOT_BASE);
+  EXPECT_EQ(t.ip, 0u);  // NULL
+  // A pointer outside the HPU's memory is the simulator's bug, not a guest address.
+  uint8_t elsewhere = 0;
+  EXPECT_THROW(fs::guest_address(v, &elsewhere), std::logic_error);
 }
 
 TEST(BlocksPspinMemory, BanksOnlyForInterleavedIssHpus) {

@@ -149,6 +149,31 @@ TEST(E2EIssHpu, InstructionCacheMissesOncePerLineWhenTheHandlerFits) {
   EXPECT_NE(bad.err.find("bad instruction cache geometry"), std::string::npos) << bad.err;
 }
 
+TEST(E2EIssHpu, TheFoldLoadsAlignedElements) {
+  // The frame sits 2 bytes into the HPU's packet slot (FS_PKT_FRAME_OFFSET), so a contribution's
+  // int32 elements, 58 bytes into the frame, are word-aligned in L1 and the fold's loads of them
+  // cost no misalignment cycle. One block of 256 elements from 2 hosts is a first contribution
+  // (copied into the buffer by DMA) and a last (folded, then the result); from 3 hosts, one more
+  // run in the middle that only folds: it loads 2 x 256 words and none of them is misaligned
+  // (with the frame at the slot's start, its 256 element loads and one load of the Flare header
+  // were: 257 stall cycles more than with 2 hosts).
+  ScratchDir dir;
+  nlohmann::json s[2];
+  for (int hosts : {2, 3}) {
+    const std::string n = std::to_string(hosts);
+    ASSERT_EQ(flaresim("gen allreduce --hosts " + n + " --bytes 1KiB -o t" + n + ".txt", dir).code, 0);
+    const CliResult r = flaresim("run --trace t" + n + ".txt --flare.ports 0-" + std::to_string(hosts - 1) +
+                                     " --verify t" + n + ".txt.expected --stats s" + n +
+                                     ".json -q --hpu.model iss --hpu.interleave off",
+                                 dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    s[hosts - 2] = nlohmann::json::parse(slurp(dir / ("s" + n + ".json")))["handlers"]["flare_dense"];
+    ASSERT_EQ(s[hosts - 2]["runs"], hosts);
+  }
+  EXPECT_GE(s[1]["iss"]["loads"].get<uint64_t>() - s[0]["iss"]["loads"].get<uint64_t>(), 2u * 256);
+  EXPECT_EQ(s[1]["iss"]["stall_cycles"]["misaligned"], s[0]["iss"]["stall_cycles"]["misaligned"]);
+}
+
 TEST(E2EIssHpu, InterleavedHpusContendForTheBlockLock) {
   // One cluster of 8 HPUs; 8 hosts send block b at the same moment, so up to 8 handler runs
   // aggregate into the same buffer at once. Interleaved in simulated-time order, they take turns
@@ -280,6 +305,26 @@ TEST(E2EIssHpu, UnusableHandlerElfIsBadInput) {
       flaresim("run --trace t.txt --flare.ports 0-1 --stats s.json --hpu.model iss --hpu.handler_dir elf", dir);
   EXPECT_EQ(t.code, 2);
   EXPECT_NE(t.err.find("elf/flare_dense.elf: not an ELF file"), std::string::npos) << t.err;
+  EXPECT_FALSE(exists(dir / "s.json"));
+}
+
+TEST(E2EIssHpu, HandlerElfWithoutTheFirmwaresMarksIsBadInput) {
+  // The handler's cycles are counted between crt0.S's marks of its call and its return; an ELF
+  // without them cannot be timed that way and is refused before the run.
+  ScratchDir dir;
+  ASSERT_EQ(flaresim("gen allreduce --hosts 2 --bytes 1KiB -o t.txt", dir).code, 0);
+  ASSERT_EQ(std::system(("mkdir -p '" + (dir / "elf") + "' && '" FLARESIM_RISCV_OBJCOPY
+                         "' --strip-symbol=_fs_handler_return '" FLARESIM_HANDLER_ELF_DIR "/flare_dense.elf' '" +
+                         (dir / "elf/flare_dense.elf") + "'")
+                            .c_str()),
+            0);
+  const CliResult r =
+      flaresim("run --trace t.txt --flare.ports 0-1 --stats s.json --hpu.model iss --hpu.handler_dir elf", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("elf/flare_dense.elf: no symbol '_fs_handler_return' (the firmware's crt0.S marks the "
+                       "handler's call and return)"),
+            std::string::npos)
+      << r.err;
   EXPECT_FALSE(exists(dir / "s.json"));
 }
 

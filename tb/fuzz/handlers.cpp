@@ -63,11 +63,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       uint8_t src[6], dst[6];
       fs_host_mac(port, src);
       fs_switch_mac(dst);
-      const size_t payload = std::min<size_t>(n, fs::kL1PacketSlotBytes - FS_UDP_PAYLOAD_OFFSET);
+      const size_t payload = std::min<size_t>(n, fs::kMaxSlotFrameBytes - FS_UDP_PAYLOAD_OFFSET);
       frame = fs::build_udp_frame(src, dst, fs_host_ipv4(port), FS_SWITCH_IPV4, setup.udp_port, setup.udp_port,
                                   data + at, payload);
     } else {
-      frame.assign(data + at, data + at + std::min<size_t>(n, fs::kL1PacketSlotBytes));
+      frame.assign(data + at, data + at + std::min<size_t>(n, fs::kMaxSlotFrameBytes));
     }
     at += n;
     const fs_tb::HandlerCall call = harness.run(frame, port, cluster, hpu);

@@ -86,6 +86,39 @@ TEST(IssCpu, RegionCostsAndMisalignedAccess) {
   EXPECT_EQ(c.x[7], 0x06050403u);
   EXPECT_EQ(c.cycles, (1u + 10) + (1u + 10 + 1));
   EXPECT_EQ(c.counters.region_stall_cycles, 20u);
+  EXPECT_EQ(c.counters.misaligned, 1u);  // the second load only
+}
+
+TEST(IssCpu, CallMarksTimeACallFromItsFirstInstructionToItsReturn) {
+  // A firmware-like call through a register and the function it calls:
+  //   0x1000: jalr x1, 0(x11)   the call (call_pc): 2       -> the callee starts at cycle 2
+  //   0x1004: ecall              the return point (return_pc)
+  //   0x1008: lw   x6, 0(x10)    1
+  //   0x100c: add  x10, x6, x6   1 + 1 load-use stall
+  //   0x1010: jalr x0, 0(x1)     the return: 2                -> returned at 2 + 1 + 2 + 2 = 7
+  Machine m({jalr(1, 11, 0), kEcall, lw(6, 10, 0), add(10, 6, 6), jalr(0, 1, 0)});
+  m.data[0] = 21;
+  Cpu c = m.cpu();
+  c.x[10] = kData;
+  c.x[11] = kCode + 8;
+  c.set_call_marks(kCode, kCode + 4);
+  EXPECT_EQ(c.call_marks().entered, CallMarks::kNotReached);
+  ASSERT_EQ(c.run(100), Stop::kEcall);
+  EXPECT_EQ(c.x[10], 42u);
+  EXPECT_EQ(c.cycles, 7u);
+  EXPECT_EQ(c.call_marks().entered, 2u);
+  EXPECT_EQ(c.call_marks().returned, 7u);
+  // Marking again forgets what was reached; without marks nothing is.
+  c.set_call_marks(kCode, kCode + 4);
+  EXPECT_EQ(c.call_marks().entered, CallMarks::kNotReached);
+  EXPECT_EQ(c.call_marks().returned, CallMarks::kNotReached);
+  Cpu d = m.cpu();
+  d.x[10] = kData;
+  d.x[11] = kCode + 8;
+  ASSERT_EQ(d.run(100), Stop::kEcall);
+  EXPECT_EQ(d.cycles, 7u);
+  EXPECT_EQ(d.call_marks().entered, CallMarks::kNotReached);
+  EXPECT_EQ(d.call_marks().returned, CallMarks::kNotReached);
 }
 
 TEST(IssCpu, Faults) {

@@ -29,6 +29,7 @@ constexpr uint32_t mul(uint32_t rd, uint32_t a, uint32_t c) { return r(1, c, a, 
 constexpr uint32_t mulh(uint32_t rd, uint32_t a, uint32_t c) { return r(1, c, a, 1, rd, 0x33); }
 constexpr uint32_t div_(uint32_t rd, uint32_t a, uint32_t c) { return r(1, c, a, 4, rd, 0x33); }
 constexpr uint32_t bne(uint32_t a, uint32_t c, int32_t off) { return b(off, c, a, 1); }
+constexpr uint32_t jalr(uint32_t rd, uint32_t rs1, int32_t imm) { return i(imm, rs1, 0, rd, 0x67); }
 constexpr uint32_t kEcall = 0x00000073;
 constexpr uint32_t csrrs(uint32_t rd, uint32_t csr, uint32_t rs1) { return i(int32_t(csr), rs1, 2, rd, 0x73); }
 constexpr uint32_t rdcycle(uint32_t rd) { return csrrs(rd, 0xC00, 0); }

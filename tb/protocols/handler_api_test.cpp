@@ -195,6 +195,43 @@ void every_call(const std::string& model) {
 TEST(HandlerApi, EveryCallNative) { every_call("native"); }
 TEST(HandlerApi, EveryCallIss) { every_call("iss"); }
 
+// The packet's layout (docs/HANDLERS.md): the frame 2 bytes into the HPU's packet slot, so that
+// its IPv4 header (args->ip) and its UDP payload are word-aligned, on both back ends; on the ISS
+// at 0x1B000002 and 0x1B000010 of the memory map.
+void layout(const std::string& model) {
+  ScratchDir dir;
+  const Bytes f = probe_frame(3, API_PROBE_LAYOUT);
+  const std::string trace = write_trace(dir, {{0, 3, f, ""}});
+  std::string err;
+  ASSERT_EQ(cli({"run", "--trace", trace, "--stats", dir / "s.json", "--egress", dir / "e.pcapng", "--parser.rules",
+                 "udp_dport=5001 -> api_probe", "--hpu.model", model},
+                &err),
+            0)
+      << err;
+  auto out = egress_by_port(dir / "e.pcapng");
+  ASSERT_EQ(out[3].size(), 1u);
+  ASSERT_EQ(out[3][0].size(), f.size());
+  api_probe_layout_t r;
+  std::memcpy(&r, &out[3][0][kPayload + 8], sizeof r);
+  EXPECT_EQ(r.pkt_mod4, 2u);  // FS_PKT_FRAME_OFFSET
+  EXPECT_EQ(r.ip_mod4, 0u);
+  EXPECT_EQ(r.payload_mod4, 0u);
+  EXPECT_EQ(r.ip_minus_pkt, 14u);
+  EXPECT_EQ(r.pkt_len, f.size());  // 42 + 64 = 106
+  EXPECT_EQ(r.ip_len, f.size() - 14);
+  uint32_t first;
+  std::memcpy(&first, &f[14], 4);  // version/IHL, TOS, total length
+  EXPECT_EQ(r.ip_first_word, first);
+  if (model == "iss") {
+    EXPECT_EQ(r.ip, 0x1B000010u);
+  }
+  // Everything else in the answer is the frame as it came.
+  EXPECT_EQ(Bytes(out[3][0].begin(), out[3][0].begin() + kPayload + 8), Bytes(f.begin(), f.begin() + kPayload + 8));
+}
+
+TEST(HandlerApi, PacketLayoutNative) { layout("native"); }
+TEST(HandlerApi, PacketLayoutIss) { layout("iss"); }
+
 // The test harness carries the calls out with the same HandlerApi, at time 0.
 TEST(HandlerApi, HarnessRecordsCallsAndLogLines) {
   fs::Config cfg;

@@ -1,6 +1,8 @@
 // The HPU memory map's data regions (see hpu_address_map.h).
 #include "pspin/memory/hpu_address_map.h"
 
+#include <cstdint>
+#include <stdexcept>
 #include <string>
 
 #include "common/errors.h"
@@ -31,6 +33,24 @@ std::vector<iss::MemRegion> hpu_address_map(const HpuMemoryView& view, const Mem
                      local ? iss::kClusterShared : iss::kGlobalShared));
   }
   return map;
+}
+
+uint32_t guest_address(const HpuMemoryView& view, const uint8_t* host) {
+  if (!host) return 0;
+  const struct {
+    uint32_t base;
+    const MemRange& range;
+  } regions[] = {{FS_PKT_SLOT_BASE, view.pkt_slot},
+                 {FS_STACK_BASE, view.stack},
+                 {FS_L1_LOCAL_BASE, view.local_l1()},
+                 {FS_L2_HANDLER_BASE, view.l2_handler}};
+  const auto at = reinterpret_cast<uintptr_t>(host);
+  for (const auto& r : regions) {
+    const auto begin = reinterpret_cast<uintptr_t>(r.range.host);
+    if (r.range.host && at >= begin && at - begin <= r.range.size) return r.base + uint32_t(at - begin);
+  }
+  throw std::logic_error("guest_address: a pointer outside HPU " + std::to_string(view.hpu) + " of cluster " +
+                         std::to_string(view.cluster) + "'s memory");
 }
 
 void check_fits_address_map(const PspinConfig& pspin, const L1Layout& l1) {

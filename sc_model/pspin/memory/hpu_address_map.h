@@ -1,8 +1,9 @@
 // An HPU's memory view (pspin_memory.h) as the RISC-V handler addresses it, in the memory map of
 // firmware/fs_memory_map.h: the packet slot, the stack, the set's range of its own cluster's L1
 // (local alias) and of every cluster's L1 (global aliases), and the set's L2 handler memory,
-// each with its access class, sharing, extra cycles and TCDM banks. The ISS engine adds its
-// program memory and runtime registers to these.
+// each with its access class, sharing, extra cycles and TCDM banks; and where a host pointer into
+// them lies in that map (the handler's arguments). The ISS engine adds its program memory and
+// runtime registers to these.
 #pragma once
 #include <vector>
 
@@ -17,6 +18,11 @@ struct MemoryCosts {
 };
 
 std::vector<iss::MemRegion> hpu_address_map(const HpuMemoryView& view, const MemoryCosts& costs);
+
+// The RISC-V address of host byte `host` of the view's packet slot, stack, local L1 range or L2
+// handler memory (one past a range's end included); 0 for nullptr. Throws std::logic_error for
+// any other pointer (a handler argument the simulator made wrong).
+uint32_t guest_address(const HpuMemoryView& view, const uint8_t* host);
 
 // Throws InputError naming the key if the unit's memories do not fit the memory map's windows
 // (16 MiB per cluster's L1 state area and for L2 handler memory; FS_MAX_CLUSTERS clusters).

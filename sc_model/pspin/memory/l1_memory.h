@@ -12,12 +12,16 @@
 
 #include "common/zeroed_memory.h"
 #include "config/config.h"
+#include "fs_handler.h"
 #include "iss/tcdm_banks.h"
 
 namespace fs {
 
-// Bytes an HPU's L1 packet slot holds: the largest frame a handler can be given (jumbo frames).
+// Bytes of an HPU's L1 packet slot (jumbo frames).
 constexpr uint32_t kL1PacketSlotBytes = 9216;
+// The largest frame a handler can be given: what the slot holds from FS_PKT_FRAME_OFFSET on, where
+// frames start so that their IPv4 header is word-aligned (pspin_memory.h, place_packet).
+constexpr uint32_t kMaxSlotFrameBytes = kL1PacketSlotBytes - FS_PKT_FRAME_OFFSET;
 
 class L1Layout {
  public:

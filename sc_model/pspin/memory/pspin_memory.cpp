@@ -1,15 +1,26 @@
 // The PsPIN unit's memories and the HPUs' views of them (see pspin_memory.h).
 #include "pspin/memory/pspin_memory.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
+#include "fs_packet.h"
+
 namespace fs {
+
+static_assert((FS_PKT_FRAME_OFFSET + FS_ETH_BYTES) % 4 == 0, "the IPv4 header must start on a word");
+static_assert((FS_IPV4_BYTES + FS_UDP_BYTES) % 4 == 0, "so does the UDP payload after IPv4 and UDP headers");
+
+uint32_t packet_offset_in_slot(uint32_t ingress_port) { return ingress_port == FS_TIMER_PORT ? 0 : FS_PKT_FRAME_OFFSET; }
 
 fs_handler_args_t handler_args(const HpuMemoryView& view, uint32_t pkt_len, uint32_t ingress_port) {
   fs_handler_args_t args{};
-  args.pkt = view.pkt_slot.host;
+  const bool timer = ingress_port == FS_TIMER_PORT;
+  args.pkt = view.pkt_slot.host + packet_offset_in_slot(ingress_port);
   args.pkt_len = pkt_len;
+  args.ip = timer ? nullptr : args.pkt + FS_ETH_BYTES;
+  args.ip_len = timer || pkt_len < FS_ETH_BYTES ? 0 : pkt_len - FS_ETH_BYTES;
   args.ingress_port = ingress_port;
   args.cluster_id = view.cluster;
   args.hpu_id = view.hpu;
@@ -19,6 +30,14 @@ fs_handler_args_t handler_args(const HpuMemoryView& view, uint32_t pkt_len, uint
   args.handler_mem = view.l2_handler.host;
   args.handler_mem_size = view.l2_handler.size;
   return args;
+}
+
+fs_handler_args_t place_packet(const HpuMemoryView& view, const Bytes& packet, uint32_t ingress_port) {
+  const uint32_t at = packet_offset_in_slot(ingress_port);
+  if (packet.size() > view.pkt_slot.size - at)
+    throw std::logic_error("place_packet: a " + std::to_string(packet.size()) + "-byte packet does not fit the L1 slot");
+  std::copy(packet.begin(), packet.end(), view.pkt_slot.host + at);
+  return handler_args(view, uint32_t(packet.size()), ingress_port);
 }
 
 PspinMemory::PspinMemory(const PspinConfig& pspin, const HpuConfig& hpu)

@@ -13,6 +13,7 @@
 #include "common/zeroed_memory.h"
 #include "config/config.h"
 #include "fs_handler.h"
+#include "net/packet.h"
 #include "pspin/memory/handler_memory.h"
 #include "pspin/memory/l1_memory.h"
 
@@ -37,9 +38,20 @@ struct HpuMemoryView {
   const MemRange& local_l1() const { return set_l1[cluster]; }
 };
 
-// The handler's arguments for a packet of `pkt_len` bytes (already in the slot) that arrived on
-// `ingress_port` (FS_TIMER_PORT for a timer), as the native handler sees them: host pointers.
+// Where a packet's bytes go in an HPU's L1 packet slot: a frame at FS_PKT_FRAME_OFFSET, so that
+// its IPv4 header (after the 14-byte Ethernet header) and UDP payload are word-aligned, as PsPIN
+// hands its handlers IPv4 packets at aligned L1 addresses; a timer's event (ingress_port
+// FS_TIMER_PORT, not a frame) at the slot's start, aligned for its words.
+uint32_t packet_offset_in_slot(uint32_t ingress_port);
+
+// The handler's arguments for a packet of `pkt_len` bytes (already in the slot, where
+// packet_offset_in_slot says) that arrived on `ingress_port` (FS_TIMER_PORT for a timer), as the
+// native handler sees them: host pointers.
 fs_handler_args_t handler_args(const HpuMemoryView& view, uint32_t pkt_len, uint32_t ingress_port);
+
+// Copies a packet into the view's slot where packet_offset_in_slot says (at most
+// kMaxSlotFrameBytes: the packet buffer drops larger ones) and returns handler_args for it.
+fs_handler_args_t place_packet(const HpuMemoryView& view, const Bytes& packet, uint32_t ingress_port);
 
 class PspinMemory {
  public:

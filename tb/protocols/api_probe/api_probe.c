@@ -64,6 +64,20 @@ static int probe_bad_pointers(const fs_handler_args_t* a, uint8_t* payload) {
 #endif
 }
 
+static int probe_layout(const fs_handler_args_t* a, uint8_t* payload) {
+  api_probe_layout_t r;
+  r.pkt_mod4 = (uint32_t)(uintptr_t)a->pkt & 3u;
+  r.ip_mod4 = (uint32_t)(uintptr_t)a->ip & 3u;
+  r.payload_mod4 = (uint32_t)(uintptr_t)payload & 3u;
+  r.ip_minus_pkt = (uint32_t)(a->ip - a->pkt);
+  r.pkt_len = a->pkt_len;
+  r.ip_len = a->ip_len;
+  r.ip = (uint32_t)(uintptr_t)a->ip;
+  memcpy(&r.ip_first_word, a->ip, 4);
+  put_result(payload + 8, &r, sizeof r);
+  return fs_send(a->pkt, a->pkt_len, a->ingress_port) == 0 ? FS_OK : API_PROBE_MALFORMED;
+}
+
 int api_probe_handler(const fs_handler_args_t* args) {
   uint32_t payload_len = 0;
   uint8_t* payload = (uint8_t*)fs_udp_payload(args->pkt, args->pkt_len, &payload_len);
@@ -77,6 +91,7 @@ int api_probe_handler(const fs_handler_args_t* args) {
       __builtin_trap();
 #endif
       return API_PROBE_ISS_ONLY;
+    case API_PROBE_LAYOUT: return probe_layout(args, payload);
     default: return API_PROBE_MALFORMED;
   }
 }

@@ -27,6 +27,9 @@ enum api_probe_op {
   API_PROBE_BAD_POINTERS = 2,
   /* Logs a line, then faults (ebreak) on the ISS; natively returns API_PROBE_ISS_ONLY. */
   API_PROBE_FAULT = 3,
+  /* Where the handler finds its packet: the answer is the frame with api_probe_layout at payload
+   * offset 8, to the ingress port. */
+  API_PROBE_LAYOUT = 4,
 };
 
 /* The answer to API_PROBE_ALL, little-endian words. */
@@ -43,6 +46,16 @@ typedef struct api_probe_bad_pointers {
   int32_t send_mmio, send_unmapped, send_too_long, dma_to_program, dma_from_unmapped, log_from_mmio;
   int32_t multicast_unaligned_list, multicast_unaligned_bad_port;
 } api_probe_bad_pointers_t;
+
+/* The answer to API_PROBE_LAYOUT, little-endian words: addresses as the handler sees them (on
+ * the ISS its memory map's, natively the host's). */
+typedef struct api_probe_layout {
+  uint32_t pkt_mod4, ip_mod4, payload_mod4; /* args->pkt, args->ip and the UDP payload, mod 4 */
+  uint32_t ip_minus_pkt;                    /* args->ip - args->pkt */
+  uint32_t pkt_len, ip_len;
+  uint32_t ip;                              /* args->ip's low 32 bits */
+  uint32_t ip_first_word;                   /* one lw of the IPv4 header's first word */
+} api_probe_layout_t;
 
 enum api_probe_outcome { API_PROBE_MALFORMED = 1, API_PROBE_ISS_ONLY, API_PROBE_OUTCOME_COUNT };
 
