@@ -139,10 +139,11 @@ int PspinExamples::gen(const std::string& name, const std::vector<std::string>& 
     add("example", po::value<std::string>(&example_name)->required(), ("the example's handler set: " + example_names()).c_str());
   add("config", po::value<std::string>(), "INI file whose ports.* and sim.seed keys set what the options below leave "
       "open, as in 'flaresim run'; any such key may also be given as --section.key VALUE");
-  add("messages", po::value<uint32_t>(&o.messages)->default_value(d.messages), "messages");
-  add("packets", po::value<uint32_t>(&o.packets)->default_value(d.packets), "packets per message");
-  add("size", po::value<uint32_t>(&o.size)->default_value(d.size), "bytes of each IPv4 packet, headers included "
-      "(the Ethernet frame has 14 more)");
+  add("messages", po::value<uint32_t>(&o.messages)->default_value(d.messages),
+      ("messages, 1 to " + std::to_string(PSPIN_EX_MAX_MESSAGES)).c_str());
+  add("packets", po::value<uint32_t>(&o.packets)->default_value(d.packets), "packets per message, 1 to 65535");
+  add("size", po::value<uint32_t>(&o.size)->default_value(d.size), "bytes of each IPv4 packet, headers and the "
+      "12-byte message header included (the Ethernet frame has 14 more); the data is 1 or more 32-bit words");
   add("gap", po::value<std::string>()->default_value("20ns"), "from one packet's arrival to the next's, within a message");
   add("message-gap", po::value<std::string>()->default_value("40ns"), "from a message's last packet's arrival to the next "
       "message's first");
