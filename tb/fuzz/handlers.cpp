@@ -23,7 +23,7 @@ namespace {
 
 struct Setup {
   const char* set;  // handler set
-  uint16_t udp_port;  // the UDP destination port its default parser rule matches
+  uint16_t udp_port;  // the UDP destination port of its traffic (its parser rule's)
   const char* ini;  // on top of the common geometry below
 };
 
@@ -35,6 +35,13 @@ constexpr Setup kSetups[] = {
     {"flare_dense", 4950, "[flare]\nports = 0-3\nalgorithm = tree\n"},
     {"flare_dense", 4950, "[flare]\nports = 0-2\nparent = 3\nrank = 1\n"},
     {"flare_dense", 4950, "[flare]\nports = 0-1\nmax_payload = 64\nallreduces = id=7 ports=2-3 algorithm=tree\n"},
+    // PsPIN's examples (handlers/pspin_examples/): no configuration of their own; in this
+    // geometry reduce_l1 has 3 message states and histogram_l1 6.
+    {"pspin_empty", 9100, ""},
+    {"pspin_pingpong", 9101, ""},
+    {"pspin_aggregate_global", 9102, ""},
+    {"pspin_reduce_l1", 9103, ""},
+    {"pspin_histogram_l1", 9104, ""},
 };
 constexpr size_t kSetupCount = sizeof(kSetups) / sizeof(kSetups[0]);
 
