@@ -167,7 +167,7 @@ int flare_send_result(flare_ctx_t* c, uint32_t len) {
     fs_send(c->args->pkt, len, c->ar->parent_port);
     return FLARE_DENSE_SENT_UP;
   }
-  fs_multicast(c->args->pkt, len, c->ar->ports, c->ar->n_children);
+  fs_multicast(c->args->pkt, len, c->ports, c->ar->n_children);
   return FLARE_DENSE_RESULT_SENT;
 }
 
@@ -237,21 +237,23 @@ static int flare_single(flare_ctx_t* c) {
   return len ? flare_send_result(c, len) : outcome;
 }
 
-/* The installed allreduce with this id, or NULL. */
-static const flare_allreduce_config_t* find_allreduce(const flare_dense_config_t* cfg, uint32_t id) {
+/* The index of the installed allreduce with this id in the table, or FLARE_MAX_ALLREDUCES. */
+static uint32_t find_allreduce(const flare_dense_table_t* t, uint32_t id) {
   uint32_t i;
-  for (i = 0; i < cfg->n_allreduces && i < FLARE_MAX_ALLREDUCES; ++i)
-    if (cfg->allreduces[i].allreduce_id == id) return &cfg->allreduces[i];
-  return 0;
+  for (i = 0; i < t->n_allreduces && i < FLARE_MAX_ALLREDUCES; ++i)
+    if (t->allreduces[i].allreduce_id == id) break;
+  return i < t->n_allreduces ? i : FLARE_MAX_ALLREDUCES;
 }
 
 int flare_dense_handler(const fs_handler_args_t* args) {
-  const flare_dense_config_t* cfg = (const flare_dense_config_t*)args->handler_mem;
+  const flare_dense_table_t* table = (const flare_dense_table_t*)args->l1; /* this cluster's copy */
   flare_ctx_t c;
-  uint32_t dsize, home, l1_size = 0;
+  uint32_t dsize, home, index, l1_size = 0;
   uint8_t* l1;
 
-  if (args->handler_mem_size < sizeof(*cfg) || cfg->magic != FLARE_DENSE_MAGIC) return FLARE_DENSE_NOT_INSTALLED;
+  if (args->l1_size < FLARE_TABLE_L1_BYTES || args->handler_mem_size < sizeof(flare_dense_config_t) ||
+      table->magic != FLARE_DENSE_MAGIC)
+    return FLARE_DENSE_NOT_INSTALLED;
   if (args->pkt_len < FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES) return FLARE_DENSE_MALFORMED;
   /* The wire format is Ethernet II, IPv4 without options, UDP: the Flare header sits at 42. */
   if (fs_be16(args->pkt + 12) != FS_ETHERTYPE_IPV4 || args->pkt[FS_ETH_BYTES] != 0x45 ||
@@ -268,12 +270,14 @@ int flare_dense_handler(const fs_handler_args_t* args) {
       c.h.elem_count == 0 || args->pkt_len < FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES + c.bytes ||
       fs_be16(args->pkt + FS_ETH_BYTES + FS_IPV4_BYTES + 4) != FS_UDP_BYTES + FLARE_HEADER_BYTES + c.bytes)
     return FLARE_DENSE_MALFORMED;
-  c.ar = find_allreduce(cfg, c.h.allreduce_id);
-  if (!c.ar) return FLARE_DENSE_UNKNOWN_ALLREDUCE;
+  index = find_allreduce(table, c.h.allreduce_id);
+  if (index == FLARE_MAX_ALLREDUCES) return FLARE_DENSE_UNKNOWN_ALLREDUCE;
+  c.ar = &table->allreduces[index];
+  c.ports = ((const flare_dense_config_t*)args->handler_mem)->ports[index];
   if (c.h.kind == FLARE_KIND_RESULT) {
     /* A result from the parent: every child gets it. Only switches below the root expect one. */
     if (c.ar->parent_port == FLARE_NO_PARENT || args->ingress_port != c.ar->parent_port) return FLARE_DENSE_MALFORMED;
-    fs_multicast(args->pkt, FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES + c.bytes, c.ar->ports, c.ar->n_children);
+    fs_multicast(args->pkt, FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES + c.bytes, c.ports, c.ar->n_children);
     return FLARE_DENSE_RESULT_FORWARDED;
   }
   if (c.h.sender_rank >= c.ar->n_children) return FLARE_DENSE_BAD_RANK;

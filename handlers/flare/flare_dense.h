@@ -34,21 +34,33 @@ typedef struct flare_allreduce_config {
   uint32_t allreduce_id;
   uint32_t algorithm;          /* enum flare_algorithm */
   uint32_t buffers;            /* per block: 1 (single), B (multi), n_children (tree) */
-  uint32_t n_children;         /* contributions per block: the children in rank order below */
+  uint32_t n_children;         /* contributions per block: the children in rank order */
   uint32_t parent_port;        /* FLARE_NO_PARENT at the root; else aggregated blocks go up there */
   uint32_t rank_at_parent;     /* the sender rank this switch uses towards its parent */
   uint32_t slot_payload;       /* element bytes one buffer holds */
   uint32_t state_bytes;        /* bytes of one block state (flare_block_state_bytes) */
   uint32_t l1_offset;          /* where this allreduce's block states start in each cluster */
   uint32_t states_per_cluster; /* block states in each cluster */
-  uint32_t ports[FLARE_DENSE_MAX_CHILDREN]; /* rank -> port; results are multicast to all */
 } flare_allreduce_config_t;
 
-/* Written at offset 0 of L2 handler memory when the handler set is installed. */
-typedef struct flare_dense_config {
+/* The allreduce table, which every packet reads: the installer writes a copy at the start of the
+ * set's share of every cluster's L1 state area (args->l1), so that a handler reads it at L1's
+ * single cycle instead of L2's latency (the control plane replicates read-only configuration
+ * close to the cores, as Flare keeps per-allreduce state in the clusters' L1, section 4). The
+ * block states follow it (l1_offset >= FLARE_TABLE_L1_BYTES). */
+typedef struct flare_dense_table {
   uint32_t magic;
   uint32_t n_allreduces;
   flare_allreduce_config_t allreduces[FLARE_MAX_ALLREDUCES];
+} flare_dense_table_t;
+#define FLARE_TABLE_L1_BYTES ((uint32_t)((sizeof(flare_dense_table_t) + 7u) & ~7u))
+
+/* Written at offset 0 of L2 handler memory when the handler set is installed: the table again,
+ * and the ports of each allreduce's children (rank -> port), which only the packet that sends a
+ * block's result reads (results are multicast to all of them). */
+typedef struct flare_dense_config {
+  flare_dense_table_t table;
+  uint32_t ports[FLARE_MAX_ALLREDUCES][FLARE_DENSE_MAX_CHILDREN]; /* by table index, then rank */
 } flare_dense_config_t;
 
 /* The state of one block in L1: this header, then (tree only) the tree's arrival counters, then

@@ -11,7 +11,8 @@ typedef void (*flare_fold_fn)(uint8_t* acc, const uint8_t* in, uint32_t n);
 /* One contribution being aggregated. */
 typedef struct flare_ctx {
   const fs_handler_args_t* args;
-  const flare_allreduce_config_t* ar;
+  const flare_allreduce_config_t* ar; /* in this cluster's copy of the table (L1) */
+  const uint32_t* ports;               /* its children's ports, rank order (L2) */
   flare_header_t h;
   flare_block_state_t* st;
   const uint8_t* elems; /* the packet's elements */

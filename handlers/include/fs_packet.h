@@ -7,6 +7,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#if defined(FS_XPULP) && defined(__riscv)
+#include "fs_xpulp.h"
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -20,6 +24,27 @@ extern "C" {
 #define FS_IPPROTO_UDP 17u
 #define FS_UDP_PAYLOAD_OFFSET (FS_ETH_BYTES + FS_IPV4_BYTES + FS_UDP_BYTES) /* UDP payload, no IP options */
 
+#if defined(FS_XPULP) && defined(__riscv)
+/* With Xpulp: one (possibly misaligned) load or store and one byte swap (fs_xpulp.h). */
+static inline uint32_t fs_be16(const uint8_t* p) {
+  uint16_t v;
+  memcpy(&v, p, 2);
+  return fs_xp_bswap32(v) >> 16;
+}
+static inline uint32_t fs_be32(const uint8_t* p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return fs_xp_bswap32(v);
+}
+static inline void fs_put_be16(uint8_t* p, uint32_t v) {
+  const uint16_t w = (uint16_t)(fs_xp_bswap32(v) >> 16);
+  memcpy(p, &w, 2);
+}
+static inline void fs_put_be32(uint8_t* p, uint32_t v) {
+  const uint32_t w = fs_xp_bswap32(v);
+  memcpy(p, &w, 4);
+}
+#else
 static inline uint32_t fs_be16(const uint8_t* p) { return ((uint32_t)p[0] << 8) | p[1]; }
 static inline uint32_t fs_be32(const uint8_t* p) {
   return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
@@ -28,6 +53,7 @@ static inline void fs_put_be16(uint8_t* p, uint32_t v) { p[0] = (uint8_t)(v >> 8
 static inline void fs_put_be32(uint8_t* p, uint32_t v) {
   p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
 }
+#endif
 
 /* The UDP payload of an Ethernet II / IPv4 (any IHL) / UDP frame of `len` bytes, bounded by the
  * UDP length; NULL when the frame is not that or is cut short (no checksum is checked). */

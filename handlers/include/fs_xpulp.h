@@ -36,6 +36,10 @@
 #define FS_XP_MIN_B(rd, rs1, rs2) FS_XP_SIMD(4, 0, 1, rd, rs1, rs2)
 #define FS_XP_MAX_H(rd, rs1, rs2) FS_XP_SIMD(6, 0, 0, rd, rs1, rs2)
 #define FS_XP_MAX_B(rd, rs1, rs2) FS_XP_SIMD(6, 0, 1, rd, rs1, rs2)
+/* pv.shuffleI0.sci.b rd, rs1, 27: rd's bytes 0, 1, 2 are rs1's bytes 3, 2, 1 (selectors 3, 2, 1
+ * in Imm6 = 0b011011; Imm6[0] is bit 25, Imm6[5:1] the rs2 field) and its byte 3 is rs1's byte 0
+ * (the I0 form): a 32-bit byte swap in one instruction, for big-endian header fields. */
+#define FS_XP_BSWAP(rd, rs1) ".insn r 0x57, 7, (24 << 2) | 1, " rd ", " rs1 ", x13\n\t"
 /* Scalar p.min/p.max (signed): OP, funct7 2, funct3 4 / 6; and plain add, in the same form for
  * code that picks its combining instruction by macro. */
 #define FS_XP_ADD(rd, rs1, rs2) "add " rd ", " rs1 ", " rs2 "\n\t"
@@ -82,6 +86,11 @@ FS_XP_BINARY(fs_xp_max_b, FS_XP_MAX_B)
 FS_XP_BINARY(fs_xp_min, FS_XP_MIN)
 FS_XP_BINARY(fs_xp_max, FS_XP_MAX)
 #undef FS_XP_BINARY
+static inline uint32_t fs_xp_bswap32(uint32_t a) {
+  uint32_t r;
+  __asm__(FS_XP_BSWAP("%0", "%1") : "=r"(r) : "r"(a));
+  return r;
+}
 
 #endif /* FS_XPULP && __riscv */
 #endif /* FS_XPULP_H */

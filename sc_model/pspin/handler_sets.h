@@ -22,6 +22,7 @@ struct InstallTarget {
   uint32_t handler_mem_size;
   uint32_t l1_state_bytes;   // the set's share of each cluster's L1 state area
   uint32_t clusters;
+  std::vector<uint8_t*> l1_state;  // that share, by cluster (l1_state_bytes each)
 };
 
 // How much memory a handler set asks for; 0 for either: an equal share of what the sets that

@@ -115,7 +115,8 @@ void PspinUnit::install_handler_sets(const Config& cfg) {
   for (size_t i = 0; i < installed_.size(); ++i) {
     memory_.assign(installed_[i], layout[i]);
     const HandlerSetMemory& m = layout[i];
-    const InstallTarget target{memory_.l2_handler().data() + m.l2_offset, m.l2_bytes, m.l1_bytes, cfg.pspin.clusters};
+    InstallTarget target{memory_.l2_handler().data() + m.l2_offset, m.l2_bytes, m.l1_bytes, cfg.pspin.clusters, {}};
+    for (unsigned c = 0; c < memory_.clusters(); ++c) target.l1_state.push_back(memory_.l1(c).state() + m.l1_offset);
     handler_sets()[size_t(installed_[i])].control->install(cfg, target);
   }
 }

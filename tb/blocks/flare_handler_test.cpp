@@ -46,7 +46,8 @@ HandlerCall contribute_all(HandlerHarness& h, uint32_t block, uint8_t dtype, uin
 // The state of block state `index` of the single-buffer allreduce (the only one installed, so at
 // L1 offset 0): a 64-byte header and one buffer of 8 + 1024 bytes.
 const flare_block_state_t* slot_at(HandlerHarness& h, uint32_t cluster, uint32_t index) {
-  return reinterpret_cast<const flare_block_state_t*>(h.l1(cluster) + size_t(index) * 1096);
+  // After the allreduce table; single-buffer block states of 1096 bytes.
+  return reinterpret_cast<const flare_block_state_t*>(h.l1(cluster) + FLARE_TABLE_L1_BYTES + size_t(index) * 1096);
 }
 
 TEST(BlocksFlareHandler, OutcomeTableAndInstaller) {
@@ -72,9 +73,9 @@ TEST(BlocksFlareHandler, OutcomeTableAndInstaller) {
   fs::flare_config(cfg).ports = "3,1,0";
   HandlerHarness h(cfg, "flare_dense");
   const auto* c = reinterpret_cast<const flare_dense_config_t*>(h.handler_memory().data());
-  EXPECT_EQ(c->magic, FLARE_DENSE_MAGIC);
-  ASSERT_EQ(c->n_allreduces, 1u);
-  const flare_allreduce_config_t& a = c->allreduces[0];
+  EXPECT_EQ(c->table.magic, FLARE_DENSE_MAGIC);
+  ASSERT_EQ(c->table.n_allreduces, 1u);
+  const flare_allreduce_config_t& a = c->table.allreduces[0];
   EXPECT_EQ(a.allreduce_id, 7u);
   EXPECT_EQ(a.algorithm, uint32_t(FLARE_ALGO_SINGLE));  // auto without flare.bytes
   EXPECT_EQ(a.buffers, 1u);
@@ -82,18 +83,23 @@ TEST(BlocksFlareHandler, OutcomeTableAndInstaller) {
   EXPECT_EQ(a.parent_port, FLARE_NO_PARENT);
   EXPECT_EQ(a.slot_payload, 1024u);
   EXPECT_EQ(a.state_bytes, 1096u);
-  EXPECT_EQ(a.l1_offset, 0u);
-  EXPECT_EQ(a.states_per_cluster, 939u);  // floor(1030144 / 1096)
-  EXPECT_EQ(a.ports[0], 3u);
-  EXPECT_EQ(a.ports[1], 1u);
-  EXPECT_EQ(a.ports[2], 0u);
-  // Too many block states for the L1 state area: 940 x 1096 = 1030240 bytes.
+  // The table (magic, count: 8 bytes, 16 allreduces of 10 words: 640) comes first in L1.
+  EXPECT_EQ(FLARE_TABLE_L1_BYTES, 648u);
+  EXPECT_EQ(a.l1_offset, 648u);
+  EXPECT_EQ(a.states_per_cluster, 939u);  // floor((1030144 - 648) / 1096)
+  EXPECT_EQ(c->ports[0][0], 3u);
+  EXPECT_EQ(c->ports[0][1], 1u);
+  EXPECT_EQ(c->ports[0][2], 0u);
+  // Every cluster's L1 state area starts with a copy of the table.
+  for (uint32_t cl = 0; cl < cfg.pspin.clusters; ++cl)
+    EXPECT_EQ(std::memcmp(h.l1(cl), &c->table, sizeof(c->table)), 0) << "cluster " << cl;
+  // Too many block states for the L1 state area: 648 + 940 x 1096 = 1030888 bytes.
   fs::flare_config(cfg).buffers = 940;
   try {
     HandlerHarness bad(cfg, "flare_dense");
     FAIL() << "no error";
   } catch (const fs::InputError& e) {
-    EXPECT_STREQ(e.what(), "the allreduces' flare.buffers need 1030240 bytes of L1 per cluster; the L1 state area has 1030144");
+    EXPECT_STREQ(e.what(), "the allreduces' flare.buffers need 1030888 bytes of L1 per cluster (648 of them the allreduce table); the L1 state area has 1030144");
   }
 }
 

@@ -69,7 +69,8 @@ class HandlerHarness {
     memory_.assign(kSet, fs::HandlerSetMemory{0, l1_size, 0, l2_size});
     if (install) {  // the set alone owns all of L1 and L2, as when it is the switch's only set
       set_.control->memory_need(cfg, l1_size, l2_size);
-      const fs::InstallTarget target{memory_.l2_handler().data(), l2_size, l1_size, cfg.pspin.clusters};
+      fs::InstallTarget target{memory_.l2_handler().data(), l2_size, l1_size, cfg.pspin.clusters, {}};
+      for (unsigned c = 0; c < memory_.clusters(); ++c) target.l1_state.push_back(memory_.l1(c).state());
       set_.control->install(cfg, target);
     }
   }

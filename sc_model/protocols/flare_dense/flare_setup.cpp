@@ -126,8 +126,9 @@ void check_table_fits(uint64_t l2_bytes) {
 std::vector<FlareAllreduce> flare_allreduces(const Config& cfg, uint32_t l1_state_bytes) {
   std::vector<FlareAllreduce> all = resolve_all(cfg);
 
-  // Memory partitioning: explicit shares first, the rest of the L1 state area split equally.
-  uint64_t fixed = 0;
+  // Memory partitioning: the allreduce table first, then explicit shares, then the rest of the
+  // L1 state area split equally.
+  uint64_t fixed = FLARE_TABLE_L1_BYTES;
   size_t sharing = 0;
   for (const FlareAllreduce& a : all) {
     if (a.states_per_cluster)
@@ -136,9 +137,10 @@ std::vector<FlareAllreduce> flare_allreduces(const Config& cfg, uint32_t l1_stat
       ++sharing;
   }
   if (fixed > l1_state_bytes)
-    throw InputError("the allreduces' flare.buffers need " + std::to_string(fixed) + " bytes of L1 per cluster; the L1 state area has " +
+    throw InputError("the allreduces' flare.buffers need " + std::to_string(fixed) + " bytes of L1 per cluster (" +
+                     std::to_string(FLARE_TABLE_L1_BYTES) + " of them the allreduce table); the L1 state area has " +
                      std::to_string(l1_state_bytes));
-  uint32_t offset = 0;
+  uint32_t offset = FLARE_TABLE_L1_BYTES;
   for (FlareAllreduce& a : all) {
     if (!a.states_per_cluster) {
       a.states_per_cluster = unsigned((l1_state_bytes - fixed) / sharing / a.state_bytes);
@@ -161,8 +163,9 @@ MemoryNeed FlareDenseControl::memory_need(const Config& cfg, uint64_t l1_availab
   for (const FlareAllreduce& a : all)
     if (!a.states_per_cluster) return need;  // it fills the L1 share it gets
   // Every allreduce names its block states: exactly what they take (laid out once here so that
-  // too many states are reported in the allreduces' own terms).
+  // too many states are reported in the allreduces' own terms), after the table.
   flare_allreduces(cfg, uint32_t(std::min<uint64_t>(l1_available, 0xFFFFFFFFu)));
+  need.l1_bytes = FLARE_TABLE_L1_BYTES;
   for (const FlareAllreduce& a : all) need.l1_bytes += uint64_t(a.states_per_cluster) * a.state_bytes;
   return need;
 }
@@ -172,11 +175,11 @@ void FlareDenseControl::install(const Config& cfg, const InstallTarget& t) const
   const std::vector<FlareAllreduce> all = flare_allreduces(cfg, t.l1_state_bytes);
   flare_dense_config_t c;
   std::memset(&c, 0, sizeof(c));
-  c.magic = FLARE_DENSE_MAGIC;
-  c.n_allreduces = uint32_t(all.size());
+  c.table.magic = FLARE_DENSE_MAGIC;
+  c.table.n_allreduces = uint32_t(all.size());
   for (size_t i = 0; i < all.size(); ++i) {
     const FlareAllreduce& a = all[i];
-    flare_allreduce_config_t& o = c.allreduces[i];
+    flare_allreduce_config_t& o = c.table.allreduces[i];
     o.allreduce_id = a.id;
     o.algorithm = a.algorithm == "multi" ? FLARE_ALGO_MULTI : a.algorithm == "tree" ? FLARE_ALGO_TREE : FLARE_ALGO_SINGLE;
     o.buffers = a.buffers_per_block;
@@ -187,9 +190,10 @@ void FlareDenseControl::install(const Config& cfg, const InstallTarget& t) const
     o.state_bytes = a.state_bytes;
     o.l1_offset = a.l1_offset;
     o.states_per_cluster = a.states_per_cluster;
-    for (size_t r = 0; r < a.ports.size(); ++r) o.ports[r] = a.ports[r];
+    for (size_t r = 0; r < a.ports.size(); ++r) c.ports[i][r] = a.ports[r];
   }
   std::memcpy(t.handler_mem, &c, sizeof(c));
+  for (uint8_t* l1 : t.l1_state) std::memcpy(l1, &c.table, sizeof(c.table));
 }
 
 }  // namespace fs

@@ -1,7 +1,8 @@
 // The Flare network manager's part in the simulator: the allreduces the switch takes part in
 // (flare.* keys, or several in flare.allreduces), the aggregation algorithm each one gets
 // (Flare 6.4), and their installation into the flare_dense handler set's memory: the allreduce
-// table in L2 handler memory and each allreduce's share of every cluster's L1 state area.
+// table in L2 handler memory and copied into every cluster's L1, and each allreduce's share of
+// every cluster's L1 state area.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -51,8 +52,9 @@ struct FlareAllreduce {
 std::vector<FlareAllreduce> flare_allreduces(const Config& cfg, uint32_t l1_state_bytes);
 
 // The flare_dense handler set's control plane: the memory it needs (all L1 state it can get
-// unless every allreduce names its buffers; the allreduce table in L2) and its installer, which
-// writes the allreduce table into its L2 handler memory.
+// unless every allreduce names its buffers; the allreduce table and the children's ports in L2)
+// and its installer, which writes them into its L2 handler memory and a copy of the table at the
+// start of its share of every cluster's L1 state area.
 class FlareDenseControl : public HandlerSetControl {
  public:
   MemoryNeed memory_need(const Config& cfg, uint64_t l1_available, uint64_t l2_available) const override;
