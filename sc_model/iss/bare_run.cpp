@@ -55,6 +55,7 @@ BareRunResult run_bare_image(const std::string& path, const ElfImage& img, const
   }
 
   Cpu cpu(mem, opts.timing);
+  cpu.set_xpulp(opts.xpulp);
   cpu.pc = img.entry;
   cpu.x[2] = kBareStackTop - 16;
   BareRunResult res;

@@ -17,6 +17,7 @@ namespace fs::iss {
 struct BareRunOptions {
   uint64_t max_instructions = 10'000'000'000ull;  // watchdog
   Timing timing;
+  bool xpulp = false;  // decode RI5CY's Xpulp instructions (`flaresim iss --isa rv32imafc_xpulp`)
 };
 
 struct BareRunResult {

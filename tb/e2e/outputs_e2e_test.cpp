@@ -240,6 +240,23 @@ TEST(E2EOutputs, SigintWhileTheBareIssRuns) {
   EXPECT_NE(err.find(" instructions; no output file was written\n"), std::string::npos) << err;
 }
 
+TEST(E2EOutputs, TheBareIssDecodesXpulpOnlyWhenAsked) {
+  // li a0, -5; p.abs a0, a0; li a7, 93; ecall: exit status 5 with --isa rv32imafc_xpulp, an
+  // illegal instruction under the default rv32imafc.
+  ScratchDir dir;
+  std::vector<uint8_t> elf = test::make_elf({0xffb00513u /* li a0, -5 */, 0x04050533u /* p.abs a0, a0 */,
+                                             0x05d00893u /* li a7, 93 */, 0x00000073u /* ecall */});
+  write_file(dir / "p.elf", std::string(elf.begin(), elf.end()));
+  const CliResult x = flaresim("iss --isa rv32imafc_xpulp p.elf", dir);
+  EXPECT_EQ(x.code, 5) << x.err;
+  EXPECT_EQ(x.err, "flaresim iss: 3 instructions, 3 cycles\n");
+  const CliResult plain = flaresim("iss p.elf", dir);
+  EXPECT_EQ(plain.code, 1) << plain.err;
+  EXPECT_NE(plain.err.find("illegal instruction 0x04050533 at pc 0x00010004"), std::string::npos) << plain.err;
+  expect_input_error(flaresim("iss --isa rv64 p.elf", dir),
+                     "iss: bad value 'rv64' for '--isa': expected one of rv32imafc, rv32imafc_xpulp");
+}
+
 TEST(E2EOutputs, AnElfWhoseSegmentsDoNotFitIsRefusedBeforeAllocating) {
   // A 4-byte program whose p_memsz reaches the stack: refused, not zero-filled to 2 GiB (under
   // `ulimit -v` of 512 MiB the allocation would fail).
