@@ -640,7 +640,7 @@ Stop Cpu::run(uint64_t budget, uint64_t cycle_limit, const Gates& gates) {
       FS_ISS_MUL_OPS(MUL)
 #undef MUL
       case Op::kDiv: case Op::kDivu: case Op::kRem: case Op::kRemu:
-        e.cost = sem::div_cycles(in.op, a, b, t_);
+        e.cost = sem::div_cycles(in.op, b, t_);
         counters.div_cycles += e.cost;
         set_x(in, sem::divide(in.op, a, b));
         break;

@@ -51,9 +51,9 @@ TEST(IssCpu, LoadUseStallTakenBranchMulAndDivCycles) {
   //  12: bne  x5, x0, -12     taken 3 (twice), not taken 1 (last)
   //  16: mul  x8, x7, x7      1
   //  20: mulh x9, x7, x7      5
-  //  24: div  x11, x7, x12    3 + (bitlen(21) - bitlen(2)) = 3 + (5 - 2) = 6
+  //  24: div  x11, x7, x12    3 + the divisor 2's 30 leading zeros = 33
   //  28: ecall
-  // Loop: 3 x (1 + 2 + 1) + 3 + 3 + 1 = 19; then 1 + 5 + 6 = 12: 31 cycles, 3 stalls.
+  // Loop: 3 x (1 + 2 + 1) + 3 + 3 + 1 = 19; then 1 + 5 + 33 = 39: 58 cycles, 3 stalls.
   Machine m({lw(6, 10, 0), add(7, 7, 6), addi(5, 5, -1), bne(5, 0, -12), mul(8, 7, 7), mulh(9, 7, 7),
              div_(11, 7, 12), kEcall});
   uint32_t seven = 7;
@@ -68,10 +68,43 @@ TEST(IssCpu, LoadUseStallTakenBranchMulAndDivCycles) {
   EXPECT_EQ(c.x[9], 0u);
   EXPECT_EQ(c.x[11], 10u);
   EXPECT_EQ(c.instret, 3u * 4 + 3);
-  EXPECT_EQ(c.cycles, 31u);
+  EXPECT_EQ(c.cycles, 58u);
   EXPECT_EQ(c.counters.load_use_stalls, 3u);
   EXPECT_EQ(c.counters.branches, 3u);
   EXPECT_EQ(c.counters.taken, 2u);
+}
+
+TEST(IssCpu, DivisionCyclesCountTheDivisorsLeadingZeros) {
+  // 3 + the serial divider's steps (docs/ISS.md, "Timing"): the divisor's leading zeros (32 for
+  // 0, 0 from 2^31 up); for div/rem by a negative divisor, one less than -b's leading zeros, 63
+  // for -2^31. The dividend does not count.
+  struct Case {
+    uint32_t insn, a, b, cycles;
+  };
+  const Case cases[] = {
+      {divu(7, 5, 6), 100, 0, 3 + 32},                     // divide by zero
+      {divu(7, 5, 6), 100, 1, 3 + 31},
+      {divu(7, 5, 6), 0xFFFFFFFFu, 0x80000000u, 3 + 0},
+      {divu(7, 5, 6), 7, 0x40000000u, 3 + 1},
+      {remu(7, 5, 6), 5, 0xFFFFFFFFu, 3 + 0},
+      {div_(7, 5, 6), 21, 2, 3 + 30},
+      {div_(7, 5, 6), 0x7FFFFFFFu, 2, 3 + 30},             // another dividend, the same steps
+      {div_(7, 5, 6), 21, uint32_t(-1), 3 + 31 - 1},       // -b = 1: 31 leading zeros
+      {div_(7, 5, 6), 21, uint32_t(-2), 3 + 30 - 1},       // -b = 2: 30
+      {div_(7, 5, 6), 21, 0xC0000000u, 3 + 1 - 1},         // -b = 2^30: 1
+      {div_(7, 5, 6), 21, 0x80000000u, 3 + 63},            // -b = 2^31: none, the count wraps
+      {rem(7, 5, 6), 21, 0, 3 + 32},
+      {rem(7, 5, 6), uint32_t(-7), 7, 3 + 29},
+  };
+  for (const Case& k : cases) {
+    Machine m({k.insn, kEcall});
+    Cpu c = m.cpu();
+    c.x[5] = k.a;
+    c.x[6] = k.b;
+    ASSERT_EQ(c.run(10), Stop::kEcall);
+    EXPECT_EQ(c.cycles, k.cycles) << std::hex << k.insn << " " << k.a << " / " << k.b;
+    EXPECT_EQ(c.counters.div_cycles, k.cycles);
+  }
 }
 
 TEST(IssCpu, RegionCostsAndMisalignedAccess) {
