@@ -32,11 +32,12 @@ std::string Fault::describe() const {
     case kLoadAccess: what = "load access fault"; break;
     case kStoreAccess: what = "store access fault"; break;
     case kMisalignedAtomic: what = "misaligned atomic access"; break;
+    case kNoLrSc: what = "lr.w/sc.w to memory without LR/SC (PsPIN's L1 has none)"; break;
     case kHwLoop:
       std::snprintf(buf, sizeof buf, "hardware loop rule broken at pc 0x%08x (instruction 0x%08x): ", pc, insn);
       return buf + detail;
   }
-  if (kind == kLoadAccess || kind == kStoreAccess || kind == kMisalignedAtomic)
+  if (kind == kLoadAccess || kind == kStoreAccess || kind == kMisalignedAtomic || kind == kNoLrSc)
     std::snprintf(buf, sizeof buf, "%s at address 0x%08x (pc 0x%08x, instruction 0x%08x)", what, addr, pc, insn);
   else
     std::snprintf(buf, sizeof buf, "%s 0x%08x at pc 0x%08x", what, insn, pc);
@@ -164,7 +165,7 @@ FS_ISS_INLINE uint64_t Cpu::stalls_before(const Insn& in) {
     stall = t_.load_use_stall;
     ++counters.load_use_stalls;
   }
-  pending_load_ = kNoReg;  // loads set it again (load(), load_fp())
+  pending_load_ = kNoReg;  // loads set it again (load(), load_fp(), atomic())
   if (icache_ && (pc >> icache_->line_shift()) != icache_line_) {
     icache_line_ = pc >> icache_->line_shift();
     const uint32_t refill = icache_->access(icache_program_, pc);
@@ -270,9 +271,10 @@ FS_ISS_INLINE void Cpu::tell_stored(const MemRegion& r, const uint8_t* host, uns
 // The address path that loads, stores and atomics to memory share: finds the region (nullptr if
 // none, not writable for a store, or a device), points `host` at the bytes, and accounts the
 // region's extra cycles, TCDM bank conflicts and misalignment. `tell`: a store that certainly
-// writes (an SC tells only once it succeeds).
+// writes (an SC tells only once it succeeds). `amo`: a read-modify-write, which holds a TCDM bank
+// a cycle more.
 FS_ISS_INLINE const MemRegion* Cpu::access(uint32_t addr, unsigned size, bool store, Exec& e, uint8_t*& host,
-                                           bool tell) {
+                                           bool tell, bool amo) {
   const MemRegion* r = mem_.find(addr, size);
   if (!r || (store && !r->writable) || r->mmio) return nullptr;
   host = r->host + (addr - r->base);
@@ -286,7 +288,8 @@ FS_ISS_INLINE const MemRegion* Cpu::access(uint32_t addr, unsigned size, bool st
   counters.region_stall_cycles += r->extra_cycles;
   ++counters.accesses[r->access_class];
   if (r->banks) {
-    const uint32_t wait = r->banks->access(hart_id_, cycle_base_ + cycles + e.stall, r->bank_offset + (addr - r->base));
+    const uint32_t wait =
+        r->banks->access(hart_id_, cycle_base_ + cycles + e.stall, r->bank_offset + (addr - r->base), amo);
     e.cost += wait;
     counters.bank_conflict_cycles += wait;
   }
@@ -453,18 +456,25 @@ bool Cpu::check_hw_loop(unsigned l, const Insn& in) {
   return true;
 }
 
-// lr.w, sc.w and the AMOs: aligned words of memory, never a spin load. The value an AMO writes
-// comes from sem::amo.
+// lr.w, sc.w and the AMOs: aligned words of memory, never a spin load. Each is one transaction
+// that returns a word, as a load (RI5CY writes rd from WB: a load-use stall follows); LR/SC only
+// where the memory has them (MemRegion::lrsc). The value an AMO writes comes from sem::amo.
 FS_ISS_INLINE bool Cpu::atomic(const Insn& in, uint32_t a, uint32_t b, Exec& e) {
   if (a & 3) return fail(Fault::kMisalignedAtomic, in.raw, a);
+  const bool lrsc = in.op == Op::kLrW || in.op == Op::kScW;
+  if (lrsc) {
+    const MemRegion* m = mem_.find(a, 4);
+    if (m && !m->lrsc) return fail(Fault::kNoLrSc, in.raw, a);
+  }
   uint8_t* h;
   e.cost = t_.atomic;
   ++counters.atomics;
   const bool store = in.op != Op::kLrW;
-  const MemRegion* r = access(a, 4, store, e, h, in.op != Op::kScW);
+  const MemRegion* r = access(a, 4, store, e, h, in.op != Op::kScW, !lrsc);
   if (!r) return fail(store ? Fault::kStoreAccess : Fault::kLoadAccess, in.raw, a);
   const uint32_t old = load_le(h, 4);
   e.shared_load = nullptr;  // atomics never count as spin loads
+  pending_load_ = in.dst;
   ++writes_;                // (an LR changes the reservation)
   if (in.op == Op::kLrW) {
     reservation_valid_ = true;

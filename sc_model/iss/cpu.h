@@ -35,7 +35,16 @@ enum class GateKind : uint8_t { kCluster, kShared, kDevice };
 enum class Stop { kEcall, kEbreak, kFault, kBudget, kHalt, kGate, kSpin, kYield };
 
 struct Fault {
-  enum Kind { kNone, kIllegalInstruction, kFetchAccess, kLoadAccess, kStoreAccess, kMisalignedAtomic, kHwLoop } kind = kNone;
+  enum Kind {
+    kNone,
+    kIllegalInstruction,
+    kFetchAccess,
+    kLoadAccess,
+    kStoreAccess,
+    kMisalignedAtomic,
+    kNoLrSc,  // lr.w or sc.w to memory without them (MemRegion::lrsc)
+    kHwLoop
+  } kind = kNone;
   uint32_t pc = 0;
   uint32_t insn = 0;  // the instruction word (16 or 32 bits), 0 if it could not be fetched
   uint32_t addr = 0;  // the faulting data address for access faults
@@ -225,7 +234,8 @@ class Cpu {
   // The memory access path: gates, region lookup, costs, and telling others of shared stores.
   bool gated(const Insn& in, const Gates& gates, uint64_t stall);
   const MemRegion* device_at(uint32_t addr, unsigned size);
-  const MemRegion* access(uint32_t addr, unsigned size, bool store, Exec& e, uint8_t*& host, bool tell = true);
+  const MemRegion* access(uint32_t addr, unsigned size, bool store, Exec& e, uint8_t*& host, bool tell = true,
+                          bool amo = false);
   void tell_stored(const MemRegion& r, const uint8_t* host, unsigned size, uint64_t stall);
   bool load(const Insn& in, uint32_t a, Exec& e) { return load_at(in, a + uint32_t(in.imm), in.op, e); }
   bool store(const Insn& in, uint32_t a, uint32_t b, Exec& e) { return store_at(in, a + uint32_t(in.imm), in.op, b, e); }

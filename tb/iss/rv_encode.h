@@ -42,6 +42,7 @@ constexpr uint32_t amo(uint32_t f5, uint32_t rd, uint32_t rs1, uint32_t rs2) { r
 constexpr uint32_t lr_w(uint32_t rd, uint32_t rs1) { return amo(0x02, rd, rs1, 0); }
 constexpr uint32_t sc_w(uint32_t rd, uint32_t rs1, uint32_t rs2) { return amo(0x03, rd, rs1, rs2); }
 constexpr uint32_t amoswap_w(uint32_t rd, uint32_t rs1, uint32_t rs2) { return amo(0x01, rd, rs1, rs2); }
+constexpr uint32_t amoadd_w(uint32_t rd, uint32_t rs1, uint32_t rs2) { return amo(0x00, rd, rs1, rs2); }
 
 }  // namespace
 }  // namespace fs::iss
