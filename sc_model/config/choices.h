@@ -3,9 +3,13 @@
 // compare enums, never strings.
 #pragma once
 #include <array>
+#include <cstdint>
 #include <string>
 
 namespace fs {
+namespace iss {
+enum class IcacheReplacement : uint8_t;  // iss/icache.h
+}
 
 enum class HpuModel { kNative, kIss };
 enum class HpuIsa { kRv32imafc, kRv32imafcXpulp };
@@ -35,6 +39,10 @@ struct ChoiceNames<OnOff> {
 template <>
 struct ChoiceNames<IcrcCheck> {
   static constexpr std::array<const char*, 2> names = {"check", "off"};
+};
+template <>
+struct ChoiceNames<iss::IcacheReplacement> {
+  static constexpr std::array<const char*, 2> names = {"random", "lru"};
 };
 template <>
 struct ChoiceNames<SchedPolicy> {

@@ -32,11 +32,12 @@ std::string Fault::describe() const {
     case kLoadAccess: what = "load access fault"; break;
     case kStoreAccess: what = "store access fault"; break;
     case kMisalignedAtomic: what = "misaligned atomic access"; break;
+    case kNoLrSc: what = "lr.w/sc.w to memory without LR/SC (PsPIN's L1 has none)"; break;
     case kHwLoop:
       std::snprintf(buf, sizeof buf, "hardware loop rule broken at pc 0x%08x (instruction 0x%08x): ", pc, insn);
       return buf + detail;
   }
-  if (kind == kLoadAccess || kind == kStoreAccess || kind == kMisalignedAtomic)
+  if (kind == kLoadAccess || kind == kStoreAccess || kind == kMisalignedAtomic || kind == kNoLrSc)
     std::snprintf(buf, sizeof buf, "%s at address 0x%08x (pc 0x%08x, instruction 0x%08x)", what, addr, pc, insn);
   else
     std::snprintf(buf, sizeof buf, "%s 0x%08x at pc 0x%08x", what, insn, pc);
@@ -156,7 +157,8 @@ struct Cpu::Exec {
 // -- Bookkeeping: stalls before an instruction, cycles, counts and observers after it.
 
 // The cycles before `in` starts: a load-use stall if it reads the register the previous
-// instruction loaded, and an instruction-cache refill when it enters another line.
+// instruction loaded, and waiting for its instructions to be fetched (fetch_stall) when it is a
+// jump's target, enters another line or lies in its line's last word.
 FS_ISS_INLINE uint64_t Cpu::stalls_before(const Insn& in) {
   uint64_t stall = 0;
   if (pending_load_ != kNoReg &&
@@ -164,17 +166,57 @@ FS_ISS_INLINE uint64_t Cpu::stalls_before(const Insn& in) {
     stall = t_.load_use_stall;
     ++counters.load_use_stalls;
   }
-  pending_load_ = kNoReg;  // loads set it again (load(), load_fp())
-  if (icache_ && (pc >> icache_->line_shift()) != icache_line_) {
-    icache_line_ = pc >> icache_->line_shift();
-    const uint32_t refill = icache_->access(icache_program_, pc);
-    if (refill) {
-      stall += refill;
-      ++counters.icache_misses;
-      counters.icache_stall_cycles += refill;
-    }
+  pending_load_ = kNoReg;  // loads set it again (load(), load_fp(), atomic())
+  if (icache_) {
+    const uint32_t shift = icache_->line_shift();
+    const bool jumped = pc != fetch_next_;
+    if (jumped || (pc >> shift) != icache_line_ || (pc & ((1u << shift) - 1)) >= (1u << shift) - 4)
+      stall += fetch_stall(in, jumped, cycle_base_ + cycles + stall);
   }
   return stall;
+}
+
+// How long `in`, due to start at absolute cycle `now`, waits for its instructions. The core's
+// fetch buffer holds one line (RI5CY's L0 buffer, docs/ISS.md): a jump's target or a line entered
+// in sequence is fetched when the instruction is due; while it executes its line's last word
+// it fetches the next line ahead (icache.prefetch), and an instruction running into that line
+// waits for it; a jump's target is fetched only after that look-ahead has come back.
+uint64_t Cpu::fetch_stall(const Insn& in, bool jumped, uint64_t now) {
+  const uint32_t shift = icache_->line_shift(), line_bytes = 1u << shift, line = pc >> shift;
+  uint64_t start = now;
+  if (jumped || line != icache_line_) {
+    start = std::max(now, demand_fetch(pc, jumped ? std::max(now, look_ahead_until_) : now));
+    icache_line_ = line;
+    looked_ahead_ = false;
+  }
+  const uint32_t offset = pc & (line_bytes - 1);
+  if (offset >= line_bytes - 4) {
+    const uint32_t next = (line + 1) << shift;
+    // A hardware loop's end that turns back fetches the loop's start instead (RI5CY's L0 buffer).
+    const bool loops_back = loops_active_ && ((loops[0].count > 1 && pc == loops[0].end) ||
+                                              (loops[1].count > 1 && pc == loops[1].end));
+    if (offset + in.len > line_bytes) {
+      start = std::max(start, demand_fetch(next, start));
+      looked_ahead_ = true;
+    } else if (!looked_ahead_ && icache_->prefetch() && !loops_back) {
+      looked_ahead_ = true;
+      // Asked as the instruction leaves the buffer, for the one after it: a hit arrives in time.
+      const InstructionCache::Fetch f = icache_->fetch(icache_program_, next, hart_id_, start + 1);
+      if (f.refilled) ++counters.icache_prefetches;
+      // A jump asks for its target 2 cycles before the target starts (CV32E40P manual, "Jump"),
+      // after the look-ahead's line has arrived a cycle before it could start.
+      look_ahead_until_ = f.ready + 1;
+    }
+  }
+  counters.icache_stall_cycles += start - now;
+  return start - now;
+}
+
+// A fetch the core waits for, at absolute cycle `at`: when its instructions can start.
+uint64_t Cpu::demand_fetch(uint32_t addr, uint64_t at) {
+  const InstructionCache::Fetch f = icache_->fetch(icache_program_, addr, hart_id_, at);
+  if (f.refilled) ++counters.icache_misses;
+  return f.ready;
 }
 
 // Retires an executed instruction: tells the observer, counts its cycles and itself, moves pc on,
@@ -188,6 +230,7 @@ FS_ISS_INLINE bool Cpu::retire(const Insn& in, uint32_t a, const Exec& e, Stop& 
   cycles += e.cost + e.stall;
   ++instret;
   const uint32_t load_pc = pc;
+  fetch_next_ = pc + last_len_;  // (not in.len: fence.i has freed `in`)
   pc = e.next;
   if (e.halt) {
     stop = Stop::kHalt;
@@ -233,7 +276,8 @@ static inline uint32_t access_address(const Insn& in, const uint32_t* x) {
 }
 
 // Whether `in`, an access made `stall` cycles from now, must wait for a gate (see run()). If so the
-// stalls are spent (and not counted again when it runs later) and gate_ says which gate.
+// stalls are spent (and not counted again when it runs later: it is fetched already, so it is
+// not a jump's target then) and gate_ says which gate.
 FS_ISS_INLINE bool Cpu::gated(const Insn& in, const Gates& gates, uint64_t stall) {
   const uint32_t addr = access_address(in, x);
   const MemRegion* r = mem_.find(addr, 1);
@@ -250,6 +294,7 @@ FS_ISS_INLINE bool Cpu::gated(const Insn& in, const Gates& gates, uint64_t stall
   else
     return false;
   cycles += stall;
+  fetch_next_ = pc;
   return true;
 }
 
@@ -270,9 +315,10 @@ FS_ISS_INLINE void Cpu::tell_stored(const MemRegion& r, const uint8_t* host, uns
 // The address path that loads, stores and atomics to memory share: finds the region (nullptr if
 // none, not writable for a store, or a device), points `host` at the bytes, and accounts the
 // region's extra cycles, TCDM bank conflicts and misalignment. `tell`: a store that certainly
-// writes (an SC tells only once it succeeds).
+// writes (an SC tells only once it succeeds). `amo`: a read-modify-write, which holds a TCDM bank
+// a cycle more.
 FS_ISS_INLINE const MemRegion* Cpu::access(uint32_t addr, unsigned size, bool store, Exec& e, uint8_t*& host,
-                                           bool tell) {
+                                           bool tell, bool amo) {
   const MemRegion* r = mem_.find(addr, size);
   if (!r || (store && !r->writable) || r->mmio) return nullptr;
   host = r->host + (addr - r->base);
@@ -286,7 +332,8 @@ FS_ISS_INLINE const MemRegion* Cpu::access(uint32_t addr, unsigned size, bool st
   counters.region_stall_cycles += r->extra_cycles;
   ++counters.accesses[r->access_class];
   if (r->banks) {
-    const uint32_t wait = r->banks->access(hart_id_, cycle_base_ + cycles + e.stall, r->bank_offset + (addr - r->base));
+    const uint32_t wait =
+        r->banks->access(hart_id_, cycle_base_ + cycles + e.stall, r->bank_offset + (addr - r->base), amo);
     e.cost += wait;
     counters.bank_conflict_cycles += wait;
   }
@@ -453,18 +500,25 @@ bool Cpu::check_hw_loop(unsigned l, const Insn& in) {
   return true;
 }
 
-// lr.w, sc.w and the AMOs: aligned words of memory, never a spin load. The value an AMO writes
-// comes from sem::amo.
+// lr.w, sc.w and the AMOs: aligned words of memory, never a spin load. Each is one transaction
+// that returns a word, as a load (RI5CY writes rd from WB: a load-use stall follows); LR/SC only
+// where the memory has them (MemRegion::lrsc). The value an AMO writes comes from sem::amo.
 FS_ISS_INLINE bool Cpu::atomic(const Insn& in, uint32_t a, uint32_t b, Exec& e) {
   if (a & 3) return fail(Fault::kMisalignedAtomic, in.raw, a);
+  const bool lrsc = in.op == Op::kLrW || in.op == Op::kScW;
+  if (lrsc) {
+    const MemRegion* m = mem_.find(a, 4);
+    if (m && !m->lrsc) return fail(Fault::kNoLrSc, in.raw, a);
+  }
   uint8_t* h;
   e.cost = t_.atomic;
   ++counters.atomics;
   const bool store = in.op != Op::kLrW;
-  const MemRegion* r = access(a, 4, store, e, h, in.op != Op::kScW);
+  const MemRegion* r = access(a, 4, store, e, h, in.op != Op::kScW, !lrsc);
   if (!r) return fail(store ? Fault::kStoreAccess : Fault::kLoadAccess, in.raw, a);
   const uint32_t old = load_le(h, 4);
   e.shared_load = nullptr;  // atomics never count as spin loads
+  pending_load_ = in.dst;
   ++writes_;                // (an LR changes the reservation)
   if (in.op == Op::kLrW) {
     reservation_valid_ = true;
@@ -640,7 +694,7 @@ Stop Cpu::run(uint64_t budget, uint64_t cycle_limit, const Gates& gates) {
       FS_ISS_MUL_OPS(MUL)
 #undef MUL
       case Op::kDiv: case Op::kDivu: case Op::kRem: case Op::kRemu:
-        e.cost = sem::div_cycles(in.op, a, b, t_);
+        e.cost = sem::div_cycles(in.op, b, t_);
         counters.div_cycles += e.cost;
         set_x(in, sem::divide(in.op, a, b));
         break;

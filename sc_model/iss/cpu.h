@@ -35,7 +35,16 @@ enum class GateKind : uint8_t { kCluster, kShared, kDevice };
 enum class Stop { kEcall, kEbreak, kFault, kBudget, kHalt, kGate, kSpin, kYield };
 
 struct Fault {
-  enum Kind { kNone, kIllegalInstruction, kFetchAccess, kLoadAccess, kStoreAccess, kMisalignedAtomic, kHwLoop } kind = kNone;
+  enum Kind {
+    kNone,
+    kIllegalInstruction,
+    kFetchAccess,
+    kLoadAccess,
+    kStoreAccess,
+    kMisalignedAtomic,
+    kNoLrSc,  // lr.w or sc.w to memory without them (MemRegion::lrsc)
+    kHwLoop
+  } kind = kNone;
   uint32_t pc = 0;
   uint32_t insn = 0;  // the instruction word (16 or 32 bits), 0 if it could not be fetched
   uint32_t addr = 0;  // the faulting data address for access faults
@@ -48,7 +57,7 @@ struct CpuCounters {
   uint64_t loads = 0, stores = 0, branches = 0, taken = 0, atomics = 0, fp = 0;
   uint64_t load_use_stalls = 0, region_stall_cycles = 0, div_cycles = 0;
   uint64_t accesses[kAccessClasses] = {};  // data accesses (loads, stores, atomics) by region class
-  uint64_t icache_misses = 0, icache_stall_cycles = 0;
+  uint64_t icache_misses = 0, icache_prefetches = 0, icache_stall_cycles = 0;
   uint64_t bank_conflict_cycles = 0;
   uint64_t device_wait_cycles = 0;  // stores to devices that take time (DMA copies)
   uint64_t misaligned = 0;           // loads and stores not naturally aligned (timing.misaligned each)
@@ -60,7 +69,8 @@ struct CpuCounters {
     f(fp, o.fp), f(load_use_stalls, o.load_use_stalls), f(region_stall_cycles, o.region_stall_cycles);
     f(div_cycles, o.div_cycles);
     for (unsigned k = 0; k < kAccessClasses; ++k) f(accesses[k], o.accesses[k]);
-    f(icache_misses, o.icache_misses), f(icache_stall_cycles, o.icache_stall_cycles);
+    f(icache_misses, o.icache_misses), f(icache_prefetches, o.icache_prefetches);
+    f(icache_stall_cycles, o.icache_stall_cycles);
     f(bank_conflict_cycles, o.bank_conflict_cycles), f(device_wait_cycles, o.device_wait_cycles);
     f(misaligned, o.misaligned);
   }
@@ -158,16 +168,23 @@ class Cpu {
   // (MmioDevice::reaches_switch) whose gate the core's cycle count has passed; gate() says which.
   Stop run(uint64_t budget, uint64_t cycle_limit = ~0ull, const Gates& gates = Gates{});
   GateKind gate() const { return gate_; }
-  void skip() { pc += last_len_; }
+  void skip() {
+    pc += last_len_;
+    fetch_next_ = pc;
+  }
   const Fault& fault() const { return fault_; }
   void set_observer(RetireObserver* o) { observer_ = o; }
   // The absolute cycle at which `cycles` counts from (for TCDM bank arbitration).
   void set_cycle_base(uint64_t base) { cycle_base_ = base; }
   // Fetches go through `cache` (nullptr: fetch is free); `program` tells programs apart in it.
+  // The core starts with nothing fetched.
   void set_icache(InstructionCache* cache, uint32_t program) {
     icache_ = cache;
     icache_program_ = program;
     icache_line_ = ~0u;
+    fetch_next_ = ~0u;
+    looked_ahead_ = false;
+    look_ahead_until_ = 0;
   }
   // Forgets every pre-decoded instruction (after code is written; fence.i does it too).
   void flush_decode_cache();
@@ -220,12 +237,15 @@ class Cpu {
   struct Exec;
   // Bookkeeping around each instruction: stalls before it, then retiring it.
   uint64_t stalls_before(const Insn& in);
+  uint64_t fetch_stall(const Insn& in, bool jumped, uint64_t now);
+  uint64_t demand_fetch(uint32_t addr, uint64_t at);
   bool retire(const Insn& in, uint32_t a, const Exec& e, Stop& stop);  // true: run() returns `stop`
   Stop fetch_fault();
   // The memory access path: gates, region lookup, costs, and telling others of shared stores.
   bool gated(const Insn& in, const Gates& gates, uint64_t stall);
   const MemRegion* device_at(uint32_t addr, unsigned size);
-  const MemRegion* access(uint32_t addr, unsigned size, bool store, Exec& e, uint8_t*& host, bool tell = true);
+  const MemRegion* access(uint32_t addr, unsigned size, bool store, Exec& e, uint8_t*& host, bool tell = true,
+                          bool amo = false);
   void tell_stored(const MemRegion& r, const uint8_t* host, unsigned size, uint64_t stall);
   bool load(const Insn& in, uint32_t a, Exec& e) { return load_at(in, a + uint32_t(in.imm), in.op, e); }
   bool store(const Insn& in, uint32_t a, uint32_t b, Exec& e) { return store_at(in, a + uint32_t(in.imm), in.op, b, e); }
@@ -267,9 +287,13 @@ class Cpu {
   RetireObserver* observer_ = nullptr;
   uint64_t cycle_base_ = 0;
   CallMarks marks_;
+  // Instruction fetch through the cache (stalls_before, fetch_stall).
   InstructionCache* icache_ = nullptr;
   uint32_t icache_program_ = 0;
-  uint32_t icache_line_ = ~0u;  // the line the core is executing from: no lookup within it
+  uint32_t icache_line_ = ~0u;     // the line the core is executing from: no lookup within it
+  uint32_t fetch_next_ = ~0u;      // the address after the last instruction retired: another pc is a jump's target
+  bool looked_ahead_ = false;      // the next line was fetched ahead during this visit to the line
+  uint64_t look_ahead_until_ = 0;  // absolute cycle: a jump's target cannot start earlier (the look-ahead outstanding)
   GateKind gate_ = GateKind::kShared;
   // Spin detection: the last plain load from a shared region, and what the core looked like
   // after the one before it matched (stage 2), to compare with.

@@ -45,6 +45,7 @@ struct MemRegion {
   class TcdmBanks* banks = nullptr;  // set: accesses go through these banks (L1 TCDM)
   uint32_t bank_offset = 0;          // where this region starts in the TCDM, for bank selection
   Sharing sharing = kPrivate;
+  bool lrsc = true;  // lr.w and sc.w work here (false: they fault, as on PsPIN's L1 TCDM)
 };
 
 class AddressSpace {

@@ -79,14 +79,18 @@ namespace sem {
   if (op == Op::kRem) return b == 0 ? a : (a == 0x80000000u && b == ~0u) ? 0 : uint32_t(int32_t(a) % int32_t(b));
   return b == 0 ? a : a % b;  // kRemu
 }
-// A division's cycles: div_min plus the difference of the operands' bit lengths (magnitudes for
-// the signed forms), clamped to [div_min, div_max].
-[[gnu::always_inline]] inline uint32_t div_cycles(Op op, uint32_t a, uint32_t b, const Timing& t) {
-  const bool sign = op == Op::kDiv || op == Op::kRem;
-  const uint32_t ua = sign && int32_t(a) < 0 ? 0u - a : a, ub = sign && int32_t(b) < 0 ? 0u - b : b;
-  const int32_t span = int32_t(bit_length(ua)) - int32_t(bit_length(ub));
-  const uint32_t c = t.div_min + uint32_t(span > 0 ? span : 0);
-  return c > t.div_max ? t.div_max : c;
+// A division's cycles as RI5CY's serial divider takes them (docs/ISS.md, "Timing"): div_min
+// (its first cycle, one more step and the result) plus the steps it counts from the divisor `b`
+// alone: b's leading zeros (32 for 0, 0 from 2^31 up); for div/rem by a negative b, one less than
+// the leading zeros of -b, and 63 for -2^31 (the 6-bit count wraps). The dividend does not matter.
+[[gnu::always_inline]] inline uint32_t div_steps(Op op, uint32_t b) {
+  const bool negative = (op == Op::kDiv || op == Op::kRem) && int32_t(b) < 0;
+  if (!negative) return 32u - bit_length(b);
+  const uint32_t zeros = 32u - bit_length(0u - b);
+  return zeros ? zeros - 1 : 63u;
+}
+[[gnu::always_inline]] inline uint32_t div_cycles(Op op, uint32_t b, const Timing& t) {
+  return t.div_min + div_steps(op, b);
 }
 
 // The value an AMO writes back, from the word it read (`old`) and rs2 (`b`).

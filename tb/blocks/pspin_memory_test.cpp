@@ -200,6 +200,7 @@ TEST(BlocksPspinMemory, AddressMapOfHpu1OfCluster0) {
     EXPECT_EQ(map[i].access_class, want[i].access);
     EXPECT_EQ(map[i].sharing, want[i].sharing);
     EXPECT_EQ(map[i].banks != nullptr, want[i].banked);
+    EXPECT_EQ(map[i].lrsc, !want[i].banked);  // LR/SC only off L1 (PsPIN's TCDM has none): L2
   }
   EXPECT_EQ(map[5].banks, mem.l1(1).banks());  // another cluster's L1 goes through its banks
 }

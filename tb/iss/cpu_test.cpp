@@ -2,11 +2,13 @@
 // by hand in comments), and every kind of fault with its pc and instruction word.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
 #include "iss/cpu.h"
 #include "iss/rv_encode.h"
+#include "iss/tcdm_banks.h"
 
 namespace fs::iss {
 namespace {
@@ -51,9 +53,9 @@ TEST(IssCpu, LoadUseStallTakenBranchMulAndDivCycles) {
   //  12: bne  x5, x0, -12     taken 3 (twice), not taken 1 (last)
   //  16: mul  x8, x7, x7      1
   //  20: mulh x9, x7, x7      5
-  //  24: div  x11, x7, x12    3 + (bitlen(21) - bitlen(2)) = 3 + (5 - 2) = 6
+  //  24: div  x11, x7, x12    3 + the divisor 2's 30 leading zeros = 33
   //  28: ecall
-  // Loop: 3 x (1 + 2 + 1) + 3 + 3 + 1 = 19; then 1 + 5 + 6 = 12: 31 cycles, 3 stalls.
+  // Loop: 3 x (1 + 2 + 1) + 3 + 3 + 1 = 19; then 1 + 5 + 33 = 39: 58 cycles, 3 stalls.
   Machine m({lw(6, 10, 0), add(7, 7, 6), addi(5, 5, -1), bne(5, 0, -12), mul(8, 7, 7), mulh(9, 7, 7),
              div_(11, 7, 12), kEcall});
   uint32_t seven = 7;
@@ -68,10 +70,119 @@ TEST(IssCpu, LoadUseStallTakenBranchMulAndDivCycles) {
   EXPECT_EQ(c.x[9], 0u);
   EXPECT_EQ(c.x[11], 10u);
   EXPECT_EQ(c.instret, 3u * 4 + 3);
-  EXPECT_EQ(c.cycles, 31u);
+  EXPECT_EQ(c.cycles, 58u);
   EXPECT_EQ(c.counters.load_use_stalls, 3u);
   EXPECT_EQ(c.counters.branches, 3u);
   EXPECT_EQ(c.counters.taken, 2u);
+}
+
+TEST(IssCpu, DivisionCyclesCountTheDivisorsLeadingZeros) {
+  // 3 + the serial divider's steps (docs/ISS.md, "Timing"): the divisor's leading zeros (32 for
+  // 0, 0 from 2^31 up); for div/rem by a negative divisor, one less than -b's leading zeros, 63
+  // for -2^31. The dividend does not count.
+  struct Case {
+    uint32_t insn, a, b, cycles;
+  };
+  const Case cases[] = {
+      {divu(7, 5, 6), 100, 0, 3 + 32},                     // divide by zero
+      {divu(7, 5, 6), 100, 1, 3 + 31},
+      {divu(7, 5, 6), 0xFFFFFFFFu, 0x80000000u, 3 + 0},
+      {divu(7, 5, 6), 7, 0x40000000u, 3 + 1},
+      {remu(7, 5, 6), 5, 0xFFFFFFFFu, 3 + 0},
+      {div_(7, 5, 6), 21, 2, 3 + 30},
+      {div_(7, 5, 6), 0x7FFFFFFFu, 2, 3 + 30},             // another dividend, the same steps
+      {div_(7, 5, 6), 21, uint32_t(-1), 3 + 31 - 1},       // -b = 1: 31 leading zeros
+      {div_(7, 5, 6), 21, uint32_t(-2), 3 + 30 - 1},       // -b = 2: 30
+      {div_(7, 5, 6), 21, 0xC0000000u, 3 + 1 - 1},         // -b = 2^30: 1
+      {div_(7, 5, 6), 21, 0x80000000u, 3 + 63},            // -b = 2^31: none, the count wraps
+      {rem(7, 5, 6), 21, 0, 3 + 32},
+      {rem(7, 5, 6), uint32_t(-7), 7, 3 + 29},
+  };
+  for (const Case& k : cases) {
+    Machine m({k.insn, kEcall});
+    Cpu c = m.cpu();
+    c.x[5] = k.a;
+    c.x[6] = k.b;
+    ASSERT_EQ(c.run(10), Stop::kEcall);
+    EXPECT_EQ(c.cycles, k.cycles) << std::hex << k.insn << " " << k.a << " / " << k.b;
+    EXPECT_EQ(c.counters.div_cycles, k.cycles);
+  }
+}
+
+TEST(IssCpu, AnAtomicTakesALoadsCycleAndItsResultALoadsStall) {
+  // Memory word 10, x6 = 3.
+  //   amoadd.w x5, x6, (x10)   1; x5 = 10, the word 13
+  //   add x7, x5, x5           1 + 1 (x5 just came from memory); 20
+  //   amoswap.w x8, x6, (x10)  1; x8 = 13, the word 3
+  //   addi x9, x0, 1           1
+  //   add x9, x8, x9           1 (x8 came two instructions back); 14
+  // 6 cycles, one load-use stall. In a region of 15 extra cycles: 6 + 2 x 15.
+  for (uint32_t extra : {0u, 15u}) {
+    Machine m({amoadd_w(5, 10, 6), add(7, 5, 5), amoswap_w(8, 10, 6), addi(9, 0, 1), add(9, 8, 9), kEcall}, extra);
+    const uint32_t ten = 10;
+    std::memcpy(m.data.data(), &ten, 4);
+    Cpu c = m.cpu();
+    c.x[10] = kData;
+    c.x[6] = 3;
+    ASSERT_EQ(c.run(10), Stop::kEcall);
+    EXPECT_EQ(c.x[5], 10u);
+    EXPECT_EQ(c.x[7], 20u);
+    EXPECT_EQ(c.x[8], 13u);
+    EXPECT_EQ(c.x[9], 14u);
+    EXPECT_EQ(m.data[0], 3u);
+    EXPECT_EQ(c.cycles, 6u + 2 * extra);
+    EXPECT_EQ(c.counters.load_use_stalls, 1u);
+    EXPECT_EQ(c.counters.atomics, 2u);
+  }
+}
+
+TEST(IssCpu, AnAmoHoldsItsTcdmBankForItsWrite) {
+  // TCDM of 4 word-interleaved banks. amoadd.w at word 0 (bank 0) at cycle 0 writes at cycle 1:
+  // a load from bank 0 at cycle 1 waits a cycle (3 cycles in all); one from bank 1 does not (2).
+  for (uint32_t offset : {0u, 4u}) {
+    Machine m({amoadd_w(5, 10, 6), lw(7, 10, int32_t(offset)), kEcall});
+    TcdmBanks banks(4);
+    AddressSpace mem;
+    mem.add(MemRegion{kCode, uint32_t(m.code.size()), m.code.data(), false, true, 0, "code"});
+    MemRegion l1{kData, uint32_t(m.data.size()), m.data.data(), true, false, 0, "L1"};
+    l1.banks = &banks;
+    mem.add(l1);
+    Cpu c(mem, m.timing);
+    c.pc = kCode;
+    c.x[10] = kData;
+    ASSERT_EQ(c.run(10), Stop::kEcall);
+    EXPECT_EQ(c.cycles, offset == 0 ? 3u : 2u);
+    EXPECT_EQ(c.counters.bank_conflict_cycles, offset == 0 ? 1u : 0u);
+  }
+}
+
+TEST(IssCpu, LrScFaultWhereTheMemoryHasNone) {
+  // PsPIN's L1 executes AMOs but has no LR/SC: a region without them (lrsc = false).
+  for (uint32_t insn : {lr_w(5, 10), sc_w(5, 10, 6), amoadd_w(5, 10, 6)}) {
+    Machine m({insn, kEcall});
+    AddressSpace mem;
+    mem.add(MemRegion{kCode, uint32_t(m.code.size()), m.code.data(), false, true, 0, "code"});
+    MemRegion l1{kData, uint32_t(m.data.size()), m.data.data(), true, false, 0, "L1"};
+    l1.lrsc = false;
+    mem.add(l1);
+    Cpu c(mem, m.timing);
+    c.pc = kCode;
+    c.x[10] = kData + 8;
+    if (insn == amoadd_w(5, 10, 6)) {
+      EXPECT_EQ(c.run(10), Stop::kEcall);
+      continue;
+    }
+    ASSERT_EQ(c.run(10), Stop::kFault);
+    EXPECT_EQ(c.fault().kind, Fault::kNoLrSc);
+    EXPECT_EQ(c.fault().addr, kData + 8);
+    EXPECT_EQ(c.instret, 0u);
+    char want[160];
+    std::snprintf(want, sizeof want,
+                  "lr.w/sc.w to memory without LR/SC (PsPIN's L1 has none) at address 0x%08x (pc 0x%08x, "
+                  "instruction 0x%08x)",
+                  kData + 8, kCode, insn);
+    EXPECT_EQ(c.fault().describe(), want);
+  }
 }
 
 TEST(IssCpu, RegionCostsAndMisalignedAccess) {

@@ -28,6 +28,9 @@ constexpr uint32_t add(uint32_t rd, uint32_t a, uint32_t c) { return r(0, c, a, 
 constexpr uint32_t mul(uint32_t rd, uint32_t a, uint32_t c) { return r(1, c, a, 0, rd, 0x33); }
 constexpr uint32_t mulh(uint32_t rd, uint32_t a, uint32_t c) { return r(1, c, a, 1, rd, 0x33); }
 constexpr uint32_t div_(uint32_t rd, uint32_t a, uint32_t c) { return r(1, c, a, 4, rd, 0x33); }
+constexpr uint32_t divu(uint32_t rd, uint32_t a, uint32_t c) { return r(1, c, a, 5, rd, 0x33); }
+constexpr uint32_t rem(uint32_t rd, uint32_t a, uint32_t c) { return r(1, c, a, 6, rd, 0x33); }
+constexpr uint32_t remu(uint32_t rd, uint32_t a, uint32_t c) { return r(1, c, a, 7, rd, 0x33); }
 constexpr uint32_t bne(uint32_t a, uint32_t c, int32_t off) { return b(off, c, a, 1); }
 constexpr uint32_t jalr(uint32_t rd, uint32_t rs1, int32_t imm) { return i(imm, rs1, 0, rd, 0x67); }
 constexpr uint32_t kEcall = 0x00000073;
@@ -39,6 +42,7 @@ constexpr uint32_t amo(uint32_t f5, uint32_t rd, uint32_t rs1, uint32_t rs2) { r
 constexpr uint32_t lr_w(uint32_t rd, uint32_t rs1) { return amo(0x02, rd, rs1, 0); }
 constexpr uint32_t sc_w(uint32_t rd, uint32_t rs1, uint32_t rs2) { return amo(0x03, rd, rs1, rs2); }
 constexpr uint32_t amoswap_w(uint32_t rd, uint32_t rs1, uint32_t rs2) { return amo(0x01, rd, rs1, rs2); }
+constexpr uint32_t amoadd_w(uint32_t rd, uint32_t rs1, uint32_t rs2) { return amo(0x00, rd, rs1, rs2); }
 
 }  // namespace
 }  // namespace fs::iss

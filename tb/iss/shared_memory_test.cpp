@@ -2,7 +2,7 @@
 // a core before an access to shared memory or a switch-reaching device access, the reports of
 // stores to shared memory, spin detection and fast-forward, and LR/SC reservations broken by
 // other cores' stores. Cycle counts are worked out by hand from the default timing table
-// (alu 1, load 1, load-use stall 1, store 1, taken branch 3, not taken 1, atomic 2).
+// (alu 1, load 1, load-use stall 1, store 1, taken branch 3, not taken 1, atomic 1).
 #include <gtest/gtest.h>
 
 #include <array>

@@ -1,5 +1,5 @@
 // L1 TCDM bank arbitration on hand-worked accesses: word interleaving across banks, a stall only
-// for two different HPUs on one bank in one cycle.
+// for two different HPUs on one bank in one cycle, and an AMO's bank held for its write.
 #include <gtest/gtest.h>
 
 #include "iss/tcdm_banks.h"
@@ -20,6 +20,18 @@ TEST(IssTcdmBanks, ConflictsOnlyForTwoHartsOnOneBankInOneCycle) {
   TcdmBanks one(1);  // a single bank: every word collides
   EXPECT_EQ(one.access(0, 5, 0x0), 0u);
   EXPECT_EQ(one.access(1, 5, 0x400), 1u);
+}
+
+TEST(IssTcdmBanks, AnAmoHoldsItsBankTheNextCycle) {
+  TcdmBanks b(32);
+  EXPECT_EQ(b.access(0, 10, 0x000, /*amo=*/true), 0u);  // reads bank 0 at 10, writes at 11
+  EXPECT_EQ(b.access(1, 10, 0x080), 2u);  // bank 0: hart 0 at 10, its write at 11: in at 12
+  EXPECT_EQ(b.access(0, 20, 0x004, true), 0u);  // bank 1 at 20, held at 21
+  EXPECT_EQ(b.access(0, 21, 0x004), 1u);        // even for the same hart
+  EXPECT_EQ(b.access(2, 21, 0x008), 0u);        // bank 2 is free
+  EXPECT_EQ(b.access(3, 30, 0x00c, true), 0u);  // bank 3 at 30, held at 31
+  EXPECT_EQ(b.access(4, 32, 0x00c), 0u);        // at 32 it is free again
+  EXPECT_EQ(b.conflicts, 2u);
 }
 
 }  // namespace

@@ -48,8 +48,8 @@ nlohmann::json dist(uint64_t min, double avg, uint64_t max) {
 
 TEST(CycleProbe, HandlerCyclesFromItsFirstInstructionToItsReturnOnTheIss) {
   // The hand-work rests on where the code lies: the firmware (crt0.S) at 0x1d000000, its
-  // 4-byte instructions auipc, addi | jalr (the call) | lui (the return point), sw, j; the
-  // handler's four 4-byte instructions in a 16-byte line of their own.
+  // 4-byte instructions auipc, addi | jalr (the call) | lui (the return point, the line's last
+  // word), sw, j; the handler's four 4-byte instructions in a 16-byte line of their own.
   const iss::ElfImage elf = iss::read_elf(FLARESIM_HANDLER_ELF_DIR "/cycle_probe.elf");
   ASSERT_EQ(elf.symbols.at("_fs_entry"), 0x1d000000u);
   ASSERT_EQ(elf.symbols.at("_fs_handler_call"), 0x1d000008u);
@@ -63,27 +63,37 @@ TEST(CycleProbe, HandlerCyclesFromItsFirstInstructionToItsReturnOnTheIss) {
   const auto& h = s["handlers"]["cycle_probe"];
   ASSERT_EQ(h["outcomes"], nlohmann::json({{"ok", 2}}));
   // The timing table (docs/ISS.md): ALU 1, load 1 (+1 when the next instruction uses it), jump 2,
-  // store 1; an instruction-cache refill 15 when a run first enters a 16-byte line.
-  //   entry:   line 0x1d000000 refill (first run) 15, auipc 1, addi 1, jalr 2 = 19; warm 4
-  //   handler: its line's refill (first run) 15, lw 1, lw 1 + 1 load-use, li 1, ret 2 = 21; warm 6
+  // store 1. The instruction cache (docs/ISS.md): a refill is there 8 cycles after the fetch
+  // that misses (each holds the refill port 2 cycles); an instruction in its line's last word
+  // (offset 12) fetches the next line ahead, asked for the cycle after it starts, and a jump's
+  // target is fetched once that look-ahead is back (a cycle before its line could start).
+  // First run, from cycle 0 of the run:
+  //   entry:   auipc's line 0x1d000000 refill 0..8, auipc 8..9, addi ..10, jalr ..12       = 12
+  //   handler: its line's refill 12..20, lw ..21, lw 1 + 1 load-use ..23, li ..24, ret at 24 (in
+  //            the last word: fetches the line after the handler ahead, refill 25..33) ..26 = 14
   //            (the second lw reads the UDP payload's first word at 0x1b00002c: aligned, no +1)
-  //   exit:    lui 1 (line 0x1d000000, cached), line 0x1d000010 refill (first run) 15, sw 1
-  //            (the EXIT store ends the run) = 17; warm 2
-  EXPECT_EQ(h["cycles"], dist(6, 13.5, 21));
-  EXPECT_EQ(h["runtime_cycles"]["entry"], dist(4, 11.5, 19));
-  EXPECT_EQ(h["runtime_cycles"]["exit"], dist(2, 9.5, 17));
+  //   exit:    lui at 0x1d00000c is the return's target: fetched once the look-ahead is back,
+  //            at 34 (a hit), so it starts at 34; in the last word it fetches 0x1d000010 ahead
+  //            (refill 35..43) ..35; sw enters that line at 35 and waits for it: 43..44     = 18
+  // Second run (10 us later, every line there): entry 4, handler 1 + 2 + 1 + 2 = 6, exit 2.
+  // Refills for fetches: lines 0x1d000000 and the handler's; ahead: the handler's next line
+  // and 0x1d000010. Waiting: 8 + 8 + 8 + 8 = 32.
+  EXPECT_EQ(h["cycles"], dist(6, 10.0, 14));
+  EXPECT_EQ(h["runtime_cycles"]["entry"], dist(4, 8.0, 12));
+  EXPECT_EQ(h["runtime_cycles"]["exit"], dist(2, 10.0, 18));
   const auto& k = h["iss"];
   EXPECT_EQ(k["instructions"], 2 * (3 + 4 + 2));
-  EXPECT_EQ(k["icache_misses"], 3);
-  EXPECT_EQ(k["stall_cycles"]["icache"], 3 * 15);
+  EXPECT_EQ(k["icache_misses"], 2);
+  EXPECT_EQ(k["icache_prefetches"], 2);
+  EXPECT_EQ(k["stall_cycles"]["icache"], 4 * 8);
   EXPECT_EQ(k["stall_cycles"]["load_use"], 2);
   EXPECT_EQ(k["stall_cycles"]["misaligned"], 0);
-  // The HPU was busy for the whole runs: 19 + 21 + 17 = 57, then 4 + 6 + 2 = 12.
-  EXPECT_EQ(s["hpus"]["per_hpu"][0]["handler_cycles"], 57 + 12);
+  // The HPU was busy for the whole runs: 12 + 14 + 18 = 44, then 4 + 6 + 2 = 12.
+  EXPECT_EQ(s["hpus"]["per_hpu"][0]["handler_cycles"], 44 + 12);
   std::vector<std::pair<uint64_t, uint64_t>> slices;  // (cycles, handler_cycles) per run
   for (const auto& e : chrome["traceEvents"])
     if (e["ph"] == "X") slices.emplace_back(e["args"]["cycles"], e["args"]["handler_cycles"]);
-  EXPECT_EQ(slices, (std::vector<std::pair<uint64_t, uint64_t>>{{57, 21}, {12, 6}}));
+  EXPECT_EQ(slices, (std::vector<std::pair<uint64_t, uint64_t>>{{44, 14}, {12, 6}}));
 }
 
 TEST(CycleProbe, NativeHandlersHaveNoRuntime) {

@@ -15,8 +15,9 @@ std::vector<iss::MemRegion> hpu_address_map(const HpuMemoryView& view, const Mem
   std::vector<MemRegion> map;
   const auto l1 = [](uint32_t base, const MemRange& r, uint32_t extra, std::string name, iss::AccessClass access,
                      iss::Sharing sharing) {
+    // PsPIN's TCDM executes AMOs but has no LR/SC (docs/ISS.md, "Timing").
     return MemRegion{base, r.size, r.host, true, false, extra, std::move(name), nullptr, access, r.banks,
-                     r.tcdm_offset, sharing};
+                     r.tcdm_offset, sharing, /*lrsc=*/false};
   };
   // Private to the HPU.
   map.push_back(l1(FS_PKT_SLOT_BASE, view.pkt_slot, 0, "L1 packet slot", iss::kLocalL1Access, iss::kPrivate));
