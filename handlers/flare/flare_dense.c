@@ -248,11 +248,11 @@ static uint32_t find_allreduce(const flare_dense_table_t* t, uint32_t id) {
 int flare_dense_handler(const fs_handler_args_t* args) {
   const flare_dense_table_t* table = (const flare_dense_table_t*)args->l1; /* this cluster's copy */
   flare_ctx_t c;
-  uint32_t dsize, home, index, l1_size = 0;
+  uint32_t dsize, home, round, index, l1_size = 0;
   uint8_t* l1;
 
   if (args->l1_size < FLARE_TABLE_L1_BYTES || args->handler_mem_size < sizeof(flare_dense_config_t) ||
-      table->magic != FLARE_DENSE_MAGIC)
+      table->magic != FLARE_DENSE_MAGIC || table->by_clusters.d != args->num_clusters)
     return FLARE_DENSE_NOT_INSTALLED;
   if (args->pkt_len < FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES) return FLARE_DENSE_MALFORMED;
   /* The wire format is Ethernet II, IPv4 without options, UDP: the Flare header sits at 42. */
@@ -283,10 +283,13 @@ int flare_dense_handler(const fs_handler_args_t* args) {
   if (c.h.sender_rank >= c.ar->n_children) return FLARE_DENSE_BAD_RANK;
   if (c.bytes > c.ar->slot_payload) return FLARE_DENSE_TOO_LARGE;
 
-  home = c.h.block_id % args->num_clusters;
+  /* Block b's home is cluster b mod clusters, its state (b / clusters) mod states there. */
+  round = fs_divide(c.h.block_id, &table->by_clusters);
+  home = fs_remainder(c.h.block_id, round, &table->by_clusters);
   l1 = fs_cluster_l1(home, &l1_size);
   c.st = (flare_block_state_t*)(l1 + c.ar->l1_offset +
-                                (size_t)((c.h.block_id / args->num_clusters) % c.ar->states_per_cluster) * c.ar->state_bytes);
+                                (size_t)fs_remainder(round, fs_divide(round, &c.ar->by_states), &c.ar->by_states) *
+                                    c.ar->state_bytes);
   switch (c.ar->algorithm) {
     case FLARE_ALGO_MULTI: return flare_multi(&c);
     case FLARE_ALGO_TREE: return flare_tree(&c);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "flare_proto.h"
+#include "fs_divide.h"
 #include "fs_handler.h"
 
 #ifdef __cplusplus
@@ -41,6 +42,8 @@ typedef struct flare_allreduce_config {
   uint32_t state_bytes;        /* bytes of one block state (flare_block_state_bytes) */
   uint32_t l1_offset;          /* where this allreduce's block states start in each cluster */
   uint32_t states_per_cluster; /* block states in each cluster */
+  fs_divisor_t by_states;      /* divides by states_per_cluster (fs_divide.h: no divide instruction) */
+  fs_divisor_t by_buffers;     /* divides by buffers */
 } flare_allreduce_config_t;
 
 /* The allreduce table, which every packet reads: the installer writes a copy at the start of the
@@ -51,6 +54,7 @@ typedef struct flare_allreduce_config {
 typedef struct flare_dense_table {
   uint32_t magic;
   uint32_t n_allreduces;
+  fs_divisor_t by_clusters; /* divides by the switch's clusters (a block's home, its state) */
   flare_allreduce_config_t allreduces[FLARE_MAX_ALLREDUCES];
 } flare_dense_table_t;
 #define FLARE_TABLE_L1_BYTES ((uint32_t)((sizeof(flare_dense_table_t) + 7u) & ~7u))

@@ -8,7 +8,8 @@
 int flare_multi(flare_ctx_t* c) {
   flare_block_state_t* st = c->st;
   const uint32_t nb = c->ar->buffers;
-  const uint32_t first = c->h.sender_rank % nb;
+  const fs_divisor_t* by_nb = &c->ar->by_buffers;
+  const uint32_t first = fs_remainder(c->h.sender_rank, fs_divide(c->h.sender_rank, by_nb), by_nb); /* rank mod nb */
   const flare_fold_fn fold = flare_fold_for(c->h.op, c->h.dtype);
   flare_buffer_t* b = 0;
   uint32_t k;

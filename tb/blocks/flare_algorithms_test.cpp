@@ -247,12 +247,12 @@ TEST(BlocksFlareAlgorithms, AllreducesHaveTheirOwnAlgorithmAndL1Share) {
   EXPECT_EQ(all[0].buffers_per_block, 4u);
   EXPECT_EQ(all[0].state_bytes, 96u + 4 * 1032u);
   EXPECT_EQ(all[0].states_per_cluster, 2u);
-  EXPECT_EQ(all[0].l1_offset, 648u);  // after the allreduce table (FLARE_TABLE_L1_BYTES)
+  EXPECT_EQ(all[0].l1_offset, 1176u);  // after the allreduce table (FLARE_TABLE_L1_BYTES)
   // Multi with 2 buffers: 64 + 2 x 1032 = 2128 bytes; the rest of L1 after the table and
-  // allreduce 1's 2 x 4224 = 8448 bytes: floor((1048576 - 648 - 8448) / 2128) = 488 states.
+  // allreduce 1's 2 x 4224 = 8448 bytes: floor((1048576 - 1176 - 8448) / 2128) = 488 states.
   EXPECT_EQ(all[1].algorithm, "multi");
   EXPECT_EQ(all[1].state_bytes, 2128u);
-  EXPECT_EQ(all[1].l1_offset, 648u + 8448u);
+  EXPECT_EQ(all[1].l1_offset, 1176u + 8448u);
   EXPECT_EQ(all[1].states_per_cluster, 488u);
 
   HandlerHarness h(cfg, "flare_dense");
@@ -373,9 +373,9 @@ TEST(BlocksFlareAlgorithms, AllreduceEntriesAreChecked) {
   EXPECT_EQ(error("id=1 ports=0-3 id=2"), "flare.allreduces entry 1: 'id' given twice");
   EXPECT_EQ(error("id=1 ports=0-3 algorithm=multi multi_buffers=1"),
             "bad value '1' for 'flare.allreduces entry 1: multi_buffers': 2 to 16 buffers per block");
-  // 1000 single-buffer states of 1096 bytes and the 648-byte allreduce table.
+  // 1000 single-buffer states of 1096 bytes and the 1176-byte allreduce table.
   EXPECT_EQ(error("id=1 ports=0-3 buffers=1000"),
-            "the allreduces' flare.buffers need 1096648 bytes of L1 per cluster (648 of them the allreduce table); "
+            "the allreduces' flare.buffers need 1097176 bytes of L1 per cluster (1176 of them the allreduce table); "
             "the L1 state area has 1048576");
 }
 

@@ -83,23 +83,27 @@ TEST(BlocksFlareHandler, OutcomeTableAndInstaller) {
   EXPECT_EQ(a.parent_port, FLARE_NO_PARENT);
   EXPECT_EQ(a.slot_payload, 1024u);
   EXPECT_EQ(a.state_bytes, 1096u);
-  // The table (magic, count: 8 bytes, 16 allreduces of 10 words: 640) comes first in L1.
-  EXPECT_EQ(FLARE_TABLE_L1_BYTES, 648u);
-  EXPECT_EQ(a.l1_offset, 648u);
-  EXPECT_EQ(a.states_per_cluster, 939u);  // floor((1030144 - 648) / 1096)
+  // The table comes first in L1: magic, count (8 bytes), the divisor by the clusters (4 words:
+  // 16), 16 allreduces of 10 words and two divisors (18 words: 72 bytes each, 1152).
+  EXPECT_EQ(FLARE_TABLE_L1_BYTES, 1176u);
+  EXPECT_EQ(a.l1_offset, 1176u);
+  EXPECT_EQ(a.states_per_cluster, 938u);  // floor((1030144 - 1176) / 1096)
+  EXPECT_EQ(a.by_states.d, 938u);
+  EXPECT_EQ(a.by_buffers.d, 1u);
+  EXPECT_EQ(c->table.by_clusters.d, cfg.pspin.clusters);
   EXPECT_EQ(c->ports[0][0], 3u);
   EXPECT_EQ(c->ports[0][1], 1u);
   EXPECT_EQ(c->ports[0][2], 0u);
   // Every cluster's L1 state area starts with a copy of the table.
   for (uint32_t cl = 0; cl < cfg.pspin.clusters; ++cl)
     EXPECT_EQ(std::memcmp(h.l1(cl), &c->table, sizeof(c->table)), 0) << "cluster " << cl;
-  // Too many block states for the L1 state area: 648 + 940 x 1096 = 1030888 bytes.
+  // Too many block states for the L1 state area: 1176 + 940 x 1096 = 1031416 bytes.
   fs::flare_config(cfg).buffers = 940;
   try {
     HandlerHarness bad(cfg, "flare_dense");
     FAIL() << "no error";
   } catch (const fs::InputError& e) {
-    EXPECT_STREQ(e.what(), "the allreduces' flare.buffers need 1030888 bytes of L1 per cluster (648 of them the allreduce table); the L1 state area has 1030144");
+    EXPECT_STREQ(e.what(), "the allreduces' flare.buffers need 1031416 bytes of L1 per cluster (1176 of them the allreduce table); the L1 state area has 1030144");
   }
 }
 

@@ -150,16 +150,16 @@ void side_by_side(const std::string& hpu_model) {
   EXPECT_EQ(s["pkt_counter"]["packets"], 64);
   // L1 state area: 1 MiB - 8 x 9216 = 974848 bytes. The counter names its size, 64 x 4 + 4 = 260
   // bytes, and comes first; Flare shares the rest from the next 64-byte boundary, 320. In L2
-  // both name sizes and go in installation order: Flare's table (8 + 16 x 40 = 648 bytes) and its
-  // allreduces' ports (16 x 256 x 4 = 16384 bytes), 17032 bytes,
-  // then the counter's 12 bytes at 17088.
+  // both name sizes and go in installation order: Flare's table (8 + 16 + 16 x 72 = 1176 bytes)
+  // and its allreduces' ports (16 x 256 x 4 = 16384 bytes), 17560 bytes,
+  // then the counter's 12 bytes at the next 64-byte boundary, 17600.
   EXPECT_EQ(s["handler_memory"]["pkt_counter"],
-            nlohmann::json({{"l1_offset", 0}, {"l1_bytes", 260}, {"l2_offset", 17088}, {"l2_bytes", 12}}));
+            nlohmann::json({{"l1_offset", 0}, {"l1_bytes", 260}, {"l2_offset", 17600}, {"l2_bytes", 12}}));
   EXPECT_EQ(s["handler_memory"]["flare_dense"],
-            nlohmann::json({{"l1_offset", 320}, {"l1_bytes", 974848 - 320}, {"l2_offset", 0}, {"l2_bytes", 17032}}));
-  // Flare lays its allreduce out in its own share, after its 648-byte copy of the table:
-  // floor((974528 - 648) / 1096) block states.
-  EXPECT_EQ(s["flare"]["allreduces"][0]["states_per_cluster"], (974528 - 648) / 1096);
+            nlohmann::json({{"l1_offset", 320}, {"l1_bytes", 974848 - 320}, {"l2_offset", 0}, {"l2_bytes", 17560}}));
+  // Flare lays its allreduce out in its own share, after its 1176-byte copy of the table:
+  // floor((974528 - 1176) / 1096) block states.
+  EXPECT_EQ(s["flare"]["allreduces"][0]["states_per_cluster"], (974528 - 1176) / 1096);
 }
 
 TEST(PluginSideBySide, FlareAndCounterKeepTheirOwnMemoryNative) { side_by_side("native"); }

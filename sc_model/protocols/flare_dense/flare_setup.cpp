@@ -177,6 +177,7 @@ void FlareDenseControl::install(const Config& cfg, const InstallTarget& t) const
   std::memset(&c, 0, sizeof(c));
   c.table.magic = FLARE_DENSE_MAGIC;
   c.table.n_allreduces = uint32_t(all.size());
+  c.table.by_clusters = fs_divisor_make(t.clusters);
   for (size_t i = 0; i < all.size(); ++i) {
     const FlareAllreduce& a = all[i];
     flare_allreduce_config_t& o = c.table.allreduces[i];
@@ -190,6 +191,8 @@ void FlareDenseControl::install(const Config& cfg, const InstallTarget& t) const
     o.state_bytes = a.state_bytes;
     o.l1_offset = a.l1_offset;
     o.states_per_cluster = a.states_per_cluster;
+    o.by_states = fs_divisor_make(a.states_per_cluster);
+    o.by_buffers = fs_divisor_make(a.buffers_per_block);
     for (size_t r = 0; r < a.ports.size(); ++r) c.ports[i][r] = a.ports[r];
   }
   std::memcpy(t.handler_mem, &c, sizeof(c));
