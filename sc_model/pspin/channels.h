@@ -7,7 +7,8 @@
 //   cluster scheduler --HpuStartIf[h]--> HPU h --RetireIf--> retire
 //   retire --CommandIf--> command unit --PacketSinkIf[port]--> egress
 //   retire --TimerIf--> timer unit --TaskSinkIf[c]--> cluster c   (a timer fires: its handler runs)
-//   retire --BufferReleaseIf--> packet buffer        (backward: the packet's L2 slot is free)
+//   retire --BufferReleaseIf--> packet buffer        (backward: the feedback reached the NIC, the
+//                                                     packet's L2 slot is free)
 //   retire --TaskDoneIf--> packet scheduler          (backward: the cluster has one task less)
 //   retire --HpuFreeIf[c]--> cluster c               (backward: the HPU takes the next task)
 #pragma once
@@ -52,7 +53,8 @@ struct TimerIf : virtual sc_core::sc_interface {
   virtual void cancel(int set, uint32_t id) = 0;
 };
 
-// Backward paths of a finished run.
+// Backward paths of a finished run. release() is called when the packet's feedback reaches the
+// NIC (the retire block times it).
 struct BufferReleaseIf : virtual sc_core::sc_interface {
   virtual void release(const Packet& p) = 0;
 };

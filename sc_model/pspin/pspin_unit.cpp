@@ -28,9 +28,9 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
       memory_(cfg.pspin, cfg.hpu),
       installed_(installed),
       engine_(make_engine(cfg)),
-      buffer_("packet_buffer", cfg.packet_buffer, drops),
+      buffer_("packet_buffer", cfg.packet_buffer, cfg.nic, clock_, drops),
       scheduler_("packet_scheduler", cfg.scheduler, cfg.pspin, clock_, pkt_sched_core(cfg, rtl)),
-      retire_("retire", cfg.hpu, drops),
+      retire_("retire", cfg.hpu, cfg.nic, clock_, drops),
       commands_("command_unit", cfg.command, clock_),
       timers_("timer_unit", clock_, cfg.hpu) {
   if (cfg.hpu.model == HpuModel::kIss && cfg.hpu.interleave == OnOff::kOn)
@@ -59,7 +59,8 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
   // Timers: retire arms and cancels them; a timer that fires is a task for its cluster.
   retire_.to_timers.bind(timers_);
   for (auto& cluster : clusters_) timers_.to_cluster.bind(*cluster);
-  // Backward: retire frees the packet's L2 slot, the scheduler's count and the HPU.
+  // Backward: retire frees the scheduler's count and the HPU, and, once its feedback reaches the
+  // NIC, the packet's L2 slot.
   retire_.release.bind(buffer_);
   retire_.task_done.bind(scheduler_);
   for (auto& cluster : clusters_) retire_.hpu_free.bind(*cluster);

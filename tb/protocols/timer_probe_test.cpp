@@ -117,19 +117,20 @@ TEST(HandlerTimers, ACancelledTimerDoesNotFire) {
 }
 
 TEST(HandlerTimers, ATimerReArmedForEverStopsTheRun) {
-  // Native: the 54-byte probe (42 + 12) is received at (54 + 24) * 8 / 100 = 6.24 ns; parser 2
-  // and scheduler 1 cycle make 9.24 ns; its copy starts 2 cycles later, takes 1 cycle (54 / 64
-  // rounded up) and completes 13 later: the handler runs from 25.24 ns for 40 + 54 = 94 cycles and
-  // arms timer 0x80000001 at 119.24 ns for 10 cycles. It fires at 129.24 ns; each timer run
+  // Native: the 54-byte probe (42 + 12) is received at (54 + 24) * 8 / 100 = 6.24 ns; the parser's
+  // 2 cycles make 8.24 ns; the NIC writes it into L2 in 1 cycle (54 / 64 rounded up) and hands it
+  // on 3 later, 12.24 ns; the scheduler's 1 cycle makes 13.24 ns; its copy starts 2 cycles later,
+  // takes 1 cycle and completes 13 later: the handler runs from 29.24 ns for 40 + 54 = 94 cycles
+  // and arms timer 0x80000001 at 123.24 ns for 10 cycles. It fires at 133.24 ns; each timer run
   // starts 16 cycles after its fire, takes 40 + 8 = 48 cycles and arms it again for 100: fires
-  // every 164 ns, those armed by a timer run at 293.24, 457.24, ... With hpu.max_timer_chain = 5
-  // the sixth of these, at 293.24 + 5 x 164 = 1113.24 ns, stops the run.
+  // every 164 ns, those armed by a timer run at 297.24, 461.24, ... With hpu.max_timer_chain = 5
+  // the sixth of these, at 297.24 + 5 x 164 = 1117.24 ns, stops the run.
   try {
     run({probe(0, 1, 0x80000001u, 10)}, "native", 5);
     FAIL() << "no error";
   } catch (const SimError& e) {
     EXPECT_STREQ(e.what(), "handler set timer_probe: timers armed by its timer handler fired 5 times in a row with no "
-                           "packet's handler arming one (timer 2147483649 re-armed for ever?) at 1113240 ps");
+                           "packet's handler arming one (timer 2147483649 re-armed for ever?) at 1117240 ps");
   }
 }
 
