@@ -10,6 +10,7 @@
 #include "common/sc_time_util.h"
 #include "fs_memory_map.h"
 #include "iss/cpu.h"
+#include "pspin/channels.h"
 #include "pspin/handler_api.h"
 #include "pspin/memory/hpu_address_map.h"
 #include "pspin/runtime_registers.h"
@@ -73,8 +74,10 @@ static std::string handler_elf_dir(const HpuConfig& hpu) {
   return hpu.isa == HpuIsa::kRv32imafcXpulp ? dir + "/xpulp" : dir;
 }
 
-IssEngine::IssEngine(const HpuConfig& hpu, const iss::IcacheParams& icache, const DmaConfig& dma)
-    : hpu_(hpu), icache_(icache), dma_(dma), programs_(handler_elf_dir(hpu)) {}
+IssEngine::IssEngine(const HpuConfig& hpu, const iss::IcacheParams& icache, const DmaConfig& dma,
+                     const CommandConfig& command)
+    : hpu_(hpu), icache_(icache), dma_(dma), register_cycles_(command.register_cycles),
+      programs_(handler_elf_dir(hpu)) {}
 
 IssEngine::~IssEngine() = default;
 
@@ -100,7 +103,9 @@ IssEngine::Context& IssEngine::context(const HandlerJob& job) {
   // Program memory is read-only: the cores share its image and its decoded instructions.
   c->mem.add(MemRegion{prog.base, uint32_t(prog.image.size()), const_cast<uint8_t*>(prog.image.data()), false, true,
                        0, "program memory"});
-  c->mem.add(MemRegion{FS_MMIO_BASE, 0x100, nullptr, true, false, 0, "runtime registers", c->regs.get()});
+  // The runtime registers are the HPU's command interface, a peripheral of its cluster.
+  c->mem.add(MemRegion{FS_MMIO_BASE, 0x100, nullptr, true, false, register_cycles_, "runtime registers",
+                       c->regs.get()});
   // The data: the HPU's view of the unit's memories (pspin/memory/).
   for (MemRegion& r : hpu_address_map(job.memory, MemoryCosts{hpu_.remote_l1_cycles, hpu_.l2_cycles}))
     c->mem.add(std::move(r));
@@ -168,6 +173,15 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
     const Picos period = env_.period_ps;
     const Picos request = (start_cycle_ + cpu_.cycles) * period;
     return (env_.dma->handler_copy(request, bytes) - request + period - 1) / period;
+  }
+  // A command, issued on the command path at the cycle of the load that issues it: the cycles
+  // until the HPU has a free command slot.
+  bool command(HandlerCommand& cmd, uint64_t& wait) override {
+    if (!env_.commands) return false;
+    const Picos at = now();
+    const Picos went = env_.commands->issue(job_.args.cluster_id, job_.args.hpu_id, at, std::move(cmd), job_.origin);
+    wait = (went - at) / env_.period_ps;
+    return true;
   }
 
   Step advance(uint64_t target, const iss::Gates& gates) override {

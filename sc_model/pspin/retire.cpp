@@ -113,11 +113,13 @@ void Retire::retire(RetiredRun r) {
     else if (cmd.kind == HandlerCommand::kTimerCancel)
       to_timers->cancel(r.task.pkt->handler_set, cmd.timer_id);
     else
-      to_commands->issue(std::move(cmd), r.task.pkt);
+      to_commands->issue(r.cluster, r.hpu, now_ps(), std::move(cmd), r.task.pkt);
   }
   if (!r.task.timer) {  // a timer's run held no L2 slot and no scheduler count
     task_done->done(r.task.cluster);
-    feedback_.push_at(r.task.pkt, now_ps() + clock_.cycles_ps(feedback_cycles_));
+    // PsPIN's HPU sends the feedback once its commands are done, too.
+    const Picos done = std::max(now_ps(), to_commands->done_at(r.cluster, r.hpu));
+    feedback_.push_at(r.task.pkt, done + clock_.cycles_ps(feedback_cycles_));
   }
   hpu_free[r.cluster]->hpu_free(r.hpu);
 }

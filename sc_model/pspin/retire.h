@@ -2,11 +2,12 @@
 // per-handler-set statistics (runs, the handler's cycles and the runtime's entry and exit around
 // them, latency, outcomes, ISS counters, faults, blocks in flight), stops the run on a fault when
 // hpu.on_fault = abort, tells observers (timelines), and then carries out the run's consequences
-// in a fixed order through its ports: the handler's commands to the command unit (timer commands
-// to the timer unit), the task off the packet scheduler's count and the HPU back to its cluster's
-// scheduler. The packet's feedback (not for a timer's run, which held no packet) reaches the NIC
-// `nic.feedback_cycles` after the run: then its L2 slot goes back to the packet buffer and its
-// latency as PsPIN measures it (arrival at the unit to feedback) counts.
+// in a fixed order through its ports: the commands the run left (all of a native run's; timer
+// commands to the timer unit), the task off the packet scheduler's count and the HPU back to its
+// cluster's scheduler. The packet's feedback (not for a timer's run, which held no packet)
+// reaches the NIC `nic.feedback_cycles` after the run and its HPU's commands are done: then its
+// L2 slot goes back to the packet buffer and its latency as PsPIN measures it (arrival at the
+// unit to feedback) counts.
 #pragma once
 #include <map>
 #include <set>

@@ -85,8 +85,9 @@ TEST(BlocksCluster, TwoHostBlockTimingAndResult) {
   //   of 16 element bytes once the handler's cycles are over (DMA latency 4 + ceil(16 / 16) = 5
   //   cycles on the idle engine): handler 68, ending 87 cycles after the packet's arrival. The
   //   first copies its contribution into the block's buffer; the second, which completes the
-  //   block, folds and has the result copied into its packet, then the command unit's 5 cycles:
-  //   92 after 1 us. The feedback of each 2 cycles after its handler's end: 89 after its arrival.
+  //   block, folds and has the result copied into its packet, then the command unit's 5 cycles
+  //   (a native run's commands are issued when it ends): 92 after 1 us. The feedback: the first
+  //   at 87 + 2 = 89, the second after its command, 92 + 2 = 94 after its arrival.
   UnitBench b(base_config());
   const Picos t2 = 1000000;
   fs::PacketPtr p1 = b.contribute(0, 0, 0, {1, 2, 3, 4});
@@ -98,7 +99,7 @@ TEST(BlocksCluster, TwoHostBlockTimingAndResult) {
   EXPECT_EQ(p1->fed_back, 89 * kCycle);
   EXPECT_EQ(p2->unit_in, t2);
   EXPECT_EQ(p2->written, t2 + 5 * kCycle);
-  EXPECT_EQ(p2->fed_back, t2 + 89 * kCycle);
+  EXPECT_EQ(p2->fed_back, t2 + 94 * kCycle);
   for (unsigned port : {0u, 1u}) {
     ASSERT_EQ(b.sinks[port]->got.size(), 1u) << port;
     const Arrival& a = b.sinks[port]->got[0];
@@ -120,7 +121,7 @@ TEST(BlocksCluster, TwoHostBlockTimingAndResult) {
   EXPECT_EQ(st.latency_ps.min(), 87 * kCycle);  // arrival to handler end, 174000 ps
   EXPECT_EQ(st.latency_ps.max(), 87 * kCycle);
   EXPECT_EQ(st.pspin_latency_ps.min(), 89 * kCycle);  // arrival at the unit to feedback
-  EXPECT_EQ(st.pspin_latency_ps.max(), 89 * kCycle);
+  EXPECT_EQ(st.pspin_latency_ps.max(), 94 * kCycle);
   EXPECT_EQ(st.outcomes.at("ok"), 1u);
   EXPECT_EQ(st.outcomes.at("result_sent"), 1u);
   EXPECT_EQ(b.unit.command_unit().multicasts, 1u);
@@ -322,9 +323,10 @@ TEST(BlocksCluster, HandlerDmaCopyQueuesBehindPacketCopies) {
 //   packet scheduler (1): the cluster has it at 20; the cluster scheduler asks for its copy
 //     2 later (22); 16 beats and the DMA's 13: the copy is done and the handler starts at    51
 //   handler: 40 + 1.0 x 1000 = 1040 cycles: it ends at                                    1091
-//   its send is carried out 4 later: the frame enters the egress queue at                 1095
-//   the feedback, 2 cycles after the handler: it reaches the NIC, the packet's L2 slot
-//     is free again and its latency as PsPIN measures it is                               1093
+//   its send (a native run's command is issued when it ends) is done 4 later: the frame
+//     enters the egress queue at                                                          1095
+//   the feedback waits for the command, then 2 cycles: it reaches the NIC, the packet's
+//     L2 slot is free again and its latency as PsPIN measures it is                       1097
 struct RunRecorder : fs::HandlerRunObserver {
   std::vector<fs::HandlerEvent> runs;
   void handler_ran(const fs::HandlerEvent& e) override { runs.push_back(e); }
@@ -374,10 +376,10 @@ TEST(BlocksCluster, DmaAndNicTimingOfAKnownPacketWorkedOutByHand) {
   EXPECT_EQ(runs.runs[0].cycles, 1040u);
   ASSERT_EQ(sinks[3]->got.size(), 1u);
   EXPECT_EQ(sinks[3]->got[0].time, 1095 * kNs);
-  EXPECT_EQ(p->fed_back, 1093 * kNs);
+  EXPECT_EQ(p->fed_back, 1097 * kNs);
   const fs::HandlerSetStats& st = unit.handler_stats().at("pspin_pingpong");
   EXPECT_EQ(st.latency_ps.max(), 1091 * kNs);        // arrival to handler end
-  EXPECT_EQ(st.pspin_latency_ps.max(), 1093 * kNs);  // arrival at the unit to feedback
+  EXPECT_EQ(st.pspin_latency_ps.max(), 1097 * kNs);  // arrival at the unit to feedback
   const fs::Dma& dma = unit.clusters()[0]->dma();
   EXPECT_EQ(dma.transfers, 1u);
   EXPECT_EQ(dma.busy_cycles, 16u);
