@@ -139,7 +139,8 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
         api_(env, job_, run_, *this, log) {
     const fs_handler_args_t& args = job.args;
     const HandlerSet& set = job.set;
-    start_cycle_ = now_ps() / env.period_ps;
+    start_ps_ = now_ps();
+    start_cycle_ = start_ps_ / env.period_ps;
     c.regs->begin(&api_, [this] { return start_cycle_ + cpu_.cycles; });
     // The arguments, in the RV32 layout, at the top of the stack.
     const uint32_t args_addr = c.stack_top - kHandlerArgsRoom;
@@ -164,14 +165,15 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
     cpu_.set_icache(icache, uint32_t(find_handler_set(set.name)));
   }
 
-  // HandlerApi::Hooks: calls happen at the cycle of the store that makes them.
-  Picos now() const override { return (start_cycle_ + cpu_.cycles) * env_.period_ps; }
+  // HandlerApi::Hooks: calls happen at the cycle of the load that issues them, as many cycles
+  // after the run's start as the core has spent.
+  Picos now() const override { return start_ps_ + cpu_.cycles * env_.period_ps; }
   // A DMA copy, on the cluster's DMA engine behind the copies already queued there: the cycles
-  // until it completes, from the store that starts it.
+  // until it completes, from the load that issues it.
   uint64_t dma(uint32_t bytes) override {
     if (!env_.dma || !queue_dma_) return uint64_t(dma_latency_) + (bytes + dma_bytes_per_cycle_ - 1) / dma_bytes_per_cycle_;
     const Picos period = env_.period_ps;
-    const Picos request = (start_cycle_ + cpu_.cycles) * period;
+    const Picos request = now();
     return (env_.dma->handler_copy(request, bytes) - request + period - 1) / period;
   }
   // A command, issued on the command path at the cycle of the load that issues it: the cycles
@@ -244,7 +246,8 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
   const HpuEnvironment& env_;
   uint32_t dma_latency_, dma_bytes_per_cycle_;
   bool queue_dma_;
-  uint64_t start_cycle_ = 0;  // the PsPIN cycle the run started at
+  Picos start_ps_ = 0;        // when the run started
+  uint64_t start_cycle_ = 0;  // the PsPIN cycle it started in (the cycle count of traces and gates)
   std::string who_;
   std::unique_ptr<TraceWriter> tracer_;
   HandlerRun run_;

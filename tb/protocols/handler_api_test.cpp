@@ -172,9 +172,10 @@ void every_call(const std::string& model) {
   }
   // On the ISS a line's time is the cycle of the load that issues fs_log_write's command: a load
   // of CMD_ISSUE, offset 0x20 of the runtime registers ("lw a5, 32(s1)"), as the instruction
-  // trace shows it (1 GHz: a cycle is 1000 ps). fs_log_write is inlined: the first two lines are
-  // issued inside fs_log (the one such load there), the third inside the probe, by the last
-  // CMD_ISSUE load but one (the answer's send comes after it).
+  // trace shows it (1 GHz: a cycle is 1000 ps), counted from the run's start, which is not on a
+  // cycle boundary (the trace numbers the cycle it started in). fs_log_write is inlined: the
+  // first two lines are issued inside fs_log (the one such load there), the third inside the
+  // probe, by the last CMD_ISSUE load but one (the answer's send comes after it).
   const iss::ElfImage elf = iss::read_elf(FLARESIM_HANDLER_ELF_DIR "/api_probe.elf");
   const uint32_t fs_log_at = elf.symbols.at("fs_log");
   uint32_t fs_log_end = ~0u;
@@ -200,6 +201,7 @@ void every_call(const std::string& model) {
     ASSERT_EQ(issue_in_fs_log[c].size(), 2u) << c;
     ASSERT_GE(issue[c].size(), 2u) << c;
     issue[c] = {issue_in_fs_log[c][0], issue_in_fs_log[c][1], issue[c][issue[c].size() - 2]};
+    for (Picos& t : issue[c]) t += start[c] % 1000;
   }
   EXPECT_EQ(t0, issue[0]);
   EXPECT_EQ(t1, issue[1]);
