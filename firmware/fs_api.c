@@ -1,8 +1,7 @@
-/* The handler API (handlers/include/fs_api.def) for the RISC-V HPU. Each device call is a stub
- * generated from its row: a store per argument word to the HPU's runtime registers
- * (firmware/fs_memory_map.h), a store of its command to the issue register, which the simulator
- * carries out (sc_model/pspin/runtime_registers.cpp), and a load of the status register. Local
- * calls are answered here from the read-only registers. */
+/* The handler API (handlers/include/fs_api.def) for the RISC-V HPU: its local calls, answered
+ * here from the read-only runtime registers (firmware/fs_memory_map.h), and the check that the
+ * handler's arguments have the layout the ISS writes. The calls to the switch are inlined into
+ * the handlers (firmware/fs_api_rv32.h). */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,21 +27,7 @@ static inline __attribute__((always_inline)) uint8_t* fs_local_cluster_l1(uint32
   return (uint8_t*)(uintptr_t)(FS_L1_GLOBAL_BASE + cluster_id * FS_L1_GLOBAL_STRIDE);
 }
 
-/* One wire item: its stores. */
-#define FS_STORE(...) FS_API_KIND(FS_STORE_, __VA_ARGS__)
-#define FS_STORE_U32(reg, name) REG(reg) = (uint32_t)(name);
-#define FS_STORE_U64(lo, hi, name) \
-  REG(lo) = (uint32_t)(name);      \
-  REG(hi) = (uint32_t)((name) >> 32);
-#define FS_STORE_IN(reg, type, name, bytes) REG(reg) = (uint32_t)(uintptr_t)(name);
-#define FS_STORE_OUT FS_STORE_IN
-
-#define FS_API_DEVICE(name, ret, params, args, doc, issue, command, status, gate, ...) \
-  ret fs_##name params {                                                              \
-    FS_API_EACH(FS_STORE, __VA_ARGS__)                                                \
-    REG(issue) = (command);                                                           \
-    return (ret)REG(status);                                                          \
-  }
+#define FS_API_DEVICE(...)
 #define FS_API_LOCAL(name, ret, params, args, doc) \
   ret fs_##name params { return fs_local_##name args; }
 #define FS_API_HELPER(...)

@@ -3,7 +3,7 @@
  * handler_program.cpp).
  *
  *   0x10000000  this cluster's L1 state area (local, single-cycle)
- *   0x1A000000  the HPU's runtime registers (MMIO: commands to the command unit, exit, info)
+ *   0x1A000000  the HPU's runtime registers (MMIO: its command interface, exit, info)
  *   0x1B000000  the HPU's L1 packet slot (the packet copied by the cluster DMA): a frame from
  *               0x1B000000 + FS_PKT_FRAME_OFFSET (fs_handler.h), so its IPv4 header is at
  *               0x1B000010; a timer's event from 0x1B000000
@@ -25,12 +25,15 @@
 #define FS_L1_GLOBAL_STRIDE 0x01000000u
 #define FS_MAX_CLUSTERS 224u /* 0x20000000 + 224 * 16 MiB stays below 0x2E000000 */
 
-/* Runtime registers (32-bit) at FS_MMIO_BASE. A call of the handler API (handlers/include/fs_api.def,
- * which names each call's registers) stores its arguments in the registers, writes its command to
- * an issue register (CMD_ISSUE, or DMA_GO for DMA copies), which carries it out, and reads its
- * result from a status register (CMD_STATUS, DMA_STATUS): 0 or -1 (bad argument). Registers below
- * FS_REG_INFO are written by the handler (status registers excepted); from FS_REG_INFO on they
- * are read-only. */
+/* Runtime registers (32-bit) at FS_MMIO_BASE: the HPU's command interface, shaped as PsPIN's
+ * (docs/ISS.md, "The runtime registers"). A call of the handler API (handlers/include/fs_api.def,
+ * which names each call's registers) stores its arguments in the registers, stores its command
+ * into a command register (CMD_TYPE, or DMA_CMD for DMA copies) and loads an issue register
+ * (CMD_ISSUE, DMA_ISSUE): the load carries the call out and returns its result, 0 or -1 (bad
+ * argument); it takes longer when the call waits (a DMA copy until it is done, a command for a
+ * free command slot). Every access costs command.register_cycles more than an L1 access.
+ * Registers below FS_REG_INFO are written by the handler (issue registers excepted); from
+ * FS_REG_INFO on they are read-only. */
 #define FS_REG_CMD_ADDR 0x00u      /* frame or data address */
 #define FS_REG_CMD_LEN 0x04u       /* bytes */
 #define FS_REG_CMD_PORT 0x08u      /* port (send, host write) */
@@ -38,14 +41,14 @@
 #define FS_REG_CMD_NPORTS 0x10u    /* ports in the list */
 #define FS_REG_CMD_HOST_LO 0x14u   /* host address, low word (host write) */
 #define FS_REG_CMD_HOST_HI 0x18u   /* host address, high word */
-#define FS_REG_CMD_ISSUE 0x1Cu     /* write: 1 send, 2 multicast, 3 host write, 4 log line, 5/6 timer arm/cancel */
-#define FS_REG_CMD_STATUS 0x20u    /* read: result of the last issue */
+#define FS_REG_CMD_TYPE 0x1Cu      /* write: 1 send, 2 multicast, 3 host write, 4 log line, 5/6 timer arm/cancel */
+#define FS_REG_CMD_ISSUE 0x20u     /* read: issues the command in CMD_TYPE; its result */
 #define FS_REG_EXIT 0x24u          /* write: the handler's return code; the handler ends */
 #define FS_REG_DMA_DST 0x28u       /* DMA copy: destination address */
 #define FS_REG_DMA_SRC 0x2Cu       /* DMA copy: source address */
 #define FS_REG_DMA_LEN 0x30u       /* DMA copy: bytes */
-#define FS_REG_DMA_GO 0x34u        /* write FS_DMA_GO: copy now; the store completes when the copy is done */
-#define FS_REG_DMA_STATUS 0x38u    /* read: 0, or -1 if the last copy was refused */
+#define FS_REG_DMA_CMD 0x34u       /* write FS_DMA_COPY */
+#define FS_REG_DMA_ISSUE 0x38u     /* read: copies; the load completes when the copy is done; 0, or -1 if refused */
 #define FS_REG_INFO 0x40u          /* the read-only registers start here */
 #define FS_REG_NUM_CLUSTERS 0x40u  /* read */
 #define FS_REG_L1_STATE_SIZE 0x44u /* read: bytes of each cluster's L1 state area */
@@ -58,7 +61,7 @@
 #define FS_CMD_LOG 4u
 #define FS_CMD_TIMER_ARM 5u
 #define FS_CMD_TIMER_CANCEL 6u
-#define FS_DMA_GO 1u
+#define FS_DMA_COPY 1u
 
 /* The handler's arguments (fs_handler_args_t) as the RV32 handler sees them, at the top of its
  * stack: the same fields in the same order (one list, FS_HANDLER_ARGS in fs_handler.h), every

@@ -54,8 +54,12 @@ typedef struct fs_handler_args {
 typedef int (*fs_handler_fn)(const fs_handler_args_t* args);
 
 /* The calls, listed once with what each does in fs_api.def (and docs/HANDLERS.md): fs_send,
- * fs_multicast, fs_host_write, fs_cluster_l1, fs_dma_copy, fs_log_write. */
+ * fs_multicast, fs_host_write, fs_cluster_l1, fs_dma_copy, fs_log_write. On RISC-V the calls to
+ * the switch are inlined command-register sequences (firmware/fs_api_rv32.h). */
 #include "fs_api_wire.h"
+#if defined(__riscv)
+#include "fs_api_rv32.h"
+#else
 #define FS_API_DEVICE(name, ret, params, ...) ret fs_##name params;
 #define FS_API_LOCAL(name, ret, params, ...) ret fs_##name params;
 #define FS_API_HELPER(...)
@@ -63,6 +67,7 @@ typedef int (*fs_handler_fn)(const fs_handler_args_t* args);
 #undef FS_API_DEVICE
 #undef FS_API_LOCAL
 #undef FS_API_HELPER
+#endif
 
 /* Writes one line to the handler log (`flaresim run --handler-log FILE`), formatted like printf
  * into at most FS_LOG_MAX_LINE characters (the rest is cut), prefixed in the log with the

@@ -81,6 +81,9 @@ std::vector<ConfigKey> make_schema() {
 #define FS_OWNER packet_buffer
 #include "config/sections/packet_buffer.def"
 #undef FS_OWNER
+#define FS_OWNER nic
+#include "config/sections/nic.def"
+#undef FS_OWNER
 #define FS_OWNER scheduler
 #include "config/sections/scheduler.def"
 #undef FS_OWNER

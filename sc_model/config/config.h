@@ -45,6 +45,9 @@ struct RoutingConfig {
 struct PacketBufferConfig {
 #include "config/sections/packet_buffer.def"
 };
+struct NicConfig {
+#include "config/sections/nic.def"
+};
 struct SchedulerConfig {
 #include "config/sections/scheduler.def"
 };
@@ -104,6 +107,7 @@ struct Config {
   ParserConfig parser;
   RoutingConfig routing;
   PacketBufferConfig packet_buffer;
+  NicConfig nic;
   SchedulerConfig scheduler;
   PspinConfig pspin;
   DmaConfig dma;

@@ -350,9 +350,11 @@ FS_ISS_INLINE bool Cpu::load_at(const Insn& in, uint32_t addr, Op width, Exec& e
   uint32_t v;
   e.cost = t_.load;
   if (const MemRegion* dev = device_at(addr, size)) {
-    const MmioDevice::Result res = dev->mmio->read(addr - dev->base, size, v);
+    uint32_t busy = 0;
+    const MmioDevice::Result res = dev->mmio->read(addr - dev->base, size, v, busy);
     if (res == MmioDevice::Result::kFault) return fail(Fault::kLoadAccess, in.raw, addr);
-    e.cost += dev->extra_cycles;
+    e.cost += dev->extra_cycles + busy;
+    counters.device_wait_cycles += busy;
     if (res == MmioDevice::Result::kHalt) e.halt = true;
   } else {
     uint8_t* h;

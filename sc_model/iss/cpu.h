@@ -59,7 +59,7 @@ struct CpuCounters {
   uint64_t accesses[kAccessClasses] = {};  // data accesses (loads, stores, atomics) by region class
   uint64_t icache_misses = 0, icache_prefetches = 0, icache_stall_cycles = 0;
   uint64_t bank_conflict_cycles = 0;
-  uint64_t device_wait_cycles = 0;  // stores to devices that take time (DMA copies)
+  uint64_t device_wait_cycles = 0;  // device accesses that take time (DMA copies, command issues)
   uint64_t misaligned = 0;           // loads and stores not naturally aligned (timing.misaligned each)
 
   // Applies f(field, other's field) to every count.

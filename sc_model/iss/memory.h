@@ -16,8 +16,9 @@ class MmioDevice {
  public:
   enum class Result { kOk, kFault, kHalt };  // kHalt: the access completes, then the core stops
   virtual ~MmioDevice() = default;
-  virtual Result read(uint32_t offset, unsigned size, uint32_t& value) = 0;
-  // `extra_cycles`: how long the store takes beyond the store's own cost (e.g. a DMA it starts).
+  // `extra_cycles`: how long the access takes beyond its own cost and its region's (e.g. a DMA
+  // copy it carries out, or a wait for room to issue a command).
+  virtual Result read(uint32_t offset, unsigned size, uint32_t& value, uint32_t& extra_cycles) = 0;
   virtual Result write(uint32_t offset, unsigned size, uint32_t value, uint32_t& extra_cycles) = 0;
   // True if this access acts on the rest of the switch (a DMA start, say), so that an interleaved
   // core must not make it ahead of the time the caller allows (Cpu::run's switch gate).

@@ -22,6 +22,10 @@ struct Packet {
   uint32_t block_id = 0;      // set by the parser for handler sets that name a block
   uint32_t block_group = 0;   // and, for those that name one, the block's group (allreduce id)
   uint32_t payload_offset = 0;  // where the handler's payload (after the UDP header) starts
+  // Its way through the PsPIN unit (0: not yet): the NIC inbound engine takes it and starts
+  // writing it into L2 packet memory; the write is done and its handler execution request goes
+  // to the packet scheduler; its handler's feedback reaches the NIC and frees its L2 slot.
+  Picos unit_in = 0, written = 0, fed_back = 0;
 };
 
 using PacketPtr = std::shared_ptr<Packet>;

@@ -5,9 +5,11 @@
 //
 //   packet buffer --PacketSinkIf--> packet scheduler --TaskSinkIf[c]--> cluster c
 //   cluster scheduler --HpuStartIf[h]--> HPU h --RetireIf--> retire
-//   retire --CommandIf--> command unit --PacketSinkIf[port]--> egress
+//   HPU h (its commands, as it issues them) --CommandIf--> command unit --PacketSinkIf[port]--> egress
+//   retire --CommandIf--> command unit              (the commands a run left: native runs)
 //   retire --TimerIf--> timer unit --TaskSinkIf[c]--> cluster c   (a timer fires: its handler runs)
-//   retire --BufferReleaseIf--> packet buffer        (backward: the packet's L2 slot is free)
+//   retire --BufferReleaseIf--> packet buffer        (backward: the feedback reached the NIC, the
+//                                                     packet's L2 slot is free)
 //   retire --TaskDoneIf--> packet scheduler          (backward: the cluster has one task less)
 //   retire --HpuFreeIf[c]--> cluster c               (backward: the HPU takes the next task)
 #pragma once
@@ -40,9 +42,15 @@ struct RetireIf : virtual sc_core::sc_interface {
   virtual void retire(RetiredRun r) = 0;
 };
 
-// What a finished handler asked for (send, multicast, host write), with the packet it ran on.
+// The command path of the HPUs (PsPIN's command frontend per HPU and the command unit): the
+// commands a handler issues (send, multicast, host write), with the packet it runs on.
 struct CommandIf : virtual sc_core::sc_interface {
-  virtual void issue(HandlerCommand cmd, PacketPtr origin) = 0;
+  // HPU `hpu` of cluster `cluster` issues `cmd` at `at` (now or later). It goes when the HPU has
+  // a free command slot (command.per_hpu of its commands at most are not done) and is done
+  // command.latency_cycles later. Returns when it went.
+  virtual Picos issue(unsigned cluster, unsigned hpu, Picos at, HandlerCommand cmd, PacketPtr origin) = 0;
+  // When the last command the HPU issued is done (0: it issued none).
+  virtual Picos done_at(unsigned cluster, unsigned hpu) const = 0;
 };
 
 // Timer commands of a finished run (fs_timer_arm, fs_timer_cancel), for handler set `set`
@@ -52,7 +60,8 @@ struct TimerIf : virtual sc_core::sc_interface {
   virtual void cancel(int set, uint32_t id) = 0;
 };
 
-// Backward paths of a finished run.
+// Backward paths of a finished run. release() is called when the packet's feedback reaches the
+// NIC (the retire block times it).
 struct BufferReleaseIf : virtual sc_core::sc_interface {
   virtual void release(const Packet& p) = 0;
 };

@@ -1,11 +1,31 @@
-// Command execution (see command_unit.h).
+// The command path (see command_unit.h).
 #include "pspin/command_unit.h"
 
 namespace fs {
 
 CommandUnit::CommandUnit(sc_core::sc_module_name name, const CommandConfig& cfg, Clock clock)
     : sc_core::sc_module(name),
-      stage_("stage", clock.cycles_ps(cfg.latency_cycles), [this](Issued c) { execute(std::move(c)); }) {}
+      latency_(clock.cycles_ps(cfg.latency_cycles)),
+      per_hpu_(cfg.per_hpu),
+      done_("done", [this](Issued c) { execute(std::move(c)); }) {}
+
+Picos CommandUnit::issue(unsigned cluster, unsigned hpu, Picos at, HandlerCommand cmd, PacketPtr origin) {
+  std::deque<Picos>& held = slots_[{cluster, hpu}];
+  while (!held.empty() && held.front() <= at) held.pop_front();  // done by now: their slots are free
+  Picos went = at;
+  if (held.size() >= per_hpu_) {  // every slot held: wait for the oldest command
+    went = held.front();
+    held.pop_front();
+  }
+  held.push_back(went + latency_);
+  done_.push_at(Issued{std::move(cmd), std::move(origin)}, went + latency_);
+  return went;
+}
+
+Picos CommandUnit::done_at(unsigned cluster, unsigned hpu) const {
+  const auto it = slots_.find({cluster, hpu});
+  return it == slots_.end() || it->second.empty() ? 0 : it->second.back();
+}
 
 void CommandUnit::execute(Issued c) {
   HandlerCommand& cmd = c.cmd;

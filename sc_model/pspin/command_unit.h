@@ -1,12 +1,18 @@
-// The command unit: carries out what handlers ask for once they finish: send a frame out of a
-// port, multicast one to a port list, or write data into the memory of the host on a port.
-// Frames enter the egress queues after the unit's latency; host writes are logged per port (the
-// place where closed-loop host agents will receive them).
+// The command path: the HPUs' command frontends and the command unit. It carries out what
+// handlers ask for, as they issue it (ISS HPUs, at the cycle of the issue) or when their run
+// ends (native HPUs, and the commands a run leaves): send a frame out of a port, multicast one
+// to a port list, or write data into the memory of the host on a port. Each HPU has
+// `command.per_hpu` command slots, as PsPIN's command frontend has command ids: a command holds
+// one from its issue until it is done, `command.latency_cycles` later, when its frames enter the
+// egress queues (host writes are logged per port, the place where closed-loop host agents will
+// receive them); an HPU with every slot held waits at the issue for its oldest command to be done.
 #pragma once
+#include <deque>
 #include <map>
+#include <utility>
 
-#include "common/delay_line.h"
 #include "common/stats_tree.h"
+#include "common/timed_queue.h"
 #include "config/config.h"
 #include "pspin/channels.h"
 #include "pspin/task.h"
@@ -31,7 +37,8 @@ class CommandUnit : public sc_core::sc_module, public CommandIf {
 
   // Configured by the command.* keys.
   CommandUnit(sc_core::sc_module_name name, const CommandConfig& cfg, Clock clock);
-  void issue(HandlerCommand cmd, PacketPtr origin) override { stage_.push(Issued{std::move(cmd), std::move(origin)}); }
+  Picos issue(unsigned cluster, unsigned hpu, Picos at, HandlerCommand cmd, PacketPtr origin) override;
+  Picos done_at(unsigned cluster, unsigned hpu) const override;
 
   void report(StatsTree& out) const {
     out["sends"] = sends, out["multicasts"] = multicasts, out["frames_out"] = frames_out;
@@ -50,8 +57,13 @@ class CommandUnit : public sc_core::sc_module, public CommandIf {
  private:
   void execute(Issued c);
 
+  Picos latency_;
+  unsigned per_hpu_;
+  // Per HPU (cluster, hpu): when its commands not yet done at their latest issue will be done,
+  // in issue order (their latency is the same, so also in the order they are done).
+  std::map<std::pair<unsigned, unsigned>, std::deque<Picos>> slots_;
   uint64_t next_id_ = 1ull << 48;  // ids of frames created by handlers
-  DelayLine<Issued> stage_;
+  TimedQueue<Issued> done_;  // commands on their way, carried out when done
 };
 
 }  // namespace fs

@@ -25,10 +25,21 @@ void HandlerLog::line(Picos time, uint32_t cluster, uint32_t hpu, const std::str
   *out_ << prefix << set << ' ' << text << '\n';
 }
 
+void HandlerApi::issue(HandlerCommand cmd) {
+  uint64_t wait = 0;
+  if (!hooks_.command(cmd, wait)) {
+    run_.commands.push_back(std::move(cmd));
+    return;
+  }
+  run_.counters.command_wait_cycles += wait;
+  wait_ = wait;
+}
+
+// The frame's bytes are taken at the call: the handler may change them afterwards.
 int HandlerApi::send(const void* frame, uint32_t len, uint32_t port) {
   if (len > kMaxFrameBytes || port >= env_.num_ports) return -1;
   const auto* b = static_cast<const uint8_t*>(frame);
-  run_.commands.push_back({HandlerCommand::kSend, {port}, 0, Bytes(b, b + len)});
+  issue({HandlerCommand::kSend, {port}, 0, Bytes(b, b + len)});
   return 0;
 }
 
@@ -37,15 +48,14 @@ int HandlerApi::multicast(const void* frame, uint32_t len, const uint32_t* ports
   for (uint32_t i = 0; i < nports; ++i)
     if (ports[i] >= env_.num_ports) return -1;
   const auto* b = static_cast<const uint8_t*>(frame);
-  run_.commands.push_back(
-      {HandlerCommand::kMulticast, std::vector<uint32_t>(ports, ports + nports), 0, Bytes(b, b + len)});
+  issue({HandlerCommand::kMulticast, std::vector<uint32_t>(ports, ports + nports), 0, Bytes(b, b + len)});
   return 0;
 }
 
 int HandlerApi::host_write(uint32_t port, uint64_t addr, const void* data, uint32_t len) {
   if (len > kMaxFrameBytes || port >= env_.num_ports) return -1;
   const auto* b = static_cast<const uint8_t*>(data);
-  run_.commands.push_back({HandlerCommand::kHostWrite, {port}, addr, Bytes(b, b + len)});
+  issue({HandlerCommand::kHostWrite, {port}, addr, Bytes(b, b + len)});
   return 0;
 }
 
@@ -81,6 +91,7 @@ int HandlerApi::dma_copy(void* dst, const void* src, uint32_t len) {
   if (len) std::memmove(dst, src, len);
   run_.counters.dma_bytes += len;
   wait_ = hooks_.dma(len);
+  run_.counters.dma_wait_cycles += wait_;
   return 0;
 }
 

@@ -1,11 +1,11 @@
 // The handler API's one implementation in the simulator (handlers/include/fs_api.def lists the
 // calls): a HandlerApi object serves one handler run, on either HPU model. Native handlers reach
 // it through the host back end's table (backend()); ISS handlers through the runtime registers
-// (runtime_registers.h), which turn the stores of the firmware's stubs into calls of the same
-// members, with guest pointers already checked and turned into host pointers. It turns send,
-// multicast and host writes into the run's HandlerCommands, makes DMA copies (their timing is
-// the model's: Hooks::dma), finds other clusters' L1 and writes handler log lines. Plain C++, no
-// SystemC.
+// (runtime_registers.h), which turn the firmware's command-register sequences into calls of the
+// same members, with guest pointers already checked and turned into host pointers. It turns
+// send, multicast and host writes into HandlerCommands, which the HPU model issues
+// (Hooks::command) or leaves in the run, makes DMA copies (their timing is the model's:
+// Hooks::dma), finds other clusters' L1 and writes handler log lines. Plain C++, no SystemC.
 #pragma once
 #include <cstdint>
 #include <ostream>
@@ -41,6 +41,9 @@ class HandlerApi {
     // A copy of `bytes` bytes was made; returns the cycles the HPU waits for it now (0 if the
     // model charges it later).
     virtual uint64_t dma(uint32_t bytes) = 0;
+    // The handler issues `cmd` now: true if the model issued it (`wait`: the cycles the HPU
+    // waits for a free command slot), false to leave it in the run for the retire block.
+    virtual bool command(HandlerCommand& /*cmd*/, uint64_t& /*wait*/) { return false; }
   };
 
   static constexpr uint32_t kMaxFrameBytes = 65535;
@@ -61,7 +64,8 @@ class HandlerApi {
 #undef FS_API_LOCAL
 #undef FS_API_HELPER
 
-  // The cycles the HPU waits after the last call (a DMA copy); reading them clears them.
+  // The cycles the HPU waits after the last call (a DMA copy, a command's issue); reading them
+  // clears them.
   uint64_t take_wait_cycles() {
     const uint64_t w = wait_;
     wait_ = 0;
@@ -71,6 +75,9 @@ class HandlerApi {
   fs_backend_t backend();
 
  private:
+  // A send, multicast or host write: issued by the model, or kept in the run.
+  void issue(HandlerCommand cmd);
+
   const HpuEnvironment& env_;
   const fs_handler_args_t& args_;
   const HandlerSet& set_;

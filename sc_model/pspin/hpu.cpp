@@ -26,7 +26,7 @@ void Hpu::run() {
     const HpuMemoryView& memory = svc_.memory->view(svc_.cluster_id, index_, task.pkt->handler_set);
     // The copy the cluster DMA made: the packet's bytes, where the slot's layout puts them.
     const HandlerJob job{set, place_packet(memory, task.pkt->data, task.timer ? FS_TIMER_PORT : task.pkt->ingress_port),
-                         memory};
+                         memory, task.pkt};
     const Picos started = now_ps();
     std::unique_ptr<SteppedRun> stepped = svc_.interleaver ? svc_.engine->start(job, svc_.env) : nullptr;
     HandlerRun result;

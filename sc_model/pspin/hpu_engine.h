@@ -29,6 +29,8 @@ struct HandlerRun {
   // The handler's own cycles, from its first instruction to its return.
   uint64_t handler_cycles() const { return cycles - entry_cycles - exit_cycles; }
   int outcome = FS_OK;
+  // What the handler asked for that the HPU did not issue while it ran (timer commands; every
+  // command of a native run): the retire block hands them on when the run ends.
   std::vector<HandlerCommand> commands;
   std::string fault;  // non-empty: the handler faulted (message with handler, PC, instruction)
   HandlerCounters counters;
@@ -47,21 +49,28 @@ class HandlerDmaIf {
   virtual Picos handler_copy(Picos request, uint64_t bytes) = 0;
 };
 
-// What the engine may reach outside the HPU's memory: its cluster's DMA engine and the switch's
-// port count.
+struct CommandIf;
+
+// What the engine may reach outside the HPU's memory: its cluster's DMA engine, the command unit
+// and the switch's port count.
 struct HpuEnvironment {
   // Unset: handler copies take the DMA latency and bandwidth only, without queueing.
   HandlerDmaIf* dma = nullptr;
+  // Set: ISS runs issue their commands (send, multicast, host write) at the cycle of their issue
+  // (pspin/channels.h); unset: they are left in HandlerRun::commands.
+  CommandIf* commands = nullptr;
   Picos period_ps = 1000;  // the PsPIN clock
   unsigned num_ports = 0;
 };
 
-// One handler run to make: the set, the handler's arguments (host pointers into `memory`) and
-// the memory the HPU sees (pspin/memory/pspin_memory.h).
+// One handler run to make: the set, the handler's arguments (host pointers into `memory`), the
+// memory the HPU sees (pspin/memory/pspin_memory.h) and the packet it runs on (the frames its
+// commands make inherit its arrival; may be null outside a PsPIN unit).
 struct HandlerJob {
   const HandlerSet& set;
   fs_handler_args_t args;
   const HpuMemoryView& memory;
+  PacketPtr origin = nullptr;
 };
 
 // A handler run that advances a few cycles at a time (the ISS), so that the PsPIN unit can

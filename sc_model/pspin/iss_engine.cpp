@@ -10,6 +10,7 @@
 #include "common/sc_time_util.h"
 #include "fs_memory_map.h"
 #include "iss/cpu.h"
+#include "pspin/channels.h"
 #include "pspin/handler_api.h"
 #include "pspin/memory/hpu_address_map.h"
 #include "pspin/runtime_registers.h"
@@ -73,8 +74,10 @@ static std::string handler_elf_dir(const HpuConfig& hpu) {
   return hpu.isa == HpuIsa::kRv32imafcXpulp ? dir + "/xpulp" : dir;
 }
 
-IssEngine::IssEngine(const HpuConfig& hpu, const iss::IcacheParams& icache, const DmaConfig& dma)
-    : hpu_(hpu), icache_(icache), dma_(dma), programs_(handler_elf_dir(hpu)) {}
+IssEngine::IssEngine(const HpuConfig& hpu, const iss::IcacheParams& icache, const DmaConfig& dma,
+                     const CommandConfig& command)
+    : hpu_(hpu), icache_(icache), dma_(dma), register_cycles_(command.register_cycles),
+      programs_(handler_elf_dir(hpu)) {}
 
 IssEngine::~IssEngine() = default;
 
@@ -100,7 +103,9 @@ IssEngine::Context& IssEngine::context(const HandlerJob& job) {
   // Program memory is read-only: the cores share its image and its decoded instructions.
   c->mem.add(MemRegion{prog.base, uint32_t(prog.image.size()), const_cast<uint8_t*>(prog.image.data()), false, true,
                        0, "program memory"});
-  c->mem.add(MemRegion{FS_MMIO_BASE, 0x100, nullptr, true, false, 0, "runtime registers", c->regs.get()});
+  // The runtime registers are the HPU's command interface, a peripheral of its cluster.
+  c->mem.add(MemRegion{FS_MMIO_BASE, 0x100, nullptr, true, false, register_cycles_, "runtime registers",
+                       c->regs.get()});
   // The data: the HPU's view of the unit's memories (pspin/memory/).
   for (MemRegion& r : hpu_address_map(job.memory, MemoryCosts{hpu_.remote_l1_cycles, hpu_.l2_cycles}))
     c->mem.add(std::move(r));
@@ -134,7 +139,8 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
         api_(env, job_, run_, *this, log) {
     const fs_handler_args_t& args = job.args;
     const HandlerSet& set = job.set;
-    start_cycle_ = now_ps() / env.period_ps;
+    start_ps_ = now_ps();
+    start_cycle_ = start_ps_ / env.period_ps;
     c.regs->begin(&api_, [this] { return start_cycle_ + cpu_.cycles; });
     // The arguments, in the RV32 layout, at the top of the stack.
     const uint32_t args_addr = c.stack_top - kHandlerArgsRoom;
@@ -159,15 +165,25 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
     cpu_.set_icache(icache, uint32_t(find_handler_set(set.name)));
   }
 
-  // HandlerApi::Hooks: calls happen at the cycle of the store that makes them.
-  Picos now() const override { return (start_cycle_ + cpu_.cycles) * env_.period_ps; }
+  // HandlerApi::Hooks: calls happen at the cycle of the load that issues them, as many cycles
+  // after the run's start as the core has spent.
+  Picos now() const override { return start_ps_ + cpu_.cycles * env_.period_ps; }
   // A DMA copy, on the cluster's DMA engine behind the copies already queued there: the cycles
-  // until it completes, from the store that starts it.
+  // until it completes, from the load that issues it.
   uint64_t dma(uint32_t bytes) override {
     if (!env_.dma || !queue_dma_) return uint64_t(dma_latency_) + (bytes + dma_bytes_per_cycle_ - 1) / dma_bytes_per_cycle_;
     const Picos period = env_.period_ps;
-    const Picos request = (start_cycle_ + cpu_.cycles) * period;
+    const Picos request = now();
     return (env_.dma->handler_copy(request, bytes) - request + period - 1) / period;
+  }
+  // A command, issued on the command path at the cycle of the load that issues it: the cycles
+  // until the HPU has a free command slot.
+  bool command(HandlerCommand& cmd, uint64_t& wait) override {
+    if (!env_.commands) return false;
+    const Picos at = now();
+    const Picos went = env_.commands->issue(job_.args.cluster_id, job_.args.hpu_id, at, std::move(cmd), job_.origin);
+    wait = (went - at) / env_.period_ps;
+    return true;
   }
 
   Step advance(uint64_t target, const iss::Gates& gates) override {
@@ -230,7 +246,8 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
   const HpuEnvironment& env_;
   uint32_t dma_latency_, dma_bytes_per_cycle_;
   bool queue_dma_;
-  uint64_t start_cycle_ = 0;  // the PsPIN cycle the run started at
+  Picos start_ps_ = 0;        // when the run started
+  uint64_t start_cycle_ = 0;  // the PsPIN cycle it started in (the cycle count of traces and gates)
   std::string who_;
   std::unique_ptr<TraceWriter> tracer_;
   HandlerRun run_;

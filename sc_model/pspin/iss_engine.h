@@ -6,7 +6,9 @@
 // (the Run class) advances its core, enforces the watchdog and turns faults into messages. The
 // data regions are the HPU's view of the unit's memories (pspin/memory/hpu_address_map.h), the
 // same memory native handlers get, so both share state layouts. Cycles come from the core's timing table plus region costs
-// (remote L1, L2, L1 banks, instruction cache); fs_dma_copy queues on the cluster's DMA engine.
+// (remote L1, L2, L1 banks, instruction cache, the runtime registers' command.register_cycles);
+// fs_dma_copy queues on the cluster's DMA engine; commands go to the command unit as they are
+// issued.
 // A run's cycles are split at the firmware's call of the handler and the handler's return
 // (crt0.S's marks) into the runtime's entry, the handler's own cycles and the runtime's exit.
 // Runs are stepped by the interleaver (start()) or run to completion when they start (execute(),
@@ -29,8 +31,9 @@ namespace fs {
 
 class IssEngine : public HpuEngine {
  public:
-  // Configured by the hpu.* (with timing.*), icache.* and dma.* keys.
-  IssEngine(const HpuConfig& hpu, const iss::IcacheParams& icache, const DmaConfig& dma);
+  // Configured by the hpu.* (with timing.*), icache.*, dma.* and command.* keys.
+  IssEngine(const HpuConfig& hpu, const iss::IcacheParams& icache, const DmaConfig& dma,
+            const CommandConfig& command);
   ~IssEngine() override;
   HandlerRun execute(const HandlerJob& job, const HpuEnvironment& env) override;
   std::unique_ptr<SteppedRun> start(const HandlerJob& job, const HpuEnvironment& env) override;
@@ -53,6 +56,7 @@ class IssEngine : public HpuEngine {
   HpuConfig hpu_;
   iss::IcacheParams icache_;
   DmaConfig dma_;
+  uint32_t register_cycles_;  // extra cycles of an access to the runtime registers
   std::ostream* trace_ = nullptr;
   iss::StoreWatch* watch_ = nullptr;
   HandlerPrograms programs_;

@@ -28,9 +28,9 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
       memory_(cfg.pspin, cfg.hpu),
       installed_(installed),
       engine_(make_engine(cfg)),
-      buffer_("packet_buffer", cfg.packet_buffer, drops),
+      buffer_("packet_buffer", cfg.packet_buffer, cfg.nic, clock_, drops),
       scheduler_("packet_scheduler", cfg.scheduler, cfg.pspin, clock_, pkt_sched_core(cfg, rtl)),
-      retire_("retire", cfg.hpu, drops),
+      retire_("retire", cfg.hpu, cfg.nic, clock_, drops),
       commands_("command_unit", cfg.command, clock_),
       timers_("timer_unit", clock_, cfg.hpu) {
   if (cfg.hpu.model == HpuModel::kIss && cfg.hpu.interleave == OnOff::kOn)
@@ -48,7 +48,9 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
         cfg.rtl.cluster_sched ? std::make_unique<ClusterSchedRtl>(*rtl, "cluster_sched" + std::to_string(c)) : nullptr));
 
   // The netlist. Forward: in -> packet buffer -> packet scheduler -> cluster c (its scheduler ->
-  // HPU h) -> retire -> command unit -> egress (bound by the switch).
+  // HPU h) -> retire; the commands an HPU issues, and those a run leaves to the retire block ->
+  // command unit -> egress (bound by the switch). (The HPUs reach the command unit through
+  // their environment, HpuEnvironment::commands, as they reach their cluster's DMA engine.)
   in.bind(buffer_);
   buffer_.to_scheduler.bind(scheduler_);
   for (auto& cluster : clusters_) {
@@ -59,7 +61,8 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
   // Timers: retire arms and cancels them; a timer that fires is a task for its cluster.
   retire_.to_timers.bind(timers_);
   for (auto& cluster : clusters_) timers_.to_cluster.bind(*cluster);
-  // Backward: retire frees the packet's L2 slot, the scheduler's count and the HPU.
+  // Backward: retire frees the scheduler's count and the HPU, and, once its feedback reaches the
+  // NIC, the packet's L2 slot.
   retire_.release.bind(buffer_);
   retire_.task_done.bind(scheduler_);
   for (auto& cluster : clusters_) retire_.hpu_free.bind(*cluster);
@@ -71,13 +74,13 @@ std::unique_ptr<HpuEngine> PspinUnit::make_engine(const Config& cfg) const {
   if (cfg.hpu.model != HpuModel::kIss)
     return std::make_unique<NativeEngine>(cfg.hpu, cfg.dma);
   check_fits_address_map(cfg.pspin, memory_.l1_layout());
-  auto iss = std::make_unique<IssEngine>(cfg.hpu, cfg.icache, cfg.dma);
+  auto iss = std::make_unique<IssEngine>(cfg.hpu, cfg.icache, cfg.dma, cfg.command);
   for (int set : installed_) iss->preload(handler_sets()[size_t(set)]);
   return iss;
 }
 
-// What every HPU uses of the unit: its engine, the interleaver, the memories (each cluster adds
-// its DMA engine).
+// What every HPU uses of the unit: its engine, the interleaver, the memories, the command unit
+// (each cluster adds its DMA engine).
 HpuServices PspinUnit::hpu_services(const Config& cfg) {
   HpuServices svc;
   svc.clock = clock_;
@@ -85,6 +88,7 @@ HpuServices PspinUnit::hpu_services(const Config& cfg) {
   svc.engine = engine_.get();
   svc.env.num_ports = cfg.ports.count;
   svc.env.period_ps = clock_.period_ps;
+  svc.env.commands = &commands_;
   svc.memory = &memory_;
   return svc;
 }

@@ -70,6 +70,7 @@ void Retire::report(StatsTree& handlers, Picos end) const {
     st.entry_cycles.report(h["runtime_cycles"]["entry"]);
     st.exit_cycles.report(h["runtime_cycles"]["exit"]);
     st.latency_ps.report(h["latency_ns"], 1000.0);
+    if (st.pspin_latency_ps.count()) st.pspin_latency_ps.report(h["pspin_latency_ns"], 1000.0);
     h["outcomes"] = st.outcomes;
     report_counters(st.counters, h["iss"]);
     h["faults"] = st.faults;
@@ -84,7 +85,8 @@ void Retire::report(StatsTree& handlers, Picos end) const {
   }
 }
 
-Retire::Retire(sc_core::sc_module_name name, const HpuConfig& hpu, DropLedger& drops)
+Retire::Retire(sc_core::sc_module_name name, const HpuConfig& hpu, const NicConfig& nic, Clock clock,
+               DropLedger& drops)
     : sc_core::sc_module(name),
       to_commands("to_commands"),
       to_timers("to_timers"),
@@ -92,7 +94,10 @@ Retire::Retire(sc_core::sc_module_name name, const HpuConfig& hpu, DropLedger& d
       task_done("task_done"),
       hpu_free("hpu_free"),
       abort_on_fault_(hpu.on_fault == FaultAction::kAbort),
-      drops_(drops) {}
+      clock_(clock),
+      feedback_cycles_(nic.feedback_cycles),
+      drops_(drops),
+      feedback_("feedback", [this](PacketPtr p) { fed_back(std::move(p)); }) {}
 
 void Retire::retire(RetiredRun r) {
   const HandlerSet& set = handler_sets()[size_t(r.task.pkt->handler_set)];
@@ -108,13 +113,21 @@ void Retire::retire(RetiredRun r) {
     else if (cmd.kind == HandlerCommand::kTimerCancel)
       to_timers->cancel(r.task.pkt->handler_set, cmd.timer_id);
     else
-      to_commands->issue(std::move(cmd), r.task.pkt);
+      to_commands->issue(r.cluster, r.hpu, now_ps(), std::move(cmd), r.task.pkt);
   }
   if (!r.task.timer) {  // a timer's run held no L2 slot and no scheduler count
-    release->release(*r.task.pkt);
     task_done->done(r.task.cluster);
+    // PsPIN's HPU sends the feedback once its commands are done, too.
+    const Picos done = std::max(now_ps(), to_commands->done_at(r.cluster, r.hpu));
+    feedback_.push_at(r.task.pkt, done + clock_.cycles_ps(feedback_cycles_));
   }
   hpu_free[r.cluster]->hpu_free(r.hpu);
+}
+
+void Retire::fed_back(PacketPtr p) {
+  p->fed_back = now_ps();
+  stats_[handler_sets()[size_t(p->handler_set)].name].pspin_latency_ps.add(p->fed_back - p->unit_in);
+  release->release(*p);
 }
 
 std::string Retire::count(const HandlerSet& set, HandlerSetStats& st, const RetiredRun& r) {

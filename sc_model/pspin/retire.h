@@ -2,10 +2,12 @@
 // per-handler-set statistics (runs, the handler's cycles and the runtime's entry and exit around
 // them, latency, outcomes, ISS counters, faults, blocks in flight), stops the run on a fault when
 // hpu.on_fault = abort, tells observers (timelines), and then carries out the run's consequences
-// in a fixed order through its ports: the handler's commands to the command unit (timer commands
-// to the timer unit), the packet's L2 slot back to the packet buffer and the task off the packet
-// scheduler's count (not for a timer's run, which held neither), and the HPU back to its
-// cluster's scheduler.
+// in a fixed order through its ports: the commands the run left (all of a native run's; timer
+// commands to the timer unit), the task off the packet scheduler's count and the HPU back to its
+// cluster's scheduler. The packet's feedback (not for a timer's run, which held no packet)
+// reaches the NIC `nic.feedback_cycles` after the run and its HPU's commands are done: then its
+// L2 slot goes back to the packet buffer and its latency as PsPIN measures it (arrival at the
+// unit to feedback) counts.
 #pragma once
 #include <map>
 #include <set>
@@ -14,6 +16,7 @@
 
 #include "common/sc_time_util.h"
 #include "common/stats.h"
+#include "common/timed_queue.h"
 #include "config/config.h"
 #include "pspin/channels.h"
 #include "net/packet_sink.h"
@@ -25,6 +28,7 @@ struct HandlerSetStats {
   Distribution cycles;  // the handler's own: its first instruction to its return
   Distribution entry_cycles, exit_cycles;  // the runtime's before and after it (0 natively)
   Distribution latency_ps;  // packet arrival at the switch to handler end
+  Distribution pspin_latency_ps;  // packet arrival at the unit to its feedback reaching the NIC
   std::map<std::string, uint64_t> outcomes;
   HandlerCounters counters;          // summed over runs (ISS only)
   std::vector<std::string> faults;   // the first 10 fault messages (hpu.on_fault = drop)
@@ -74,8 +78,9 @@ class Retire : public sc_core::sc_module, public RetireIf {
   sc_core::sc_port<TaskDoneIf> task_done;      // backward: the packet scheduler's count
   sc_core::sc_port<HpuFreeIf, 0> hpu_free;     // backward: bound once per cluster, in cluster order
 
-  // hpu.on_fault = abort: the first fault stops the simulation.
-  Retire(sc_core::sc_module_name name, const HpuConfig& hpu, DropLedger& drops);
+  // hpu.on_fault = abort: the first fault stops the simulation; nic.feedback_cycles times the
+  // feedback; `clock`: the PsPIN clock.
+  Retire(sc_core::sc_module_name name, const HpuConfig& hpu, const NicConfig& nic, Clock clock, DropLedger& drops);
 
   void retire(RetiredRun r) override;
 
@@ -91,9 +96,14 @@ class Retire : public sc_core::sc_module, public RetireIf {
   std::string count(const HandlerSet& set, HandlerSetStats& st, const RetiredRun& r);
   // Blocks in flight: the run opens its block, or completes it.
   void track_block(const HandlerSet& set, HandlerSetStats& st, const RetiredRun& r);
+  // The packet's feedback reached the NIC.
+  void fed_back(PacketPtr p);
 
   bool abort_on_fault_;
+  Clock clock_;
+  unsigned feedback_cycles_;
   DropLedger& drops_;
+  TimedQueue<PacketPtr> feedback_;  // feedbacks on their way to the NIC
   std::map<std::string, HandlerSetStats> stats_;
   HandlerRunObserver* observer_ = nullptr;
   std::string fatal_;

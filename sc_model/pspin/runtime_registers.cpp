@@ -73,13 +73,13 @@ class GuestBytes {
 
 // The device calls of fs_api.def: their registers and decoders.
 struct RuntimeRegisters::Call {
-  uint32_t issue, command, status;
+  uint32_t cmd_reg, command, issue;
   bool gate;
   uint32_t (RuntimeRegisters::*decode)();
 };
 
-#define FS_API_DEVICE(name, ret, params, args, doc, issue, command, status, gate, ...) \
-  {issue, command, status, gate != 0, &RuntimeRegisters::call_##name},
+#define FS_API_DEVICE(name, ret, params, args, doc, cmd_reg, command, issue, gate, ...) \
+  {cmd_reg, command, issue, gate != 0, &RuntimeRegisters::call_##name},
 #define FS_API_LOCAL(...)
 #define FS_API_HELPER(...)
 const RuntimeRegisters::Call RuntimeRegisters::kCalls[] = {
@@ -87,24 +87,30 @@ const RuntimeRegisters::Call RuntimeRegisters::kCalls[] = {
 };
 #undef FS_API_DEVICE
 
-// Calls that share an issue register share its status register and its gate.
+// Calls that share an issue register share its command register and its gate; an issue
+// register is no call's command register, and the command tells the calls of one apart.
 static constexpr bool issue_registers_agree() {
-  struct Row { uint32_t issue, status; bool gate; };
-#define FS_API_DEVICE(name, ret, params, args, doc, issue, command, status, gate, ...) {issue, status, gate != 0},
+  struct Row { uint32_t cmd_reg, command, issue; bool gate; };
+#define FS_API_DEVICE(name, ret, params, args, doc, cmd_reg, command, issue, gate, ...) {cmd_reg, command, issue, gate != 0},
   constexpr Row rows[] = {
 #include "fs_api.def"
   };
 #undef FS_API_DEVICE
   for (const Row& a : rows)
-    for (const Row& b : rows)
-      if (a.issue == b.issue && (a.status != b.status || a.gate != b.gate)) return false;
+    for (const Row& b : rows) {
+      if (a.issue == b.cmd_reg) return false;
+      if (&a != &b && a.issue == b.issue && (a.cmd_reg != b.cmd_reg || a.gate != b.gate || a.command == b.command))
+        return false;
+    }
   return true;
 }
-static_assert(issue_registers_agree(), "fs_api.def: calls that share an issue register must share its status and gate");
+static_assert(issue_registers_agree(),
+              "fs_api.def: calls that share an issue register must share its command register and gate, with "
+              "commands of their own");
 #undef FS_API_LOCAL
 #undef FS_API_HELPER
 
-// Decoders: the arguments as the stub stored them, then every pointer checked and translated,
+// Decoders: the arguments as the call's sequence stored them, then every pointer checked and translated,
 // then the call, then other cores told of what it wrote.
 #define FS_RAW(...) FS_API_KIND(FS_RAW_, __VA_ARGS__)
 #define FS_RAW_U32(reg, name) const uint32_t name = word(reg);
@@ -125,7 +131,7 @@ static_assert(issue_registers_agree(), "fs_api.def: calls that share an issue re
 #define FS_AFTER_U64(...)
 #define FS_AFTER_IN(...)
 #define FS_AFTER_OUT(reg, type, name, nbytes) stored(name##_span.region(), name##_span.host(), name##_span.size());
-#define FS_API_DEVICE(name, ret, params, args, doc, issue, command, status, gate, ...) \
+#define FS_API_DEVICE(name, ret, params, args, doc, cmd_reg, command, issue, gate, ...) \
   uint32_t RuntimeRegisters::call_##name() {                                          \
     FS_API_EACH(FS_RAW, __VA_ARGS__)                                                  \
     FS_API_EACH(FS_PTR, __VA_ARGS__)                                                  \
@@ -156,48 +162,51 @@ void RuntimeRegisters::stored(const iss::MemRegion* r, uint8_t* host, uint32_t b
   if (watch_ && watch_->armed) watch_->stored(host, bytes, cycle_());
 }
 
-const RuntimeRegisters::Call* RuntimeRegisters::find_call(uint32_t issue, uint32_t command, bool any_command) {
+const RuntimeRegisters::Call* RuntimeRegisters::issue_register(uint32_t off) {
   for (const Call& c : kCalls)
-    if (c.issue == issue && (any_command || c.command == command)) return &c;
+    if (c.issue == off) return &c;
   return nullptr;
 }
 
-iss::MmioDevice::Result RuntimeRegisters::read(uint32_t off, unsigned size, uint32_t& v) {
+// The load of an issue register carries out the call whose command is in the command register
+// (-1 if none is) and returns its result; the load takes as long as the call makes the HPU wait.
+iss::MmioDevice::Result RuntimeRegisters::read(uint32_t off, unsigned size, uint32_t& v, uint32_t& busy) {
   if (size != 4 || (off & 3)) return Result::kFault;
   switch (off) {
     case FS_REG_NUM_CLUSTERS: v = ids_.num_clusters; return Result::kOk;
     case FS_REG_L1_STATE_SIZE: v = ids_.l1_state; return Result::kOk;
     case FS_REG_CLUSTER_ID: v = ids_.cluster_id; return Result::kOk;
     case FS_REG_HPU_ID: v = ids_.hpu_id; return Result::kOk;
-    default:
-      if (off < sizeof(reg_)) {
-        v = reg_[off / 4];
-        return Result::kOk;
-      }
-      return Result::kFault;
+    default: break;
   }
+  if (const Call* any = issue_register(off)) {
+    v = uint32_t(-1);
+    for (const Call& c : kCalls)
+      if (c.issue == off && c.command == word(any->cmd_reg)) {
+        v = (this->*(c.decode))();
+        busy = uint32_t(api_->take_wait_cycles());
+      }
+    return Result::kOk;
+  }
+  if (off < sizeof(reg_)) {
+    v = reg_[off / 4];
+    return Result::kOk;
+  }
+  return Result::kFault;
 }
 
 bool RuntimeRegisters::reaches_switch(uint32_t off, bool store) const {
-  const Call* c = store ? find_call(off, 0, true) : nullptr;
+  const Call* c = store ? nullptr : issue_register(off);
   return c && c->gate;
 }
 
-iss::MmioDevice::Result RuntimeRegisters::write(uint32_t off, unsigned size, uint32_t v, uint32_t& busy) {
-  if (size != 4 || (off & 3) || off >= FS_REG_INFO) return Result::kFault;
+iss::MmioDevice::Result RuntimeRegisters::write(uint32_t off, unsigned size, uint32_t v, uint32_t&) {
+  if (size != 4 || (off & 3) || off >= FS_REG_INFO || issue_register(off)) return Result::kFault;
   if (off == FS_REG_EXIT) {
     exit_code_ = int(int32_t(v));
     exited_ = true;
     return Result::kHalt;
   }
-  if (const Call* any = find_call(off, 0, true)) {  // an issue register
-    const Call* c = find_call(off, v, false);
-    reg_[any->status / 4] = c ? (this->*(c->decode))() : uint32_t(-1);
-    busy = c ? uint32_t(api_->take_wait_cycles()) : 0;
-    return Result::kOk;
-  }
-  for (const Call& c : kCalls)
-    if (off == c.status) return Result::kFault;
   reg_[off / 4] = v;
   return Result::kOk;
 }

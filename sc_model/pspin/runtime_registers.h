@@ -1,11 +1,13 @@
 // An HPU's runtime registers on the ISS (firmware/fs_memory_map.h): the handler API's front end
-// on the RISC-V side, as the command unit is its back end. The firmware's stubs store a call's
-// arguments in the registers and write its command to an issue register; this device decodes
-// the call (generated from handlers/include/fs_api.def): it reads the arguments, checks every
-// guest pointer against the HPU's memory map and turns it into a host pointer, calls the run's
-// HandlerApi, tells other cores of the memory a call wrote, and leaves the result in the status
-// register (and the cycles the call takes, a DMA copy's, as the store's). It also answers the
-// read-only registers (ids, sizes) and takes the handler's exit code.
+// on the RISC-V side, its command interface, as the command unit is its back end. A call's
+// inlined command-register sequence (firmware/fs_api_rv32.h) stores its arguments in the
+// registers and its command in a command register, then loads an issue register; this device
+// decodes the call on that load (generated from handlers/include/fs_api.def): it reads the
+// arguments, checks every guest pointer against the HPU's memory map and turns it into a host
+// pointer, calls the run's HandlerApi, tells other cores of the memory a call wrote, and returns
+// the result as the loaded value (and the cycles the call makes the HPU wait, a DMA copy's or a
+// command's for a free slot, as the load's). It also answers the read-only registers (ids,
+// sizes) and takes the handler's exit code.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -36,17 +38,17 @@ class RuntimeRegisters : public iss::MmioDevice {
   bool exited() const { return exited_; }
   int exit_code() const { return exit_code_; }
 
-  Result read(uint32_t off, unsigned size, uint32_t& v) override;
+  Result read(uint32_t off, unsigned size, uint32_t& v, uint32_t& busy) override;
   Result write(uint32_t off, unsigned size, uint32_t v, uint32_t& busy) override;
   bool reaches_switch(uint32_t off, bool store) const override;
 
  private:
   struct Call;
   static const Call kCalls[];
-  static const Call* find_call(uint32_t issue, uint32_t command, bool any_command);
+  static const Call* issue_register(uint32_t off);  // a call with this issue register, or nullptr
   uint32_t word(uint32_t off) const { return reg_[off / 4]; }
   void stored(const iss::MemRegion* r, uint8_t* host, uint32_t bytes);
-  // One decoder per device call of fs_api.def: returns the status word.
+  // One decoder per device call of fs_api.def: returns its result.
 #define FS_API_DEVICE(name, ...) uint32_t call_##name();
 #define FS_API_LOCAL(...)
 #define FS_API_HELPER(...)

@@ -1,11 +1,16 @@
-// Tests of the PsPIN command unit (sc_model/pspin/command_unit): send, multicast and host-write
+// Tests of the PsPIN command path (sc_model/pspin/command_unit): send, multicast and host-write
 // commands carried out after the unit's latency, new frame ids, metadata inherited from the
-// packet whose handler issued the command, and the counters.
+// packet whose handler issued the command, the counters, and each HPU's command slots: an HPU
+// with every slot held waits at the issue for its oldest command, other HPUs do not, and a
+// command issued ahead of the kernel's time (an HPU running ahead) is carried out at its time.
 #include "pspin/command_unit.h"
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "blocks/sc_testbench.h"
 
@@ -31,13 +36,19 @@ TEST(BlocksCommandUnit, SendMulticastHostWriteAfterLatency) {
   fs::PacketPtr origin = make_packet(fs::Bytes(80, 1), 500, 1);
   origin->received = 700;
   const fs::Bytes d1(70, 0x11), d2(64, 0x22), d3 = {1, 2, 3};
+  std::vector<Picos> went;  // when each command went (the HPU has 4 slots: none waits)
   script.at(1000, [&]() {
-    cu.issue(HandlerCommand{HandlerCommand::kSend, {2}, 0, d1}, origin);
-    cu.issue(HandlerCommand{HandlerCommand::kMulticast, {0, 3}, 0, d2}, origin);
+    went.push_back(cu.issue(0, 0, 1000, HandlerCommand{HandlerCommand::kSend, {2}, 0, d1}, origin));
+    went.push_back(cu.issue(0, 0, 1000, HandlerCommand{HandlerCommand::kMulticast, {0, 3}, 0, d2}, origin));
   });
-  script.at(1500, [&]() { cu.issue(HandlerCommand{HandlerCommand::kHostWrite, {1}, 0x40, d3}, origin); });
+  script.at(1500, [&]() {
+    went.push_back(cu.issue(0, 0, 1500, HandlerCommand{HandlerCommand::kHostWrite, {1}, 0x40, d3}, origin));
+  });
   sc_core::sc_start();
 
+  EXPECT_EQ(went, (std::vector<Picos>{1000, 1000, 1500}));
+  EXPECT_EQ(cu.done_at(0, 0), 5500u);  // the host write, the last
+  EXPECT_EQ(cu.done_at(0, 1), 0u);     // an HPU that issued nothing
   EXPECT_TRUE(sinks[1]->got.empty());
   ASSERT_EQ(sinks[2]->got.size(), 1u);
   const Arrival& s = sinks[2]->got[0];
@@ -68,6 +79,50 @@ TEST(BlocksCommandUnit, SendMulticastHostWriteAfterLatency) {
   EXPECT_EQ(cu.multicasts, 1u);
   EXPECT_EQ(cu.frames_out, 3u);
   EXPECT_EQ(cu.host_writes, 1u);
+}
+
+TEST(BlocksCommandUnit, AnHpuWithEverySlotHeldWaitsForItsOldestCommand) {
+  quiet_systemc();
+  // command.per_hpu 2, latency 4 cycles at 1 GHz (4000 ps); every command a send to port 0 with
+  // its own byte, so the sink's order shows when each was done.
+  //   HPU (0,0) issues A at 1000 (done 5000) and B at 2000 (done 6000): its two slots are held.
+  //   C at 3000 waits for A: goes at 5000, done 9000. D at 4000 waits for B (C holds the other
+  //   slot): goes at 6000, done 10000.
+  //   HPU (0,1) issues E at 3000: its own slots are free, it goes at once, done 7000.
+  //   HPU (1,0), running ahead of the kernel, issues F for 8000 at kernel time 1000: done 12000.
+  // The sink gets A B E C D F at 5, 6, 7, 9, 10, 12 ns.
+  Script script("script");
+  RecordingSink sink("sink");
+  fs::CommandConfig cfg;
+  cfg.latency_cycles = 4;
+  cfg.per_hpu = 2;
+  fs::CommandUnit cu("command_unit", cfg, fs::Clock::from_ghz(1.0));
+  cu.egress.bind(sink);
+  fs::PacketPtr origin = make_packet(fs::Bytes(64, 1), 0, 0);
+  std::map<char, Picos> went;
+  auto issue = [&](unsigned cluster, unsigned hpu, Picos at, char name) {
+    went[name] = cu.issue(cluster, hpu, at, HandlerCommand{HandlerCommand::kSend, {0}, 0, {uint8_t(name)}}, origin);
+  };
+  script.at(1000, [&]() {
+    issue(0, 0, 1000, 'A');
+    issue(1, 0, 8000, 'F');
+  });
+  script.at(2000, [&]() { issue(0, 0, 2000, 'B'); });
+  script.at(3000, [&]() {
+    issue(0, 0, 3000, 'C');
+    issue(0, 1, 3000, 'E');
+  });
+  script.at(4000, [&]() { issue(0, 0, 4000, 'D'); });
+  sc_core::sc_start();
+
+  EXPECT_EQ(went, (std::map<char, Picos>{{'A', 1000}, {'B', 2000}, {'C', 5000}, {'D', 6000}, {'E', 3000}, {'F', 8000}}));
+  std::vector<std::pair<char, Picos>> order;
+  for (const Arrival& a : sink.got) order.emplace_back(char(a.pkt->data.at(0)), a.time);
+  EXPECT_EQ(order, (std::vector<std::pair<char, Picos>>{
+                       {'A', 5000}, {'B', 6000}, {'E', 7000}, {'C', 9000}, {'D', 10000}, {'F', 12000}}));
+  EXPECT_EQ(cu.done_at(0, 0), 10000u);
+  EXPECT_EQ(cu.done_at(0, 1), 7000u);
+  EXPECT_EQ(cu.done_at(1, 0), 12000u);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Tests of the L2 packet buffer (sc_model/pspin/packet_buffer.h): capacity in bytes, exact
-// "buffer_full" and "oversize" drop counts, release freeing space, and the occupancy statistics
-// (max and time average) on a hand-computed timeline.
+// "buffer_full" and "oversize" drop counts, release freeing space, the occupancy statistics
+// (max and time average) on a hand-computed timeline, and the NIC inbound engine's write of each
+// packet into L2 before it goes on to the scheduler.
 #include "pspin/packet_buffer.h"
 
 #include <gtest/gtest.h>
@@ -18,8 +19,9 @@ struct BufferBench {
   Script script{"script"};
   RecordingSink sched{"scheduler"};
   fs::PacketBuffer buf;
-  explicit BufferBench(uint64_t capacity, unsigned max_packets = 0)
-      : buf("packet_buffer", fs::PacketBufferConfig{capacity, max_packets}, drops) {
+  // The NIC's defaults (nic.*: 64 bytes a cycle, 3 cycles after the last) at 1 GHz.
+  explicit BufferBench(uint64_t capacity, unsigned max_packets = 0, fs::NicConfig nic = {})
+      : buf("packet_buffer", fs::PacketBufferConfig{capacity, max_packets}, nic, fs::Clock::from_ghz(1.0), drops) {
     buf.to_scheduler.bind(sched);
   }
   // Offers a packet of `bytes` bytes at time t; returns it so the test can release it later.
@@ -60,6 +62,10 @@ TEST(BlocksPacketBuffer, CapacityInBytesDropsAndRelease) {
   // Capacity 3000 bytes. At t=0: three 1000-byte packets fill it exactly (3000 <= 3000); a
   // 1-byte and a 1000-byte packet then do not fit: 2 x buffer_full. At 10 ns the first is
   // released (2000 used), so a 1000-byte packet fits again (3000) and a 1-byte one does not.
+  // The NIC writes the accepted ones one after another, ceil(1000 / 64) = 16 cycles each, and
+  // each goes on 3 cycles after its write: 0..16 -> 19 ns, 16..32 -> 35 ns, 32..48 -> 51 ns; the
+  // fourth, accepted at 10 ns, waits for the engine: 48..64 -> 67 ns. (Dropped packets are not
+  // written.)
   BufferBench b(3000);
   PacketPtr a = b.offer(0, 1000);
   b.offer(0, 1000);
@@ -76,10 +82,11 @@ TEST(BlocksPacketBuffer, CapacityInBytesDropsAndRelease) {
   EXPECT_EQ(b.drops.by_cause["buffer_full"], 3u);
   EXPECT_EQ(b.buf.accepted, 4u);
   EXPECT_EQ(b.buf.used(), 3000u);
-  ASSERT_EQ(b.sched.got.size(), 4u);  // accepted packets go straight on to the scheduler
-  EXPECT_EQ(b.sched.got[0].time, 0u);
-  EXPECT_EQ(b.sched.got[2].time, 0u);
-  EXPECT_EQ(b.sched.got[3].time, 10000u);
+  ASSERT_EQ(b.sched.got.size(), 4u);  // accepted packets go on to the scheduler once written
+  EXPECT_EQ(b.sched.got[0].time, 19000u);
+  EXPECT_EQ(b.sched.got[1].time, 35000u);
+  EXPECT_EQ(b.sched.got[2].time, 51000u);
+  EXPECT_EQ(b.sched.got[3].time, 67000u);
   EXPECT_EQ(b.sched.got[3].pkt, f);
   EXPECT_EQ(b.buf.occupancy_bytes.max(), 3000u);
   EXPECT_EQ(b.buf.occupancy_packets.max(), 3u);
@@ -134,6 +141,40 @@ TEST(BlocksPacketBuffer, OversizeBeforeBufferFull) {
   EXPECT_EQ(b.drops.by_cause["oversize"], 2u);
   EXPECT_EQ(b.drops.by_cause["buffer_full"], 1u);
   EXPECT_EQ(b.sched.got.size(), 2u);
+}
+
+TEST(BlocksPacketBuffer, NicWritesOnePacketAtATimePerPortThenHandsItOn) {
+  quiet_systemc();
+  // nic.write_bytes_per_cycle 32, nic.write_latency_cycles 5, 1 GHz. Packets arrive at
+  //   0 ns   P (100 B, port 0): ceil(100 / 32) = 4 cycles, written 0..4, handed on at 4 + 5 = 9 ns
+  //   1 ns   Q (64 B, port 0):  2 cycles, waits for P's bytes: 4..6, handed on at 11 ns
+  //   1 ns   S (64 B, port 1):  its port's own engine is idle: 1..3, handed on at 8 ns
+  //   20 ns  R (1 B, port 0):   1 cycle, the engine is idle again: 20..21, handed on at 26 ns
+  // Each packet records when it entered (unit_in) and when its write was done (written).
+  BufferBench b(1 << 20, 0, fs::NicConfig{32, 5, 2});
+  PacketPtr p = b.offer(0, 100), q = b.offer(1000, 64), r = b.offer(20000, 1);
+  PacketPtr s = make_packet(Bytes(64, 0xCD), 1000, 1);
+  b.script.at(1000, [&b, s]() { b.buf.accept(s); });
+  sc_core::sc_start();
+
+  ASSERT_EQ(b.sched.got.size(), 4u);
+  EXPECT_EQ(b.sched.got[0].pkt, s);
+  EXPECT_EQ(b.sched.got[0].time, 8000u);
+  EXPECT_EQ(b.sched.got[1].pkt, p);
+  EXPECT_EQ(b.sched.got[1].time, 9000u);
+  EXPECT_EQ(b.sched.got[2].pkt, q);
+  EXPECT_EQ(b.sched.got[2].time, 11000u);
+  EXPECT_EQ(b.sched.got[3].pkt, r);
+  EXPECT_EQ(b.sched.got[3].time, 26000u);
+  EXPECT_EQ(p->unit_in, 0u);
+  EXPECT_EQ(q->unit_in, 1000u);
+  EXPECT_EQ(s->unit_in, 1000u);
+  EXPECT_EQ(r->unit_in, 20000u);
+  EXPECT_EQ(p->written, 9000u);
+  EXPECT_EQ(q->written, 11000u);
+  EXPECT_EQ(s->written, 8000u);
+  EXPECT_EQ(r->written, 26000u);
+  EXPECT_EQ(b.buf.used(), 229u);  // held until their feedback releases them
 }
 
 }  // namespace

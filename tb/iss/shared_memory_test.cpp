@@ -20,10 +20,13 @@ namespace {
 constexpr uint32_t kCode = 0x1000, kPrivate = 0x8000, kCluster = 0x9000, kShared = 0xA000, kDevice = 0xB000;
 
 // A device whose store to offset 0 reaches the rest of the switch.
+// Its reads return 42 and take `read_busy` cycles more.
 struct SwitchDevice : MmioDevice {
   int writes = 0;
-  Result read(uint32_t, unsigned, uint32_t& v) override {
-    v = 0;
+  uint32_t read_busy = 0;
+  Result read(uint32_t, unsigned, uint32_t& v, uint32_t& busy) override {
+    v = 42;
+    busy = read_busy;
     return Result::kOk;
   }
   Result write(uint32_t, unsigned, uint32_t, uint32_t& busy) override {
@@ -106,6 +109,22 @@ TEST(IssSharedMemory, GatesStopBeforeSharedAndSwitchAccesses) {
   ASSERT_EQ(c.run(100), Stop::kEcall);
   EXPECT_EQ(m.device.writes, 1);
   EXPECT_EQ(c.cycles, 5u);
+}
+
+TEST(IssSharedMemory, ADeviceReadThatTakesTimeCostsItsLoadThoseCycles) {
+  // lw x9 from the device (a command issue that waits 7 cycles for a free slot): 1 + 7 = 8
+  // cycles, counted as device waiting; then addi x5 = x9 + 1 uses the loaded value: a load-use
+  // stall of 1, and its own cycle: 10.
+  Machine m({lw(9, 12, 4), addi(5, 9, 1), kEcall});
+  m.device.read_busy = 7;
+  Cpu c = m.cpu();
+  ASSERT_EQ(c.run(100), Stop::kEcall);
+  EXPECT_EQ(c.x[9], 42u);
+  EXPECT_EQ(c.x[5], 43u);
+  EXPECT_EQ(c.cycles, 10u);
+  EXPECT_EQ(c.counters.device_wait_cycles, 7u);
+  EXPECT_EQ(c.counters.load_use_stalls, 1u);
+  EXPECT_EQ(c.counters.loads, 1u);
 }
 
 TEST(IssSharedMemory, AGateComparesTheCycleAfterTheStalls) {

@@ -1,12 +1,13 @@
 // Every call of the handler API (handlers/include/fs_api.def) through both back ends, with the
 // test suite's api_probe handler set (tb/protocols/api_probe/): natively (HandlerApi behind the
-// host back end's table) and on the ISS (the firmware's stubs, decoded by the runtime
-// registers into the same HandlerApi), with the same expectations: return codes, the frames
+// host back end's table) and on the ISS (the firmware's inlined command-register sequences,
+// decoded by the runtime registers into the same HandlerApi), with the same expectations: return codes, the frames
 // and host writes the calls produce, DMA copies, fs_hash, and the handler log's lines (time,
 // cluster, HPU, handler set, text, truncation). On the ISS also the guest pointers it refuses,
 // and a failed run leaving no log file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -169,11 +170,18 @@ void every_call(const std::string& model) {
     EXPECT_EQ(t1, std::vector<Picos>(3, start[1]));
     return;
   }
-  // On the ISS a line's time is the cycle of fs_log_write's store to CMD_ISSUE ("sw a4, 28(a5)"),
-  // as the instruction trace shows it (1 GHz: a cycle is 1000 ps).
+  // On the ISS a line's time is the cycle of the load that issues fs_log_write's command: a load
+  // of CMD_ISSUE, offset 0x20 of the runtime registers ("lw a5, 32(s1)"), as the instruction
+  // trace shows it (1 GHz: a cycle is 1000 ps), counted from the run's start, which is not on a
+  // cycle boundary (the trace numbers the cycle it started in). fs_log_write is inlined: the
+  // first two lines are issued inside fs_log (the one such load there), the third inside the
+  // probe, by the last CMD_ISSUE load but one (the answer's send comes after it).
   const iss::ElfImage elf = iss::read_elf(FLARESIM_HANDLER_ELF_DIR "/api_probe.elf");
-  const uint32_t stub = elf.symbols.at("fs_log_write");
-  std::map<unsigned, std::vector<Picos>> issue;
+  const uint32_t fs_log_at = elf.symbols.at("fs_log");
+  uint32_t fs_log_end = ~0u;
+  for (const auto& [name, addr] : elf.symbols)
+    if (addr > fs_log_at) fs_log_end = std::min(fs_log_end, addr);
+  std::map<unsigned, std::vector<Picos>> issue, issue_in_fs_log;
   for (const std::string& line : lines_of(slurp(dir / "insn.txt"))) {
     if (line[0] == '#') continue;
     std::istringstream ls(line);
@@ -183,8 +191,17 @@ void every_call(const std::string& model) {
     ls >> cycle >> cluster >> hpu >> set >> pc >> word;
     std::getline(ls, disassembly);
     const uint32_t at = uint32_t(std::stoul(pc, nullptr, 16));
-    if (at >= stub && at < stub + 16 && disassembly.find(" sw ") == 0 && disassembly.find(", 28(") != std::string::npos)
-      issue[cluster].push_back(Picos(cycle) * 1000);
+    if (disassembly.find(" lw ") != 0 || disassembly.find(", 32(") == std::string::npos ||
+        disassembly.find("(sp)") != std::string::npos)
+      continue;
+    issue[cluster].push_back(Picos(cycle) * 1000);
+    if (at >= fs_log_at && at < fs_log_end) issue_in_fs_log[cluster].push_back(Picos(cycle) * 1000);
+  }
+  for (unsigned c : {0u, 1u}) {
+    ASSERT_EQ(issue_in_fs_log[c].size(), 2u) << c;
+    ASSERT_GE(issue[c].size(), 2u) << c;
+    issue[c] = {issue_in_fs_log[c][0], issue_in_fs_log[c][1], issue[c][issue[c].size() - 2]};
+    for (Picos& t : issue[c]) t += start[c] % 1000;
   }
   EXPECT_EQ(t0, issue[0]);
   EXPECT_EQ(t1, issue[1]);

@@ -5,7 +5,7 @@
 // The timeline every case checks (1 GHz: a cycle is a nanosecond): a handler arms a timer when
 // it ends, at E. The timer fires at E + delay; the cluster scheduler reserves the event's copy
 // pspin.dispatch_cycles (2) later, the DMA moves its 8 bytes in 1 cycle and completes
-// dma.latency_cycles (4) after that, so the timer handler starts at E + delay + 7.
+// dma.latency_cycles (13) after that, so the timer handler starts at E + delay + 16.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -76,8 +76,8 @@ void fires_once(const std::string& model) {
   const auto& timer = r.runs[1];
   EXPECT_EQ(arm["args"]["outcome"], "ok");
   EXPECT_EQ(timer["args"]["outcome"], "ok");
-  // Fired 1000 cycles after the arming handler ended, started 7 cycles later (see the top).
-  EXPECT_NEAR(timer["ts"].get<double>(), end_us(arm) + 1.000 + 0.007, 1e-9);
+  // Fired 1000 cycles after the arming handler ended, started 16 cycles later (see the top).
+  EXPECT_NEAR(timer["ts"].get<double>(), end_us(arm) + 1.000 + 0.016, 1e-9);
   // ... in the cluster that armed it, whose id the event carries, as the frame it sent shows.
   EXPECT_EQ(timer["pid"], arm["pid"]);
   ASSERT_EQ(r.result.egress.size(), 1u);
@@ -99,10 +99,10 @@ TEST(HandlerTimers, FireOnceIss) { fires_once("iss"); }
 
 TEST(HandlerTimers, ArmingAgainMovesTheTimer) {
   // Armed for 10000 cycles at the end of the first run, then again at the end of the second (a
-  // packet 2 us later) for 500: one fire, 500 + 7 cycles after the second run ended.
+  // packet 2 us later) for 500: one fire, 500 + 16 cycles after the second run ended.
   const TimerRun r = run({probe(0, 1, 3, 10000), probe(2 * kPicosPerUs, 1, 3, 500)}, "native");
   ASSERT_EQ(r.runs.size(), 3u) << r.runs.dump();
-  EXPECT_NEAR(r.runs[2]["ts"].get<double>(), end_us(r.runs[1]) + 0.500 + 0.007, 1e-9);
+  EXPECT_NEAR(r.runs[2]["ts"].get<double>(), end_us(r.runs[1]) + 0.500 + 0.016, 1e-9);
   EXPECT_EQ(r.result.stats["timers"],
             nlohmann::json::parse(R"({"armed":1,"moved":1,"cancelled":0,"fired":1,"pending_at_end":0})"));
 }
@@ -117,19 +117,20 @@ TEST(HandlerTimers, ACancelledTimerDoesNotFire) {
 }
 
 TEST(HandlerTimers, ATimerReArmedForEverStopsTheRun) {
-  // Native: the 54-byte probe (42 + 12) is received at (54 + 24) * 8 / 100 = 6.24 ns; parser 2
-  // and scheduler 1 cycle make 9.24 ns; its copy starts 2 cycles later, takes 4 cycles (54 / 16
-  // rounded up) and completes 4 later: the handler runs from 19.24 ns for 40 + 54 = 94 cycles and
-  // arms timer 0x80000001 at 113.24 ns for 10 cycles. It fires at 123.24 ns; each timer run
-  // starts 7 cycles after its fire, takes 40 + 8 = 48 cycles and arms it again for 100: fires
-  // every 155 ns, those armed by a timer run at 278.24, 433.24, ... With hpu.max_timer_chain = 5
-  // the sixth of these, at 278.24 + 5 x 155 = 1053.24 ns, stops the run.
+  // Native: the 54-byte probe (42 + 12) is received at (54 + 24) * 8 / 100 = 6.24 ns; the parser's
+  // 2 cycles make 8.24 ns; the NIC writes it into L2 in 1 cycle (54 / 64 rounded up) and hands it
+  // on 3 later, 12.24 ns; the scheduler's 1 cycle makes 13.24 ns; its copy starts 2 cycles later,
+  // takes 1 cycle and completes 13 later: the handler runs from 29.24 ns for 40 + 54 = 94 cycles
+  // and arms timer 0x80000001 at 123.24 ns for 10 cycles. It fires at 133.24 ns; each timer run
+  // starts 16 cycles after its fire, takes 40 + 8 = 48 cycles and arms it again for 100: fires
+  // every 164 ns, those armed by a timer run at 297.24, 461.24, ... With hpu.max_timer_chain = 5
+  // the sixth of these, at 297.24 + 5 x 164 = 1117.24 ns, stops the run.
   try {
     run({probe(0, 1, 0x80000001u, 10)}, "native", 5);
     FAIL() << "no error";
   } catch (const SimError& e) {
     EXPECT_STREQ(e.what(), "handler set timer_probe: timers armed by its timer handler fired 5 times in a row with no "
-                           "packet's handler arming one (timer 2147483649 re-armed for ever?) at 1053240 ps");
+                           "packet's handler arming one (timer 2147483649 re-armed for ever?) at 1117240 ps");
   }
 }
 

@@ -1,0 +1,41 @@
+/* The handler API's device calls (handlers/include/fs_api.def) for the RISC-V HPU, inlined into
+ * the handler as PsPIN's runtime inlines its commands (spcl/pspin sw/runtime/include/handler.h):
+ * each call is a command-register sequence generated from its row, a store per argument word to
+ * the HPU's runtime registers (firmware/fs_memory_map.h), a store of its command to the command
+ * register and a load of the issue register, which the simulator carries out
+ * (sc_model/pspin/runtime_registers.cpp) and which returns the call's result. fs_handler.h
+ * includes this file on RISC-V in place of the calls' prototypes; firmware/fs_api.c has the
+ * local calls. */
+#ifndef FS_API_RV32_H
+#define FS_API_RV32_H
+
+#include <stdint.h>
+
+#include "fs_api_wire.h"
+#include "fs_memory_map.h"
+
+#define FS_RV32_REG_(off) (*(volatile uint32_t*)(uintptr_t)(FS_MMIO_BASE + (off)))
+
+/* One wire item: its stores. */
+#define FS_RV32_STORE_(...) FS_API_KIND(FS_RV32_STORE_, __VA_ARGS__)
+#define FS_RV32_STORE_U32(reg, name) FS_RV32_REG_(reg) = (uint32_t)(name);
+#define FS_RV32_STORE_U64(lo, hi, name) \
+  FS_RV32_REG_(lo) = (uint32_t)(name);  \
+  FS_RV32_REG_(hi) = (uint32_t)((name) >> 32);
+#define FS_RV32_STORE_IN(reg, type, name, bytes) FS_RV32_REG_(reg) = (uint32_t)(uintptr_t)(name);
+#define FS_RV32_STORE_OUT FS_RV32_STORE_IN
+
+#define FS_API_DEVICE(name, ret, params, args, doc, cmd_reg, command, issue, gate, ...) \
+  static inline __attribute__((always_inline)) ret fs_##name params {                  \
+    FS_API_EACH(FS_RV32_STORE_, __VA_ARGS__)                                           \
+    FS_RV32_REG_(cmd_reg) = (command);                                                 \
+    return (ret)FS_RV32_REG_(issue);                                                   \
+  }
+#define FS_API_LOCAL(name, ret, params, ...) ret fs_##name params;
+#define FS_API_HELPER(...)
+#include "fs_api.def"
+#undef FS_API_DEVICE
+#undef FS_API_LOCAL
+#undef FS_API_HELPER
+
+#endif /* FS_API_RV32_H */
