@@ -140,7 +140,10 @@ TEST(E2EIssHpu, InstructionCacheRefillsEachLineOnceWhenTheHandlerFits) {
   const auto& k = s["handlers"]["flare_dense"]["iss"];
   const uint64_t misses = k["icache_misses"], ahead = k["icache_prefetches"];
   EXPECT_EQ(misses + ahead, needed.size());
-  EXPECT_GT(needed.size(), executed.size());
+  // The cores did fetch ahead. (Whether some line fetched ahead is never executed depends on the
+  // code's layout; tb/iss/icache_test.cpp and cpu_test.cpp check that case directly.)
+  EXPECT_GT(ahead, 0u);
+  EXPECT_GE(needed.size(), executed.size());
   EXPECT_GE(k["stall_cycles"]["icache"].get<uint64_t>(), 8 * misses);
 
   // A 64-byte cache cannot hold the fold loop and the code around it: many more refills.

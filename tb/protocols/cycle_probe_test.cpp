@@ -179,62 +179,72 @@ TEST(CycleProbe, ASendIsAnInlinedCommandSequenceTimedAsThePspinCommandInterface)
   const SendRun r = run_send_probe({});
   EXPECT_EQ(r.instructions, kSendProbeCode);
   const auto& h = r.stats["handlers"]["send_probe"];
-  // Handler cycles (first run: every line cold, 15 per refill): a load 1, a store 1, an ALU
-  // instruction 1, ret 2, +3 for each access to the runtime registers (command.register_cycles),
-  // +1 for the load whose result the next instruction uses:
-  //   lw (line 0x20: 15) 1 -> 16 | lw lw lui 1 each -> 19 | sw sw sw 4 each -> 31 | li (line 0x30: 15) 1 -> 47 | sw 4 -> 51 | lw lw 1 each -> 53
-  //   the first issue load, at handler cycle 53: 4 -> 57 | sw sw 4 each -> 65 | sw (line 0x40:
-  //   15) 4 -> 84 | sw 4 -> 88 | the second issue load, at handler cycle 88: 4, +1 as `or` uses
-  //   it -> 93 | or 1 -> 94 | ret 2 -> 96.
-  EXPECT_EQ(h["cycles"]["max"], 96);
-  EXPECT_EQ(h["runtime_cycles"]["entry"]["max"], 19);  // as cycle_probe's (above)
-  EXPECT_EQ(h["runtime_cycles"]["exit"]["max"], 20);
+  // Cycles from the run's start (every line cold): a load 1, a store 1, an ALU instruction 1,
+  // ret 2, +3 for each access to the runtime registers (command.register_cycles), +1 for the load
+  // whose result the next instruction uses. The instruction cache as in cycle_probe's test above:
+  // a refill is there 8 cycles after its fetch; an instruction in its line's last word fetches
+  // the next line ahead, asked for the cycle after it starts; an instruction running across a
+  // line's end waits for the next line. Lines: A 0x1d000000 (entry, handler return), B
+  // 0x1d000010 (the EXIT store), C 0x..20, D 0x..30, E 0x..40.
+  //   entry 0..12 (as cycle_probe's); the handler's line C: refill 12..20
+  //   lw lw lw lui (0x20..0x26) 1 each -> 24 | sw (0x2a) 4 -> 28 | sw (0x2c, C's last word: D
+  //   ahead, refill 29..37) 4 -> 32 | sw (0x2e) 4 -> 36 | li (0x30) waits for D: 37..38 | sw 4 ->
+  //   42 | lw lw 1 each -> 44 | the first issue load (0x3a), at handler cycle 44 - 12 = 32: 4 -> 48
+  //   | sw (0x3c, D's last word: E ahead, refill 49..57) 4 -> 52 | sw (0x3e, 4 bytes across D's
+  //   end) waits for E: 57, 4 -> 61 | sw sw 4 each -> 69 | the second issue load (0x46), at
+  //   handler cycle 57: 4, +1 as `or` uses it -> 74 | or 1 -> 75 | ret (0x4a, not a last word;
+  //   target 0x0c in A, there) 2 -> 77: handler 77 - 12 = 65
+  //   exit: lui (0x0c, A's last word: B ahead, refill 78..86) 1 -> 78 | sw (0x10) waits for B:
+  //   86, 1 + 3 -> 90: exit 13; the run 90 cycles
+  EXPECT_EQ(h["cycles"]["max"], 65);
+  EXPECT_EQ(h["runtime_cycles"]["entry"]["max"], 12);  // as cycle_probe's (above)
+  EXPECT_EQ(h["runtime_cycles"]["exit"]["max"], 13);
   EXPECT_EQ(h["iss"]["stall_cycles"]["command"], 0);  // 2 commands, 4 slots
   EXPECT_EQ(h["outcomes"], nlohmann::json({{"ok", 1}}));
   // The timeline (ns): the frame is in at 8; the parser's 2 cycles: 10, into the PsPIN unit. The
   // NIC writes it into L2 (76 bytes: 2 beats) and hands it on 3 cycles later: 15; the packet
   // scheduler 1: 16; the cluster scheduler asks for its copy 2 later, 18, which moves 2 beats and
-  // is done 13 after: the run starts at 33. Entry 19: the handler starts at 52. Its first command
-  // is issued at 52 + 53 = 105 and done (the frame in the egress queue, leaving at once) 4
-  // later, 109; the second is issued at 52 + 88 = 140 and leaves at 144. The run ends at 33 + 19
-  // + 96 + 20 = 168 with both commands done; its feedback reaches the NIC 2 cycles later, 170:
-  // 160 ns after the packet entered the unit.
+  // is done 13 after: the run starts at 33. Entry 12: the handler starts at 45. Its first command
+  // is issued at 45 + 32 = 77 and done (the frame in the egress queue, leaving at once) 4
+  // later, 81; the second is issued at 45 + 57 = 102 and leaves at 106. The run ends at 33 + 12
+  // + 65 + 13 = 123 with both commands done; its feedback reaches the NIC 2 cycles later, 125:
+  // 115 ns after the packet entered the unit.
   ASSERT_EQ(r.egress.size(), 2u);
-  EXPECT_EQ(r.egress[1].time - r.egress[0].time, 35000u);
+  EXPECT_EQ(r.egress[1].time - r.egress[0].time, 25000u);
   EXPECT_EQ(r.egress[0].port, 0u);
   const auto& lat = r.stats["egress_latency"][0];  // the switch's arrival (0) to each departure
   EXPECT_EQ(lat["port"], 0);
-  EXPECT_DOUBLE_EQ(lat["latency_ns"]["min"].get<double>(), 109.0);
-  EXPECT_DOUBLE_EQ(lat["latency_ns"]["max"].get<double>(), 144.0);
+  EXPECT_DOUBLE_EQ(lat["latency_ns"]["min"].get<double>(), 81.0);
+  EXPECT_DOUBLE_EQ(lat["latency_ns"]["max"].get<double>(), 106.0);
   std::vector<nlohmann::json> runs;
   for (const auto& e : r.chrome["traceEvents"])
     if (e["ph"] == "X") runs.push_back(e);
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_NEAR(runs[0]["ts"].get<double>(), 0.033, 1e-9);
-  EXPECT_EQ(runs[0]["args"]["cycles"], 19 + 96 + 20);
-  EXPECT_DOUBLE_EQ(h["latency_ns"]["max"].get<double>(), 168.0);  // arrival at the switch to handler end
-  EXPECT_DOUBLE_EQ(h["pspin_latency_ns"]["max"].get<double>(), 160.0);
+  EXPECT_EQ(runs[0]["args"]["cycles"], 12 + 65 + 13);
+  EXPECT_DOUBLE_EQ(h["latency_ns"]["max"].get<double>(), 123.0);  // arrival at the switch to handler end
+  EXPECT_DOUBLE_EQ(h["pspin_latency_ns"]["max"].get<double>(), 115.0);
   EXPECT_EQ(r.stats["packet_buffer"]["max_packets"], 1);
 }
 
 TEST(CycleProbe, AnIssueWaitsWhenEveryCommandSlotIsHeld) {
-  // One command slot, 50 cycles a command: the first is issued at handler cycle 53 and done at
-  // 103; the second's issue load, at 88, waits those 15 cycles for the slot: 4 + 15 + 1 = 20
-  // cycles, and the handler takes 96 + 15 = 111. The frames leave at 52 + 103 = 155 and
-  // 52 + 153 = 205 ns (the timeline above). The run ends at 33 + 19 + 111 + 20 = 183, before the
-  // second command is done: the feedback waits for it, 205 + 2 = 207, 197 ns after the packet
+  // One command slot, 50 cycles a command: the first is issued at handler cycle 32 and done at
+  // 82; the second's issue load, at 57, waits those 25 cycles for the slot: 4 + 25 + 1 = 30
+  // cycles, and the handler takes 65 + 25 = 90. The frames leave at 45 + 82 = 127 and
+  // 45 + 132 = 177 ns (the timeline above). The run ends at 33 + 12 + 90 + 13 = 148, before the
+  // second command is done: the feedback waits for it, 177 + 2 = 179, 169 ns after the packet
   // entered the unit (10).
   const SendRun r = run_send_probe({"--command.per_hpu", "1", "--command.latency_cycles", "50"});
   EXPECT_EQ(r.instructions, kSendProbeCode);
   const auto& h = r.stats["handlers"]["send_probe"];
-  EXPECT_EQ(h["cycles"]["max"], 111);
-  EXPECT_EQ(h["iss"]["stall_cycles"]["command"], 15);
+  EXPECT_EQ(h["cycles"]["max"], 90);
+  EXPECT_EQ(h["iss"]["stall_cycles"]["command"], 25);
   ASSERT_EQ(r.egress.size(), 2u);
   EXPECT_EQ(r.egress[1].time - r.egress[0].time, 50000u);
-  EXPECT_DOUBLE_EQ(r.stats["egress_latency"][0]["latency_ns"]["min"].get<double>(), 155.0);
-  EXPECT_DOUBLE_EQ(r.stats["egress_latency"][0]["latency_ns"]["max"].get<double>(), 205.0);
-  EXPECT_DOUBLE_EQ(h["latency_ns"]["max"].get<double>(), 183.0);
-  EXPECT_DOUBLE_EQ(h["pspin_latency_ns"]["max"].get<double>(), 197.0);
+  EXPECT_DOUBLE_EQ(r.stats["egress_latency"][0]["latency_ns"]["min"].get<double>(), 127.0);
+  EXPECT_DOUBLE_EQ(r.stats["egress_latency"][0]["latency_ns"]["max"].get<double>(), 177.0);
+  EXPECT_DOUBLE_EQ(h["latency_ns"]["max"].get<double>(), 148.0);
+  EXPECT_DOUBLE_EQ(h["pspin_latency_ns"]["max"].get<double>(), 169.0);
 }
 
 }  // namespace
