@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iostream>
 
 #include "common/errors.h"
 
@@ -143,6 +144,20 @@ void apply_overrides(Config& cfg, const po::variables_map& vm) {
     auto it = vm.find(k.name);
     if (it != vm.end() && !it->second.defaulted()) k.set(cfg, it->second.as<std::string>());
   }
+}
+
+std::optional<ConfiguredCommandLine> parse_configured_command_line(const std::vector<std::string>& args,
+                                                                   const po::options_description& desc) {
+  if (std::find(args.begin(), args.end(), "--help") != args.end() || std::find(args.begin(), args.end(), "-h") != args.end()) {
+    std::cout << desc << "\nAny configuration key may follow as --section.key VALUE ('flaresim info' lists them).\n";
+    return std::nullopt;
+  }
+  po::options_description all;
+  all.add(desc).add(config_options_description());
+  ConfiguredCommandLine c{parse_command_line(args, all), Config{}};
+  if (c.vm.count("config")) apply_ini_file(c.cfg, c.vm["config"].as<std::string>());
+  apply_overrides(c.cfg, c.vm);
+  return c;
 }
 
 }  // namespace fs

@@ -3,6 +3,7 @@
 // become InputErrors naming the key and what is valid.
 #pragma once
 #include <istream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,16 @@ void apply_overrides(Config& cfg, const boost::program_options::variables_map& v
 boost::program_options::variables_map parse_command_line(
     const std::vector<std::string>& args, const boost::program_options::options_description& desc,
     const boost::program_options::positional_options_description* positional = nullptr);
+
+// A generator's command line: its own options (`desc`, which has --config) followed by any
+// configuration key. Prints `desc` and returns nullopt for --help or -h; otherwise the parsed
+// options and the configuration from the --config file and the --section.key overrides.
+struct ConfiguredCommandLine {
+  boost::program_options::variables_map vm;
+  Config cfg;
+};
+std::optional<ConfiguredCommandLine> parse_configured_command_line(
+    const std::vector<std::string>& args, const boost::program_options::options_description& desc);
 
 // "unknown configuration key 'x'; did you mean ...? (flaresim info lists every key)"
 std::string unknown_key_message(const std::string& key);

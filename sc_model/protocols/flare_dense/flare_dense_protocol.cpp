@@ -280,16 +280,10 @@ int FlareDense::gen(const std::string& name, const std::vector<std::string>& res
        "with --window or --states: when a block's result reaches the hosts, after the last contribution to it "
        "arrived")
       ("output,o", po::value<std::string>()->required(), "trace to write: .pcapng for pcapng, anything else text");
-  if (std::find(rest.begin(), rest.end(), "--help") != rest.end() || std::find(rest.begin(), rest.end(), "-h") != rest.end()) {
-    std::cout << desc << "\nAny configuration key may follow as --section.key VALUE ('flaresim info' lists them).\n";
-    return 0;
-  }
-  po::options_description all;
-  all.add(desc).add(config_options_description());
-  const po::variables_map vm = parse_command_line(rest, all);
-  Config cfg;
-  if (vm.count("config")) apply_ini_file(cfg, vm["config"].as<std::string>());
-  apply_overrides(cfg, vm);
+  const std::optional<ConfiguredCommandLine> line = parse_configured_command_line(rest, desc);
+  if (!line) return 0;  // --help
+  const po::variables_map& vm = line->vm;
+  const Config& cfg = line->cfg;
   for (const SharedOption& so : kSharedOptions) {
     const std::string flag = so.flag;
     if (vm.count(flag) && !vm[flag].defaulted() && vm.count(so.key))

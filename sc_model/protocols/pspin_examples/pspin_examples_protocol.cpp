@@ -151,16 +151,10 @@ int PspinExamples::gen(const std::string& name, const std::vector<std::string>& 
       "k mod hosts); 0 = the fewest whose links carry the stream (ports.gbps)");
   add("seed", po::value<uint64_t>()->default_value(dc.seed), "seed of the data words (or sim.seed)");
   add("output,o", po::value<std::string>()->required(), "trace to write: .pcapng for pcapng, anything else text");
-  if (std::find(rest.begin(), rest.end(), "--help") != rest.end() || std::find(rest.begin(), rest.end(), "-h") != rest.end()) {
-    std::cout << desc << "\nAny configuration key may follow as --section.key VALUE ('flaresim info' lists them).\n";
-    return 0;
-  }
-  po::options_description all;
-  all.add(desc).add(config_options_description());
-  const po::variables_map vm = parse_command_line(rest, all);
-  Config cfg;
-  if (vm.count("config")) apply_ini_file(cfg, vm["config"].as<std::string>());
-  apply_overrides(cfg, vm);
+  const std::optional<ConfiguredCommandLine> line = parse_configured_command_line(rest, desc);
+  if (!line) return 0;  // --help
+  const po::variables_map& vm = line->vm;
+  const Config& cfg = line->cfg;
   const bool seed_given = !vm["seed"].defaulted();
   if (seed_given && vm.count("sim.seed")) throw InputError("--seed and --sim.seed both given: give one");
   const PspinExample* ex = find_pspin_example(example_name);
