@@ -21,6 +21,7 @@
 
 #include "common/errors.h"
 #include "common/interrupt.h"
+#include "common/splitmix64.h"
 #include "common/units.h"
 #include "flare/flare_proto.h"
 #include "net/frame.h"
@@ -30,12 +31,6 @@
 namespace fs {
 
 namespace {
-
-uint64_t mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 float f32_at(const Bytes& b, size_t i) {
   const uint32_t bits = uint32_t(b[4 * i]) | (uint32_t(b[4 * i + 1]) << 8) |
@@ -86,10 +81,10 @@ std::string format_number(double v) {
 Bytes host_elements(uint64_t seed, unsigned host, uint8_t dtype, uint64_t count) {
   const uint32_t size = flare_dtype_bytes(dtype);
   Bytes out(size_t(count) * size);
-  uint64_t state = mix64(mix64(seed) + host);
+  uint64_t state = splitmix64_mix(splitmix64_mix(seed) + host);
   for (uint64_t i = 0; i < count; ++i) {
-    state += 0x9E3779B97F4A7C15ull;
-    const uint64_t x = mix64(state);
+    state += kSplitmixGolden;
+    const uint64_t x = splitmix64_mix(state);
     if (dtype == FLARE_FLOAT32) {
       const int64_t k = int64_t(x >> 40) - (int64_t(1) << 23);
       put_f32(out, i, float(k) / 8388608.0f);

@@ -29,18 +29,13 @@
 #include <set>
 
 #include "common/errors.h"
+#include "common/splitmix64.h"
 
 namespace fs {
 
 namespace {
 
 __extension__ typedef unsigned __int128 u128;  // GCC/Clang 128-bit integers
-
-uint64_t mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 // -log(m / 2^64) for m in 1 .. 2^64, in fixed point with 48 fractional bits (at most 64 ln 2).
 // log2(m) = e + log2(y) with y = m / 2^e in [1, 2); the fractional bits of log2(y) come one at a
@@ -78,8 +73,8 @@ Picos add_time(Picos a, Picos b) {
 }  // namespace
 
 uint64_t timing_draw(uint64_t seed, uint64_t tag, unsigned host, uint64_t n) {
-  const uint64_t state = mix64(mix64(seed ^ tag) + host);
-  return mix64(state + n * 0x9E3779B97F4A7C15ull);
+  const uint64_t state = splitmix64_mix(splitmix64_mix(seed ^ tag) + host);
+  return splitmix64_mix(state + n * kSplitmixGolden);
 }
 
 uint64_t stagger_group(unsigned window, unsigned states) {

@@ -10,6 +10,7 @@
 
 #include "common/errors.h"
 #include "common/interrupt.h"
+#include "common/splitmix64.h"
 #include "net/frame.h"
 #include "net/trace_syntax.h"
 #include "net/trace_writer.h"
@@ -35,18 +36,9 @@ const PspinExample* find_pspin_example(const std::string& set) {
 
 namespace {
 
-constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
 constexpr uint64_t kValuesTag = 0x7073706e76616c73ull;  // "pspnvals"
 constexpr uint64_t kMaxWorkloadBytes = 4ull << 30;       // frames of one trace, built in memory
 constexpr size_t kMaxProblems = 20;
-
-uint64_t mix(uint64_t z) {
-  z ^= z >> 30;
-  z *= 0xBF58476D1CE4E5B9ull;
-  z ^= z >> 27;
-  z *= 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 uint32_t le32(const uint8_t* p) {
   return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24);
@@ -101,10 +93,10 @@ Bytes pingpong_reply(Bytes f) {
 
 std::vector<uint32_t> pspin_packet_words(uint32_t example, uint64_t seed, uint64_t k, uint32_t words) {
   std::vector<uint32_t> out(words);
-  uint64_t state = mix(mix(seed ^ kValuesTag) + k);
+  uint64_t state = splitmix64_mix(splitmix64_mix(seed ^ kValuesTag) + k);
   for (uint32_t i = 0; i < words; ++i) {
-    state += kGolden;
-    const uint64_t z = mix(state);
+    state += kSplitmixGolden;
+    const uint64_t z = splitmix64_mix(state);
     out[i] = example == PSPIN_EX_HISTOGRAM_L1 ? uint32_t(z % PSPIN_HISTOGRAM_BINS) : uint32_t(z);
   }
   return out;
