@@ -167,6 +167,14 @@ FS_ISS_INLINE uint64_t Cpu::stalls_before(const Insn& in) {
     ++counters.load_use_stalls;
   }
   pending_load_ = kNoReg;  // loads set it again (load(), load_fp(), atomic())
+  // An instruction that ran into a gate had its fetch then (gated()): fetching it again when it
+  // runs would count its stalls twice, and an instruction spanning two lines of a cache that
+  // other cores keep evicting would miss again on every try and never run.
+  if (icache_ && fetch_spent_ && pc == fetch_next_) {
+    fetch_spent_ = false;
+    return stall;
+  }
+  fetch_spent_ = false;
   if (icache_) {
     const uint32_t shift = icache_->line_shift();
     const bool jumped = pc != fetch_next_;
@@ -295,6 +303,7 @@ FS_ISS_INLINE bool Cpu::gated(const Insn& in, const Gates& gates, uint64_t stall
     return false;
   cycles += stall;
   fetch_next_ = pc;
+  fetch_spent_ = true;
   return true;
 }
 

@@ -171,6 +171,7 @@ class Cpu {
   void skip() {
     pc += last_len_;
     fetch_next_ = pc;
+    fetch_spent_ = false;
   }
   const Fault& fault() const { return fault_; }
   void set_observer(RetireObserver* o) { observer_ = o; }
@@ -184,6 +185,7 @@ class Cpu {
     icache_line_ = ~0u;
     fetch_next_ = ~0u;
     looked_ahead_ = false;
+    fetch_spent_ = false;
     look_ahead_until_ = 0;
   }
   // Forgets every pre-decoded instruction (after code is written; fence.i does it too).
@@ -293,6 +295,7 @@ class Cpu {
   uint32_t icache_line_ = ~0u;     // the line the core is executing from: no lookup within it
   uint32_t fetch_next_ = ~0u;      // the address after the last instruction retired: another pc is a jump's target
   bool looked_ahead_ = false;      // the next line was fetched ahead during this visit to the line
+  bool fetch_spent_ = false;       // the instruction at pc stopped at a gate after its fetch: not fetched again
   uint64_t look_ahead_until_ = 0;  // absolute cycle: a jump's target cannot start earlier (the look-ahead outstanding)
   GateKind gate_ = GateKind::kShared;
   // Spin detection: the last plain load from a shared region, and what the core looked like

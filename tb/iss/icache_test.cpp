@@ -1,8 +1,8 @@
 // The instruction cache on hand-worked fetch sequences (set indexing, LRU and the per-core LFSR
 // replacement, programs kept apart, refills queueing on the refill port, fetches waiting for a
 // refill in flight, rejected geometries), and cores fetching through it: cold and warm
-// straight-line code, the look-ahead to the next line, a jump behind it, and two cores missing
-// the same line. Cycles are worked out by hand in the comments (miss_cycles 8, 2 beats a line,
+// straight-line code, the look-ahead to the next line, a jump behind it, an instruction stopped at
+// a gate, and two cores missing the same line. Cycles are worked out by hand in the comments (miss_cycles 8, 2 beats a line,
 // and the default timing table).
 #include <gtest/gtest.h>
 
@@ -140,11 +140,12 @@ struct Cluster {
   Timing timing;
   InstructionCache cache;
   explicit Cluster(const std::vector<uint32_t>& program, bool prefetch = true)
-      : cache([prefetch] {
+      : Cluster(program, [prefetch] {
           IcacheParams p;
           p.prefetch = prefetch;
           return p;
-        }()) {
+        }()) {}
+  Cluster(const std::vector<uint32_t>& program, const IcacheParams& p) : cache(p) {
     for (size_t k = 0; k < program.size(); ++k) std::memcpy(&code[4 * k], &program[k], 4);
     mem.add(MemRegion{kCode, uint32_t(code.size()), code.data(), false, true, 0, "code"});
   }
@@ -271,6 +272,41 @@ TEST(IssIcacheCore, AnInstructionStoppedAtAGateIsNotFetchedAgain) {
   EXPECT_EQ(c.cycles, 22u);
   EXPECT_EQ(c.counters.icache_stall_cycles, 16u);
   EXPECT_EQ(c.counters.icache_prefetches, 2u);
+}
+
+TEST(IssIcacheCore, AnInstructionAcrossTwoLinesStoppedAtAGateRunsWhenItsLineIsEvicted) {
+  // A 64-byte direct-mapped cache (4 lines). Seven c.addi x5, 1 at 0x1000..0x100c, then
+  // lw x6, 0(x10) at 0x100e, across lines 0x1000 and 0x1010:
+  //   0x1000 refill 0..8; the c.addi start at 8..14; the one at 0x100c (last word) fetches
+  //   0x1010 ahead, asked for 15 (refill 15..23); the lw needs that line: waits until 23, and its
+  //   access at 23 is past the cluster gate 13: the core stops at 23.
+  // Another core then fetches 0x1050, which evicts line 0x1010. The lw was fetched before the
+  // gate stopped it: it runs at once (24), without a second refill (one that another core could
+  // evict again before every try, so that the core would never run on).
+  const uint32_t caddi = 0x0285, load = lw(6, 10, 0);
+  Cluster cl({caddi | caddi << 16, caddi | caddi << 16, caddi | caddi << 16, caddi | (load & 0xffff) << 16, load >> 16},
+             params(64, 16, 1, 8, IcacheReplacement::kLru));
+  std::vector<uint8_t> shared(64, 0);
+  shared[0] = 7;
+  MemRegion m{0x8000, 64, shared.data(), true, false, 0, "cluster memory"};
+  m.sharing = kClusterShared;
+  cl.mem.add(m);
+  Cpu c = cl.core(0, 0);
+  c.x[10] = 0x8000;
+  Gates gates;
+  gates.cluster = 13;
+  ASSERT_EQ(c.run(10, ~0ull, gates), Stop::kGate);
+  EXPECT_EQ(c.pc, kCode + 0xe);
+  EXPECT_EQ(c.x[5], 7u);
+  EXPECT_EQ(c.cycles, 23u);
+  EXPECT_FALSE(cl.cache.fetch(0, 0x1050, 1, 23).hit);
+  gates.cluster = ~0ull;
+  ASSERT_EQ(c.run(1, ~0ull, gates), Stop::kBudget);
+  EXPECT_EQ(c.x[6], 7u);
+  EXPECT_EQ(c.cycles, 24u);
+  EXPECT_EQ(c.counters.icache_stall_cycles, 16u);
+  EXPECT_EQ(c.counters.icache_misses, 1u);
+  EXPECT_EQ(c.counters.icache_prefetches, 1u);
 }
 
 TEST(IssIcacheCore, TwoCoresMissingTheSameLineShareItsRefill) {
