@@ -1,7 +1,5 @@
-/* The handler API (handlers/include/fs_api.def) for the RISC-V HPU: its local calls, answered
- * here from the read-only runtime registers (firmware/fs_memory_map.h), and the check that the
- * handler's arguments have the layout the ISS writes. The calls to the switch are inlined into
- * the handlers (firmware/fs_api_rv32.h). */
+/* The check that the handler's arguments have the RV32 layout the ISS writes. The handler API's
+ * calls (handlers/include/fs_api.def) are all inlined into the handlers (firmware/fs_api_rv32.h). */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,19 +17,3 @@ _Static_assert(sizeof(fs_handler_args_t) == sizeof(fs_handler_args_rv32_t), "fs_
 FS_HANDLER_ARGS(FS_CHECK_PTR_, FS_CHECK_FIELD_)
 #undef FS_CHECK_PTR_
 #undef FS_CHECK_FIELD_
-
-/* The bodies of the local calls. */
-static inline __attribute__((always_inline)) uint8_t* fs_local_cluster_l1(uint32_t cluster_id, uint32_t* size) {
-  if (cluster_id >= REG(FS_REG_NUM_CLUSTERS)) return 0;
-  if (size) *size = REG(FS_REG_L1_STATE_SIZE);
-  return (uint8_t*)(uintptr_t)(FS_L1_GLOBAL_BASE + cluster_id * FS_L1_GLOBAL_STRIDE);
-}
-
-#define FS_API_DEVICE(...)
-#define FS_API_LOCAL(name, ret, params, args, doc) \
-  ret fs_##name params { return fs_local_##name args; }
-#define FS_API_HELPER(...)
-#include "fs_api.def"
-#undef FS_API_DEVICE
-#undef FS_API_LOCAL
-#undef FS_API_HELPER

@@ -4,8 +4,9 @@
  * the HPU's runtime registers (firmware/fs_memory_map.h), a store of its command to the command
  * register and a load of the issue register, which the simulator carries out
  * (sc_model/pspin/runtime_registers.cpp) and which returns the call's result. fs_handler.h
- * includes this file on RISC-V in place of the calls' prototypes; firmware/fs_api.c has the
- * local calls. */
+ * includes this file on RISC-V in place of the calls' prototypes. The local calls are inlined
+ * too, answered from the read-only runtime registers: PsPIN's runtime finds a cluster's L1 by
+ * address arithmetic, not by a call. */
 #ifndef FS_API_RV32_H
 #define FS_API_RV32_H
 
@@ -31,7 +32,14 @@
     FS_RV32_REG_(cmd_reg) = (command);                                                 \
     return (ret)FS_RV32_REG_(issue);                                                   \
   }
-#define FS_API_LOCAL(name, ret, params, ...) ret fs_##name params;
+/* The bodies of the local calls. */
+static inline __attribute__((always_inline)) uint8_t* fs_local_cluster_l1(uint32_t cluster_id, uint32_t* size) {
+  if (cluster_id >= FS_RV32_REG_(FS_REG_NUM_CLUSTERS)) return 0;
+  if (size) *size = FS_RV32_REG_(FS_REG_L1_STATE_SIZE);
+  return (uint8_t*)(uintptr_t)(FS_L1_GLOBAL_BASE + cluster_id * FS_L1_GLOBAL_STRIDE);
+}
+#define FS_API_LOCAL(name, ret, params, args, doc) \
+  static inline __attribute__((always_inline)) ret fs_##name params { return fs_local_##name args; }
 #define FS_API_HELPER(...)
 #include "fs_api.def"
 #undef FS_API_DEVICE

@@ -176,39 +176,30 @@ void flare_release(flare_block_state_t* st) {
   st->completed = 1;
 }
 
-int flare_admit(flare_ctx_t* c) {
+void flare_start_block(flare_ctx_t* c) {
   flare_block_state_t* st = c->st;
   const flare_header_t* h = &c->h;
-  if (!st->busy) {
-    /* A retransmission that arrives after its block's result went out, or after a later block
-     * of the same state, must not start the block again (it would hold the state for good):
-     * hosts never have more blocks in flight than states, so an older block is done. */
-    if (st->completed && st->allreduce_id == h->allreduce_id && h->block_id <= st->block_id)
-      return FLARE_DENSE_DUPLICATE;
-    /* Start the block: a clean header, empty buffers, tree counters at zero. */
-    uint32_t i;
-    memset(&st->busy, 0, sizeof(*st) - offsetof(flare_block_state_t, busy));
-    if (c->ar->algorithm == FLARE_ALGO_TREE) memset(flare_tree_counter_base(c), 0, 4u * flare_tree_counters(c->ar->n_children));
+  const uint32_t n = c->ar->n_children;
+  uint32_t i;
+  /* The header from `busy` on: counters and the bitmap words the children use. */
+  flare_clear_words(&st->busy, (uint32_t)(offsetof(flare_block_state_t, children) - offsetof(flare_block_state_t, busy)) / 4u +
+                                   (n + 31u) / 32u);
+  if (c->ar->algorithm == FLARE_ALGO_TREE) {
+    /* The nodes' counters (heap numbers 1 .. 2^levels - 1); the tree uses no buffer flags. */
+    flare_clear_words(flare_tree_counter_base(c), 1u << flare_tree_levels(n));
+  } else {
     for (i = 0; i < c->ar->buffers; ++i) {
       flare_buffer_t* b = flare_buffer(c, i);
       b->lock = 0;
       b->filled = 0;
     }
-    st->busy = 1;
-    st->allreduce_id = h->allreduce_id;
-    st->block_id = h->block_id;
-    st->elem_count = h->elem_count;
-    st->dtype = h->dtype;
-    st->op = h->op;
-  } else {
-    if (st->allreduce_id != h->allreduce_id || st->block_id != h->block_id)
-      return h->block_id < st->block_id ? FLARE_DENSE_DUPLICATE : FLARE_DENSE_WINDOW_EXCEEDED;
-    if (st->children[h->sender_rank / 32] & (1u << (h->sender_rank % 32))) return FLARE_DENSE_DUPLICATE;
-    if (st->elem_count != h->elem_count || st->dtype != h->dtype || st->op != h->op) return FLARE_DENSE_MISMATCH;
   }
-  st->children[h->sender_rank / 32] |= 1u << (h->sender_rank % 32);
-  st->received++;
-  return FS_OK;
+  st->busy = 1;
+  st->allreduce_id = h->allreduce_id;
+  st->block_id = h->block_id;
+  st->elem_count = h->elem_count;
+  st->dtype = h->dtype;
+  st->op = h->op;
 }
 
 /* Single buffer: the whole fold happens with the block's lock held; the contribution that
@@ -248,7 +239,7 @@ static uint32_t find_allreduce(const flare_dense_table_t* t, uint32_t id) {
 int flare_dense_handler(const fs_handler_args_t* args) {
   const flare_dense_table_t* table = (const flare_dense_table_t*)args->l1; /* this cluster's copy */
   flare_ctx_t c;
-  uint32_t dsize, home, round, index, l1_size = 0;
+  uint32_t dsize, home, round, index;
   uint8_t* l1;
 
   if (args->l1_size < FLARE_TABLE_L1_BYTES || args->handler_mem_size < sizeof(flare_dense_config_t) ||
@@ -286,10 +277,11 @@ int flare_dense_handler(const fs_handler_args_t* args) {
   /* Block b's home is cluster b mod clusters, its state (b / clusters) mod states there. */
   round = fs_divide(c.h.block_id, &table->by_clusters);
   home = fs_remainder(c.h.block_id, round, &table->by_clusters);
-  l1 = fs_cluster_l1(home, &l1_size);
+  l1 = fs_cluster_l1(home, NULL); /* home < clusters: by_clusters.d is args->num_clusters */
   c.st = (flare_block_state_t*)(l1 + c.ar->l1_offset +
                                 (size_t)fs_remainder(round, fs_divide(round, &c.ar->by_states), &c.ar->by_states) *
                                     c.ar->state_bytes);
+  flare_locate_buffers(&c);
   switch (c.ar->algorithm) {
     case FLARE_ALGO_MULTI: return flare_multi(&c);
     case FLARE_ALGO_TREE: return flare_tree(&c);

@@ -21,7 +21,8 @@ int flare_multi(flare_ctx_t* c) {
   if (outcome != FS_OK) return outcome;
 
   for (k = 0; k < nb && !b; ++k) {
-    flare_buffer_t* t = flare_buffer(c, (first + k) % nb);
+    const uint32_t i = first + k < nb ? first + k : first + k - nb; /* (first + k) mod nb, no divide */
+    flare_buffer_t* t = flare_buffer(c, i);
     if (!__atomic_exchange_n(&t->lock, 1u, __ATOMIC_ACQUIRE)) b = t;
   }
   if (!b) {
