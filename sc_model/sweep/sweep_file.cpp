@@ -99,7 +99,7 @@ class Parser {
     } else {  // zip
       Dimension& d = spec_.dims.back();
       if (!d.axes.empty() && d.axes.front().values.size() != values.size())
-        fail("[zip] key '" + key + "' has " + std::to_string(values.size()) + " values but '" + d.axes.front().key +
+        fail("[zip] key '" + key + "' has " + std::to_string(values.size()) + (values.size() == 1 ? " value" : " values") + " but '" + d.axes.front().key +
              "' (line " + std::to_string(d.axes.front().line) + ") has " + std::to_string(d.size()) +
              "; the keys of a [zip] advance together and need as many values each");
       d.axes.push_back(Axis{key, values, no});
