@@ -10,13 +10,16 @@ std::vector<RunRecord> collect(const SweepDir& dir, const std::vector<RunPoint>&
   std::vector<RunRecord> runs;
   for (const RunPoint& p : points) {
     RunRecord r{&p, dir.state(p.id), nullptr};
-    if (r.state.kind == RunState::kDone) {
-      std::ifstream in(dir.run_dir(p.id) + "/stats.json");
+    // A failed run may have written stats too (a run whose verification failed has completed):
+    // they are merged, under its failed status.
+    std::ifstream in(dir.run_dir(p.id) + "/stats.json");
+    if (r.state.kind != RunState::kPending && in) {
       try {
         r.stats = nlohmann::json::parse(in);
       } catch (const nlohmann::json::exception& e) {
+        r.stats = nullptr;
         r.state.kind = RunState::kFailed;
-        r.state.error = "its stats.json cannot be read: " + std::string(e.what());
+        if (r.state.error.empty()) r.state.error = "its stats.json cannot be read: " + std::string(e.what());
       }
     }
     runs.push_back(std::move(r));

@@ -18,8 +18,9 @@ struct RunRecord {
   nlohmann::json stats;  // the run's stats.json, or null
 };
 
-// Reads every point's state and stats from its folder. A done run whose stats.json does not
-// parse becomes failed, with the parser's message as its error.
+// Reads every point's state and stats from its folder (a failed run's stats too, if it wrote
+// them). A run whose stats.json does not parse becomes failed, with the parser's message as its
+// error.
 std::vector<RunRecord> collect(const SweepDir& dir, const std::vector<RunPoint>& points);
 
 // The headline metrics, as dotted paths into the stats (docs/STATS.md): a fixed list, then per

@@ -318,6 +318,20 @@ TEST(E2ESweep, ListPrintsTheRunsAndWritesNothing) {
             std::string::npos);
 }
 
+TEST(E2ESweep, ExampleSweepFileOfTheDocsExpands) {
+  ScratchDir dir;
+  const CliResult r =
+      flaresim("sweep " FLARESIM_SOURCE_DIR "/configs/sweeps/allreduce-policies.ini --list -o out", dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("  pending  scheduler.policy = fcfs, hosts.bytes = 64KiB, hosts.window = 4\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  pending  scheduler.policy = home-cluster, hosts.bytes = 1MiB, hosts.window = 16\n6 runs; "
+                       "output folder out\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_TRUE(files_in(dir).empty());
+}
+
 TEST(E2ESweep, BadSweepFileOrOutputFolderRunsNothing) {
   ScratchDir dir;
   write_file(dir / "s.ini", "[axes]\nscheduler.policy = fcfs, fifo\n");
