@@ -40,7 +40,7 @@ std::string own_executable() {
 // --list: the matrix, one run per line, with its state; writes nothing.
 void list_runs(const std::vector<sweep::RunPoint>& points, const std::string& out) {
   sweep::SweepDir::check(out);
-  const bool have = std::filesystem::exists(out);
+  const bool have = std::filesystem::exists(std::filesystem::path(out) / ".flaresim-sweep");
   std::unique_ptr<sweep::SweepDir> dir;
   if (have) dir = std::make_unique<sweep::SweepDir>(out);
   for (const sweep::RunPoint& p : points) {

@@ -126,6 +126,8 @@ std::vector<RunPoint> expand(const SweepSpec& spec) {
     const std::string where =
         spec.path + ": run " + std::to_string(i + 1) + " of " + std::to_string(total) + " (" + describe(p.swept) + ")";
     try {
+      if (p.trace.empty() && cfg.hosts.model == "none")
+        throw InputError("no input: give a 'trace' or closed-loop hosts ('hosts.model = allreduce')");
       validate_config(cfg);
       p.config_text = canonical_config(cfg);
       check_round_trip(p, where);

@@ -47,8 +47,8 @@ constexpr size_t kMaxRuns = 1000000;
 
 // Every point of the matrix, in order: the dimensions nested in file order, the last fastest.
 // Throws InputError if the base file cannot be read, a point's configuration is invalid (naming
-// the point) or a trace or verify file cannot be read, or two points
-// have the same configuration ("64KiB, 65536").
+// the point; a point without a trace needs closed-loop hosts), a trace or verify file cannot be
+// read, or two points have the same configuration ("64KiB, 65536").
 std::vector<RunPoint> expand(const SweepSpec& spec);
 
 // "pspin.clusters = 4, scheduler.policy = fcfs" (for messages and listings).

@@ -157,7 +157,7 @@ TEST(SweepMatrix, CrossProductInFileOrderZipTogetherSetEverywhere) {
 
 TEST(SweepMatrix, BaseFileThenSetThenAxes) {
   ScratchDir d;
-  write_file(d / "base.ini", "[pspin]\nclusters = 8\n[hosts]\nwindow = 7\nbytes = 4KiB\n");
+  write_file(d / "base.ini", "[pspin]\nclusters = 8\n[hosts]\nmodel = allreduce\nwindow = 7\nbytes = 4KiB\n");
   write_file(d / "s.ini", "[sweep]\nbase = base.ini\n[set]\nhosts.window = 9\n[axes]\nhosts.bytes = 1KiB, 2KiB\n");
   const std::vector<RunPoint> points = expand(parse_sweep_file(d / "s.ini"));
   ASSERT_EQ(points.size(), 2u);
@@ -169,13 +169,13 @@ TEST(SweepMatrix, BaseFileThenSetThenAxes) {
   EXPECT_NE(points[1].config_text.find("\nhosts.bytes = 2048\n"), std::string::npos);
   // A changed base file changes every id.
   const std::string before = points[0].id;
-  write_file(d / "base.ini", "[pspin]\nclusters = 16\n[hosts]\nwindow = 7\nbytes = 4KiB\n");
+  write_file(d / "base.ini", "[pspin]\nclusters = 16\n[hosts]\nmodel = allreduce\nwindow = 7\nbytes = 4KiB\n");
   EXPECT_NE(expand(parse_sweep_file(d / "s.ini"))[0].id, before);
 }
 
 TEST(SweepMatrix, InvalidCombinationNamesTheRun) {
   try {
-    expand(parse("[axes]\nscheduler.subset = 3, 4\n"));
+    expand(parse("[axes]\nscheduler.subset = 3, 4\n[set]\nhosts.model = allreduce\n"));
     FAIL() << "no error";
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()),
@@ -183,12 +183,22 @@ TEST(SweepMatrix, InvalidCombinationNamesTheRun) {
               "pspin.hpus_per_cluster (8)");
   }
   try {
-    expand(parse("[axes]\nhosts.bytes = 64KiB, 65536\n"));
+    expand(parse("[axes]\nhosts.bytes = 64KiB, 65536\n[set]\nhosts.model = allreduce\n"));
     FAIL() << "no error";
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()),
               "dir/s.ini: run 2 of 2 (hosts.bytes = 65536): the same effective configuration as run 1 (hosts.bytes = "
               "64KiB); each run must differ");
+  }
+}
+
+TEST(SweepMatrix, RunWithoutTraceOrHostsIsRefused) {
+  try {
+    expand(parse("[axes]\nsim.seed = 1, 2\n"));
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "dir/s.ini: run 1 of 2 (sim.seed = 1): no input: give a 'trace' or closed-loop "
+                                     "hosts ('hosts.model = allreduce')");
   }
 }
 
