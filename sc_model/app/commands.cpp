@@ -35,6 +35,8 @@ const char* kUsage =
     "        (info --counters: the table of per-handler counters in docs/STATS.md;\n"
     "         info --api: the table of the handler API in docs/HANDLERS.md)\n"
     "  iss   run a bare RISC-V program (rv32imafc ELF) on the instruction-set simulator\n"
+    "  sweep run every combination of a sweep file's configuration values and merge their results\n"
+    "        (sweep SWEEP.ini [--jobs N]; docs/SWEEP.md)\n"
     "'flaresim <command> --help' shows a command's options.\n";
 
 }  // namespace
@@ -216,7 +218,8 @@ int cli_main(int argc, char** argv) {
     if (cmd == "gen") return cmd_gen(args);
     if (cmd == "info") return cmd_info(args);
     if (cmd == "iss") return cmd_iss(args);
-    throw InputError("unknown command '" + cmd + "' (valid: run, gen, info, iss)");
+    if (cmd == "sweep") return cmd_sweep(args);
+    throw InputError("unknown command '" + cmd + "' (valid: run, gen, info, iss, sweep)");
   } catch (const Interrupted& e) {
     std::cerr << "flaresim: interrupted by " << signal_name(e.signal()) << " while " << e.during()
               << "; no output file was written\n";
