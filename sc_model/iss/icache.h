@@ -3,7 +3,7 @@
 // misses starts a refill that queues on the cluster's refill port and arrives miss_cycles after
 // it starts; fetches of a line whose refill is in flight wait for that refill; an empty way is
 // filled first, else a random (per-core LFSR) or the least recently used way is replaced.
-// Deterministic. The core (cpu.cpp) decides when it fetches which line.
+// Deterministic. The core (cpu.cpp, cpu_fetch.cpp) decides when it fetches which line.
 #pragma once
 #include <cstdint>
 #include <map>

@@ -118,7 +118,21 @@ void PcapngWriter::write(uint16_t port, Picos time, const uint8_t* data, size_t 
 
 void write_pcapng(std::ostream& out, unsigned num_ports, const std::vector<TraceRecord>& records) {
   PcapngWriter w(out, num_ports);
-  for (const TraceRecord& r : records) w.write(r.port, r.time, r.data.data(), r.data.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (i % 4096 == 0) check_interrupted("writing the trace");
+    w.write(records[i].port, records[i].time, records[i].data.data(), records[i].data.size());
+  }
+}
+
+bool is_pcapng_path(const std::string& path) {
+  return path.size() >= 7 && path.compare(path.size() - 7, 7, ".pcapng") == 0;
+}
+
+void write_trace(std::ostream& out, const std::string& path, unsigned num_ports, const std::vector<TraceRecord>& records) {
+  if (is_pcapng_path(path))
+    write_pcapng(out, num_ports, records);
+  else
+    write_text_trace(out, records);
 }
 
 }  // namespace fs

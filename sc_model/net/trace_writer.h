@@ -41,4 +41,9 @@ class PcapngWriter {
 // Convenience: every record through a PcapngWriter, in the given order.
 void write_pcapng(std::ostream& out, unsigned num_ports, const std::vector<TraceRecord>& records);
 
+// Whether a trace file name asks for pcapng (it ends in .pcapng; anything else is a text trace).
+bool is_pcapng_path(const std::string& path);
+// The records as the trace `path` names: pcapng (write_pcapng) or text (write_text_trace).
+void write_trace(std::ostream& out, const std::string& path, unsigned num_ports, const std::vector<TraceRecord>& records);
+
 }  // namespace fs

@@ -327,16 +327,7 @@ int FlareDense::gen(const std::string& name, const std::vector<std::string>& res
   std::ostream& expected = files.add("--output (its expected results)", out + ".expected");
   const AllreduceWorkload w = generate_allreduce(o);
 
-  const bool pcapng = out.size() >= 7 && out.compare(out.size() - 7, 7, ".pcapng") == 0;
-  if (pcapng) {
-    PcapngWriter writer(trace, o.num_ports);
-    for (size_t i = 0; i < w.records.size(); ++i) {
-      if (i % 4096 == 0) check_interrupted("writing the trace");
-      writer.write(w.records[i].port, w.records[i].time, w.records[i].data.data(), w.records[i].data.size());
-    }
-  } else {
-    write_text_trace(trace, w.records);
-  }
+  write_trace(trace, out, o.num_ports, w.records);
   write_expected(expected, w);
   files.commit();
   std::cout << "wrote " << out << " (" << w.records.size() << " packets from " << o.hosts << " hosts, "

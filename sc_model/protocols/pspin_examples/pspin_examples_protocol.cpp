@@ -181,11 +181,7 @@ int PspinExamples::gen(const std::string& name, const std::vector<std::string>& 
   std::ostream& trace = files.add("--output", out);
   std::ostream& expected = files.add("--output (its expected results)", out + ".expected");
   const PspinWorkload w = generate_pspin_workload(o);
-  const bool pcapng = out.size() >= 7 && out.compare(out.size() - 7, 7, ".pcapng") == 0;
-  if (pcapng)
-    write_pcapng(trace, o.num_ports, w.records);
-  else
-    write_text_trace(trace, w.records);
+  write_trace(trace, out, o.num_ports, w.records);
   write_pspin_expected(expected, w.expected);
   files.commit();
   auto count = [](uint32_t n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); };
