@@ -171,12 +171,9 @@ FS_ISS_INLINE uint64_t Cpu::stalls_before(const Insn& in) {
   // An instruction that ran into a gate had its fetch then (gated()): fetching it again when it
   // runs would count its stalls twice, and an instruction spanning two lines of a cache that
   // other cores keep evicting would miss again on every try and never run.
-  if (icache_ && fetch_spent_ && pc == fetch_next_) {
-    fetch_spent_ = false;
-    return stall;
-  }
+  const bool fetched = fetch_spent_ && pc == fetch_next_;
   fetch_spent_ = false;
-  if (icache_) {
+  if (icache_ && !fetched) {
     const uint32_t shift = icache_->line_shift();
     const bool jumped = pc != fetch_next_;
     if (jumped || (pc >> shift) != icache_line_ || (pc & ((1u << shift) - 1)) >= (1u << shift) - 4)
