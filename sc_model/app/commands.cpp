@@ -5,11 +5,14 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <optional>
 #include <iostream>
 
 #include <boost/program_options.hpp>
 
 #include "app/simulation.h"
+#include "app/stats_report.h"
+#include "common/build_info.h"
 #include "common/interrupt.h"
 #include "common/output_files.h"
 #include "config/config_io.h"
@@ -39,15 +42,36 @@ const char* kUsage =
     "        (sweep SWEEP.ini [--jobs N]; docs/SWEEP.md)\n"
     "'flaresim <command> --help' shows a command's options.\n";
 
+enum class StatsFormat { kJson, kCsv };
+
+// --stats-format, or the --stats file's extension: .csv is csv, anything else json.
+StatsFormat stats_format_of(const po::variables_map& vm) {
+  if (vm.count("stats-format")) {
+    const std::string f = vm["stats-format"].as<std::string>();
+    if (f == "json") return StatsFormat::kJson;
+    if (f == "csv") return StatsFormat::kCsv;
+    throw InputError("bad value '" + f + "' for '--stats-format': expected json or csv");
+  }
+  if (!vm.count("stats")) return StatsFormat::kJson;
+  const std::string path = vm["stats"].as<std::string>();
+  return path.size() > 4 && path.compare(path.size() - 4, 4, ".csv") == 0 ? StatsFormat::kCsv : StatsFormat::kJson;
+}
+
 }  // namespace
 
 int cmd_run(const std::vector<std::string>& args) {
   po::options_description run_opts("flaresim run options");
   run_opts.add_options()
       ("help,h", "show this help")
-      ("config", po::value<std::string>(), "INI file with configuration keys (e.g. configs/pspin-4x8.ini)")
+      ("config", po::value<std::string>(),
+       "INI file with configuration keys (e.g. configs/pspin-4x8.ini), or a stats JSON: its run's configuration")
       ("trace", po::value<std::string>(), "packet trace: text (traces/FORMAT.md), pcapng or pcap")
-      ("stats", po::value<std::string>(), "statistics JSON to write (docs/STATS.md)")
+      ("stats", po::value<std::string>(), "statistics to write (docs/STATS.md); without it, only the summary")
+      ("stats-format", po::value<std::string>(),
+       "json (default) or csv (one header line, one row: every value outside arrays by its dotted path); "
+       "a --stats name ending in .csv means csv")
+      ("dump-config", po::value<std::string>(),
+       "write the effective configuration (every key) as an INI file that --config reads back")
       ("egress", po::value<std::string>(), "pcapng capture of every frame leaving the switch")
       ("verify", po::value<std::string>(), "expected results file (from 'flaresim gen'); exit 1 on mismatch")
       ("seed", po::value<std::string>(), "seed of the run (same as --sim.seed)")
@@ -69,12 +93,12 @@ int cmd_run(const std::vector<std::string>& args) {
   all.add(run_opts).add(config_options_description());
   const po::variables_map vm = parse_command_line(args, all);
   if (vm.count("help")) {
-    std::cout << "usage: flaresim run [--config FILE.ini] --trace TRACE --stats STATS.json [--egress OUT.pcapng]\n"
+    std::cout << "usage: flaresim run [--config FILE.ini] --trace TRACE [--stats STATS.json] [--egress OUT.pcapng]\n"
                  "                    [--verify EXPECTED] [--seed N] [--<section.key> VALUE ...]\n\n"
               << run_opts << "\nAny configuration key may follow as --section.key VALUE; 'flaresim info' lists them.\n";
     return 0;
   }
-  if (!vm.count("stats")) throw InputError("missing --stats (see 'flaresim run --help')");
+  const StatsFormat stats_format = stats_format_of(vm);
 
   RunRequest req;
   if (vm.count("config")) {
@@ -108,10 +132,11 @@ int cmd_run(const std::vector<std::string>& args) {
   OutputFiles outputs;
   for (const char* in : {"trace", "config", "verify"})
     if (vm.count(in)) outputs.input(std::string("--") + in, vm[in].as<std::string>());
-  std::ostream& stats_out = outputs.add("--stats", vm["stats"].as<std::string>());
   auto optional = [&](const char* option) -> std::ostream* {
     return vm.count(option) ? &outputs.add(std::string("--") + option, vm[option].as<std::string>()) : nullptr;
   };
+  std::ostream* stats_out = optional("stats");
+  std::ostream* config_out = optional("dump-config");
   req.egress = optional("egress");
   req.chrome_trace = optional("chrome-trace");
   req.insn_trace = optional("trace-insn");
@@ -121,30 +146,41 @@ int cmd_run(const std::vector<std::string>& args) {
   std::ostream& report = outputs.writes_stdout() ? std::cerr : std::cout;
 
   RunResult result = run_simulation(req);
-  stats_out << result.stats.dump(2) << "\n";
+  // Results checked against what was expected: the --verify file's, and the closed-loop hosts'.
+  // The outcome goes into the stats, which are written either way (a failed check is a finished
+  // run whose results are wrong); the command then fails.
+  std::optional<VerifyReport> file_check, hosts_check;
+  if (expected) file_check = expected->verify(result.egress);
+  if (result.hosts_expected) hosts_check = result.hosts_expected->verify(result.egress);
+  result.stats["verify"] = verify_section(vm.count("verify") ? vm["verify"].as<std::string>() : "",
+                                          file_check ? &*file_check : nullptr, hosts_check ? &*hosts_check : nullptr);
+  result.stats["inputs"]["verify"] = vm.count("verify") ? vm["verify"].as<std::string>() : "";
+  if (stats_out) *stats_out << (stats_format == StatsFormat::kCsv ? stats_csv(result.stats) : result.stats.dump(2) + "\n");
+  if (config_out) *config_out << "# flaresim " << build_version() << " (" << build_git_commit()
+                              << "): the effective configuration of a run; flaresim run --config reads it back\n"
+                              << config_ini_text(req.cfg);
   outputs.commit();
   if (!vm.count("quiet")) report << format_summary(result.stats) << result.hosts_summary;
   // Work left unfinished is reported even with --quiet: a run that produced no results for some
   // blocks must not pass for a finished one.
   for (const auto& kv : result.stats["handlers"].items())
-    if (kv.value().contains("blocks") && kv.value()["blocks"]["open_at_end"].get<uint64_t>())
+    if (kv.value()["blocks"]["open_at_end"].get<uint64_t>())
       std::cerr << "flaresim: warning: the run ended with " << kv.value()["blocks"]["open_at_end"].get<uint64_t>()
                 << " blocks of handler set " << kv.key() << " still waiting for packets (stats: handlers." << kv.key()
                 << ".blocks.open)\n";
 
-  // Results checked against what was expected: the --verify file's, and the closed-loop hosts'.
-  auto check = [&](const ResultVerifier& want, const std::string& against) {
-    const VerifyReport rep = want.verify(result.egress);
+  auto check = [&](const VerifyReport& rep, const std::string& against) {
     report << "verify           " << (rep.ok ? "OK" : "FAILED") << ": " << rep.matched << " of "
-              << rep.expected_packets << " result packets match (missing " << rep.missing << ", wrong " << rep.wrong
-              << ", duplicate " << rep.duplicate << ", unexpected " << rep.unexpected << ")\n";
+           << rep.expected_packets << " result packets match (missing " << rep.missing << ", wrong " << rep.wrong
+           << ", duplicate " << rep.duplicate << ", unexpected " << rep.unexpected << ")\n";
     if (!rep.ok) {
       for (const auto& p : rep.problems) std::cerr << "flaresim: verify: " << p << "\n";
-      throw SimError("verification against " + against + " failed");
+      throw SimError("verification against " + against + " failed" +
+                     (stats_out ? " (the stats record it: verify.ok is false)" : ""));
     }
   };
-  if (expected) check(*expected, vm["verify"].as<std::string>());
-  if (result.hosts_expected) check(*result.hosts_expected, "the " + result.hosts_what + "' expected results");
+  if (file_check) check(*file_check, vm["verify"].as<std::string>());
+  if (hosts_check) check(*hosts_check, "the " + result.hosts_what + "' expected results");
   return 0;
 }
 
@@ -170,7 +206,7 @@ int cmd_info(const std::vector<std::string>& args) {
   }
   if (!args.empty()) throw InputError("flaresim info takes no arguments but --counters or --api");
   const Config defaults;
-  std::cout << "flaresim " << FLARESIM_VERSION << "\n\nConfiguration keys (INI section.key, or --section.key on the "
+  std::cout << "flaresim " << build_version() << "\n\nConfiguration keys (INI section.key, or --section.key on the "
                "command line), with defaults:\n";
   for (const auto& k : config_schema()) {
     std::cout << "  " << k.name << " = " << k.show(defaults) << "\n      " << k.doc;
@@ -209,7 +245,7 @@ int cli_main(int argc, char** argv) {
       return args.empty() ? 2 : 0;
     }
     if (args[0] == "--version") {
-      std::cout << "flaresim " << FLARESIM_VERSION << "\n";
+      std::cout << "flaresim " << build_version() << " (git " << build_git_commit() << ")\n";
       return 0;
     }
     const std::string cmd = args[0];

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "app/stats_report.h"
+#include "common/build_info.h"
 #include "config/config_json.h"
 #include "common/interrupt.h"
 #include "common/text.h"
@@ -171,15 +172,15 @@ RunResult run_simulation(const RunRequest& req) {
   const Picos end = now_ps();
 
   nlohmann::json stats;
-  stats["flaresim"] = {{"version", FLARESIM_VERSION}, {"stats_schema", 1}};
+  stats["flaresim"] = {{"version", build_version()}, {"git_commit", build_git_commit()}, {"stats_schema", kStatsSchema}};
   stats["seed"] = req.cfg.seed;
   stats["inputs"] = {{"trace", req.trace_path}, {"config_file", req.config_path}};
   stats["config"] = config_to_json(req.cfg);
   stats.update(collect_stats(sw, end));
   const RunView view{req.cfg, sw, end};
   for (const Protocol* p : protocols()) p->add_stats(view, stats);
+  stats["hosts"] = hosts ? hosts->stats().json() : HostStats().json();
   if (hosts) {
-    stats["hosts"] = hosts->stats();
     result.hosts_summary = hosts->summary();
     result.hosts_expected = hosts->verifier();
     result.hosts_what = hosts->what();

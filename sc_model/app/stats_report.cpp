@@ -8,6 +8,8 @@
 #include "common/text.h"
 #include "plugin/protocol.h"
 #include "pspin/handler_counters.h"
+#include "pspin/handler_sets.h"
+#include "sweep/results.h"
 
 namespace fs {
 
@@ -67,11 +69,22 @@ nlohmann::json collect_stats(Switch& sw, Picos end) {
   for (const char* cause : {"malformed", "icrc", "oversize", "buffer_full", "no_route", "egress_full"})
     drops["by_cause"][cause] = 0;
   for (const auto& kv : sw.drops.by_cause) drops["by_cause"][kv.first] = kv.second;
-
+  // Handlers' drops: every installed set's dropping outcomes and `fault`, zeros included.
   PspinUnit& pspin = sw.pspin();
-  pspin.retire().report(j["handlers"], end);
+  StatsTree& by_handler = drops["by_handler"].make_object();
+  for (int i : pspin.installed_sets()) {
+    const HandlerSet& set = handler_sets()[size_t(i)];
+    StatsTree& d = by_handler[set.name].make_object();
+    for (const HandlerOutcome& oc : set.outcomes)
+      if (oc.drop) d[oc.name] = 0;
+    d["fault"] = 0;
+  }
+  for (const auto& set : sw.drops.by_handler)
+    for (const auto& kv : set.second) by_handler[set.first][kv.first] = kv.second;
+
+  pspin.retire().report(j["handlers"], pspin.installed_sets(), end);
   pspin.report_memory(j["handler_memory"]);
-  if (pspin.timers().armed) pspin.timers().report(j["timers"]);
+  pspin.timers().report(j["timers"]);
   uint64_t handled = 0, handled_bytes = 0;
   for (const auto& kv : pspin.handler_stats()) handled += kv.second.runs;
 
@@ -112,6 +125,54 @@ nlohmann::json collect_stats(Switch& sw, Picos end) {
   return to_json(j);
 }
 
+nlohmann::json verify_section(const std::string& expected_file, const VerifyReport* file, const VerifyReport* hosts) {
+  auto check = [](const VerifyReport* r) {
+    const VerifyReport none;
+    const VerifyReport& v = r ? *r : none;
+    return nlohmann::json{{"checked", r != nullptr},  {"ok", v.ok},
+                          {"expected_packets", v.expected_packets}, {"matched", v.matched},
+                          {"missing", v.missing},    {"wrong", v.wrong},
+                          {"duplicate", v.duplicate}, {"unexpected", v.unexpected}};
+  };
+  nlohmann::json j;
+  j["ok"] = (!file || file->ok) && (!hosts || hosts->ok);
+  j["checks"] = int(file != nullptr) + int(hosts != nullptr);
+  j["file"] = check(file);
+  j["file"]["expected_file"] = expected_file;
+  j["hosts"] = check(hosts);
+  return j;
+}
+
+namespace {
+
+void flatten(const nlohmann::json& j, const std::string& path, std::vector<std::pair<std::string, std::string>>& out) {
+  if (j.is_object()) {
+    for (const auto& kv : j.items()) flatten(kv.value(), path.empty() ? kv.key() : path + "." + kv.key(), out);
+    return;
+  }
+  if (j.is_array()) return;
+  out.emplace_back(path, j.is_string() ? j.get<std::string>() : j.is_null() ? std::string() : j.dump());
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> flatten_stats(const nlohmann::json& stats) {
+  std::vector<std::pair<std::string, std::string>> out;
+  flatten(stats, "", out);
+  return out;
+}
+
+std::string stats_csv(const nlohmann::json& stats) {
+  std::string head, row;
+  const char* sep = "";
+  for (const auto& [path, value] : flatten_stats(stats)) {
+    head += sep + sweep::csv_field(path);
+    row += sep + sweep::csv_field(value);
+    sep = ",";
+  }
+  return head + "\n" + row + "\n";
+}
+
 std::string format_summary(const nlohmann::json& s) {
   std::ostringstream o;
   char line[256];
@@ -132,6 +193,12 @@ std::string format_summary(const nlohmann::json& s) {
       o << (first ? " (" : ", ") << kv.key() << " " << kv.value().get<uint64_t>();
       first = false;
     }
+  for (const auto& set : s["drops"]["by_handler"].items())
+    for (const auto& kv : set.value().items())
+      if (kv.value().get<uint64_t>()) {
+        o << (first ? " (" : ", ") << set.key() << " " << kv.key() << " " << kv.value().get<uint64_t>();
+        first = false;
+      }
   o << (first ? "" : ")") << "\n";
   const auto& th = s["throughput"];
   std::snprintf(line, sizeof line, "throughput       in %.2f Gbit/s, out %.2f Gbit/s, handled %.3f Mpkt/s\n",
@@ -148,6 +215,7 @@ std::string format_summary(const nlohmann::json& s) {
                 100 * u["avg"].get<double>(), 100 * u["max"].get<double>());
   o << line;
   for (const auto& kv : s["handlers"].items()) {
+    if (!kv.value()["runs"].get<uint64_t>()) continue;  // installed, never ran
     const auto& c = kv.value()["cycles"];
     std::snprintf(line, sizeof line, "handler %-8s runs %llu, cycles min %llu avg %.1f max %llu p99 %llu\n",
                   kv.key().c_str(), (unsigned long long)kv.value()["runs"].get<uint64_t>(),
@@ -159,11 +227,12 @@ std::string format_summary(const nlohmann::json& s) {
                   rt["entry"]["avg"].get<double>(), rt["exit"]["avg"].get<double>());
     o << line;
     o << "                 outcomes:";
-    for (const auto& oc : kv.value()["outcomes"].items()) o << " " << oc.key() << " " << oc.value().get<uint64_t>();
+    for (const auto& oc : kv.value()["outcomes"].items())
+      if (oc.value().get<uint64_t>()) o << " " << oc.key() << " " << oc.value().get<uint64_t>();
     o << "\n";
     // A run that ends with handler state still waiting says so: an unfinished run must not look
     // like a finished one.
-    if (kv.value().contains("blocks") && kv.value()["blocks"]["open_at_end"].get<uint64_t>()) {
+    if (kv.value()["blocks"]["open_at_end"].get<uint64_t>()) {
       const auto& first = kv.value()["blocks"]["open"][0];
       o << "left open        " << kv.value()["blocks"]["open_at_end"].get<uint64_t>() << " blocks of " << kv.key()
         << " still wait for packets at the end (first: block " << first["block"].get<uint32_t>() << " of group "

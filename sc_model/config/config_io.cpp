@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "common/errors.h"
+#include <nlohmann/json.hpp>
 
 namespace po = boost::program_options;
 
@@ -112,7 +113,49 @@ void apply_ini_file(Config& cfg, const std::string& path) {
     throw InputError(path + ": not a regular file; --config takes an INI file");
   std::ifstream in(path);
   if (!in) throw InputError(path + ": cannot open configuration file");
+  // A stats file (it starts with '{'): its "config" section, every key of the run it records.
+  in >> std::ws;
+  if (in.peek() == '{') return apply_stats_config(cfg, path, in);
   apply_ini(cfg, path, in);
+}
+
+void apply_stats_config(Config& cfg, const std::string& path, std::istream& in) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(path + ": starts with '{' but is not valid JSON (" + e.what() + "); --config takes an INI file "
+                     "or a stats JSON");
+  }
+  if (!j.is_object() || !j.contains("config") || !j["config"].is_object())
+    throw InputError(path + ": a JSON file without a \"config\" object; --config takes an INI file or a stats JSON "
+                     "(flaresim run --stats)");
+  for (const auto& section : j["config"].items()) {
+    if (!section.value().is_object())
+      throw InputError(path + ": config." + section.key() + " is not an object of keys");
+    for (const auto& kv : section.value().items()) {
+      const std::string name = section.key() + "." + kv.key();
+      const ConfigKey* key = find_config_key(name);
+      if (!key) throw InputError(path + ": " + unknown_key_message(name));
+      const nlohmann::json& v = kv.value();
+      if (!v.is_string() && !v.is_number() && !v.is_boolean())
+        throw InputError(path + ": config." + name + " is " + v.type_name() + ", not a value");
+      try {
+        key->set(cfg, v.is_string() ? v.get<std::string>() : v.dump());
+      } catch (const InputError& e) {
+        throw InputError(path + ": " + e.what());
+      }
+    }
+  }
+}
+
+std::string config_ini_text(const Config& cfg) {
+  std::vector<std::string> lines;
+  for (const ConfigKey& k : config_schema()) lines.push_back(k.name + " = " + k.show(cfg) + "\n");
+  std::sort(lines.begin(), lines.end());
+  std::string text;
+  for (const std::string& l : lines) text += l;
+  return text;
 }
 
 void apply_ini(Config& cfg, const std::string& path, std::istream& in) {

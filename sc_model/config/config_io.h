@@ -16,8 +16,14 @@ namespace fs {
 // Every configuration key as a string-valued option, for a command's options_description.
 boost::program_options::options_description config_options_description();
 
-// Applies every key set in an INI file; throws InputError naming the file and key.
+// Applies every key set in an INI file, or in a stats JSON's "config" section (a file that
+// starts with '{': the run it records, re-run exactly); throws InputError naming the file and key.
 void apply_ini_file(Config& cfg, const std::string& path);
+// The stats JSON's "config" section read from `in`.
+void apply_stats_config(Config& cfg, const std::string& path, std::istream& in);
+// The whole configuration as INI text, every key (`section.key = value`), sorted by key: it
+// reads back as the same configuration (--dump-config, a sweep run's config.ini).
+std::string config_ini_text(const Config& cfg);
 // The same for INI text read from `in`; `path` names it in messages.
 void apply_ini(Config& cfg, const std::string& path, std::istream& in);
 

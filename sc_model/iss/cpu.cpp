@@ -204,11 +204,12 @@ FS_ISS_INLINE bool Cpu::retire(const Insn& in, uint32_t a, const Exec& e, Stop& 
     stop = Stop::kYield;
     return true;
   }
-  if (e.shared_load && watch_ && !observer_ && !loops_active_) {
+  if (e.shared_load) {
     const unsigned size = in.op == Op::kFlw ? 4 : sem::load_bytes(in.op);
     const uint32_t addr = a + uint32_t(in.imm);
     const uint32_t value = in.op == Op::kFlw ? f[in.rd] : uint32_t(load_le(e.shared_load, size));
-    if (probe_spin(load_pc, addr, value, e.shared_load, size, started)) {
+    // A traced core (every turn shown) or one in a hardware loop is counted, never parked.
+    if (probe_spin(load_pc, addr, value, e.shared_load, size, started, watch_ && !observer_ && !loops_active_)) {
       stop = Stop::kSpin;
       return true;
     }
@@ -719,9 +720,14 @@ Stop Cpu::run(uint64_t budget, uint64_t cycle_limit, const Gates& gates) {
 #undef FS_ISS_INLINE
 
 bool Cpu::probe_spin(uint32_t load_pc, uint32_t addr, uint32_t value, const uint8_t* host, unsigned size,
-                     uint64_t load_cycle) {
+                     uint64_t load_cycle, bool can_park) {
   SpinProbe& p = probe_;
   const bool same = p.stage > 0 && p.pc == load_pc && p.addr == addr && p.value == value && p.writes == writes_;
+  if (same) {  // one more turn of a wait loop, from the last load to this one
+    counters.spin_cycles += load_cycle - p.load_cycle;
+    p.load_cycle = load_cycle;
+    if (!can_park) return false;
+  }
   // A loop that takes no cycles (every timing.* at 0) cannot be fast-forwarded by its period.
   if (same && p.stage == 2 && cycles > p.cycles && std::memcmp(p.x, x, sizeof x) == 0 &&
       std::memcmp(p.f, f, sizeof f) == 0 && p.fflags == fflags && p.frm == frm) {
@@ -749,6 +755,7 @@ bool Cpu::probe_spin(uint32_t load_pc, uint32_t addr, uint32_t value, const uint
   p.addr = addr;
   p.value = value;
   p.writes = writes_;
+  p.load_cycle = load_cycle;
   return false;
 }
 

@@ -61,6 +61,7 @@ struct CpuCounters {
   uint64_t bank_conflict_cycles = 0;
   uint64_t device_wait_cycles = 0;  // device accesses that take time (DMA copies, command issues)
   uint64_t misaligned = 0;           // loads and stores not naturally aligned (timing.misaligned each)
+  uint64_t spin_cycles = 0;          // turns of wait loops on a shared word (see probe_spin)
 
   // Applies f(field, other's field) to every count.
   template <typename F>
@@ -72,7 +73,7 @@ struct CpuCounters {
     f(icache_misses, o.icache_misses), f(icache_prefetches, o.icache_prefetches);
     f(icache_stall_cycles, o.icache_stall_cycles);
     f(bank_conflict_cycles, o.bank_conflict_cycles), f(device_wait_cycles, o.device_wait_cycles);
-    f(misaligned, o.misaligned);
+    f(misaligned, o.misaligned), f(spin_cycles, o.spin_cycles);
   }
   CpuCounters& operator-=(const CpuCounters& o) {
     each(o, [](uint64_t& a, uint64_t b) { a -= b; });
@@ -304,12 +305,16 @@ class Cpu {
     int stage = 0;  // 0: nothing, 1: one load seen, 2: two matching loads, registers snapshotted
     uint32_t pc = 0, addr = 0, value = 0;
     uint64_t writes = 0;
+    uint64_t load_cycle = 0;  // when the last of the matching loads started
     uint64_t cycles = 0, instret = 0;
     uint32_t x[32], f[32], fflags, frm;
     CpuCounters counters;
   };
+  // Counts a turn of a wait loop (the same load reading the same value from the same shared
+  // word, nothing written since the last one) into counters.spin_cycles, and with `can_park`
+  // says whether the core spins for good (it could be parked: spin()).
   bool probe_spin(uint32_t load_pc, uint32_t addr, uint32_t value, const uint8_t* host, unsigned size,
-                  uint64_t load_cycle);
+                  uint64_t load_cycle, bool can_park);
   StoreWatch* watch_ = nullptr;
   Reservations* reservations_ = nullptr;
   uint64_t writes_ = 0;  // stores, atomics, device writes and counter reads so far (spin detection)

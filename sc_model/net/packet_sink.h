@@ -16,13 +16,18 @@ struct PacketSinkIf : virtual sc_core::sc_interface {
   virtual void accept(PacketPtr p) = 0;
 };
 
-// Drops by cause ("malformed", "buffer_full", ...). Ordered so that output is deterministic.
+// Drops by cause ("malformed", "buffer_full", ...), and the packets handlers dropped by handler
+// set and outcome ("flare_dense", "duplicate"). Ordered so that output is deterministic.
 struct DropLedger {
   std::map<std::string, uint64_t> by_cause;
+  std::map<std::string, std::map<std::string, uint64_t>> by_handler;
   void count(const std::string& cause, uint64_t n = 1) { by_cause[cause] += n; }
+  void count_handler(const std::string& set, const std::string& outcome) { ++by_handler[set][outcome]; }
   uint64_t total() const {
     uint64_t t = 0;
     for (const auto& kv : by_cause) t += kv.second;
+    for (const auto& set : by_handler)
+      for (const auto& kv : set.second) t += kv.second;
     return t;
   }
 };

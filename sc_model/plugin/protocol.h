@@ -50,11 +50,28 @@ class ResultVerifier {
   virtual VerifyReport verify(const std::vector<EgressRecord>& egress) const = 0;
 };
 
+// The stats' "hosts" section (docs/STATS.md): the same keys whatever the host model, zeros and
+// model "none" in a run without hosts, so that runs tabulate alike.
+struct HostStats {
+  std::string model = "none";
+  uint64_t hosts = 0, blocks = 0, sends = 0, retransmissions = 0, lost = 0, results = 0, blocks_completed = 0,
+           max_in_flight = 0, gave_up = 0;
+  double done_us = 0, allreduce_gbps = 0;
+  nlohmann::json json() const {
+    return {{"model", model},       {"hosts", hosts},
+            {"blocks", blocks},     {"sends", sends},
+            {"retransmissions", retransmissions}, {"lost", lost},
+            {"results", results},   {"blocks_completed", blocks_completed},
+            {"max_in_flight", max_in_flight},     {"gave_up", gave_up},
+            {"done_us", done_us},   {"allreduce_gbps", allreduce_gbps}};
+  }
+};
+
 // Closed-loop host agents on the switch's ports, made before the simulation starts.
 class HostAgents {
  public:
   virtual ~HostAgents() = default;
-  virtual nlohmann::json stats() const = 0;  // the stats' "hosts" section
+  virtual HostStats stats() const = 0;       // the stats' "hosts" section
   virtual std::string summary() const = 0;   // lines for the run's summary
   virtual std::string what() const = 0;      // in messages, e.g. "allreduce hosts"
   // What the hosts must have received, checked after the run.

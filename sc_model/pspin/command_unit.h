@@ -43,12 +43,12 @@ class CommandUnit : public sc_core::sc_module, public CommandIf {
   void report(StatsTree& out) const {
     out["sends"] = sends, out["multicasts"] = multicasts, out["frames_out"] = frames_out;
     out["host_writes"] = host_writes;
-    StatsTree& by_port = out["host_writes_by_port"].make_object();
+    StatsTree& by_port = out["host_writes_by_port"].make_array();  // ports in ascending order
     for (const auto& kv : host_memory_writes) {
       uint64_t bytes = 0;
       for (const auto& w : kv.second) bytes += w.data.size();
-      by_port[std::to_string(kv.first)]["writes"] = kv.second.size();
-      by_port[std::to_string(kv.first)]["bytes"] = bytes;
+      StatsTree& p = by_port.append();
+      p["port"] = kv.first, p["writes"] = kv.second.size(), p["bytes"] = bytes;
     }
   }
   uint64_t sends = 0, multicasts = 0, frames_out = 0, host_writes = 0;

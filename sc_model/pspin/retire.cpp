@@ -61,28 +61,51 @@ void report_open_blocks(const HandlerSetStats& st, StatsTree& list) {
 
 }  // namespace
 
-void Retire::report(StatsTree& handlers, Picos end) const {
+void Retire::report(StatsTree& handlers, const std::vector<int>& installed, Picos end) const {
   handlers.make_object();
-  for (const auto& [name, st] : stats_) {
-    StatsTree& h = handlers[name];
-    h["runs"] = st.runs;
-    st.cycles.report(h["cycles"]);
-    st.entry_cycles.report(h["runtime_cycles"]["entry"]);
-    st.exit_cycles.report(h["runtime_cycles"]["exit"]);
-    st.latency_ps.report(h["latency_ns"], 1000.0);
-    if (st.pspin_latency_ps.count()) st.pspin_latency_ps.report(h["pspin_latency_ns"], 1000.0);
-    h["outcomes"] = st.outcomes;
-    report_counters(st.counters, h["iss"]);
-    h["faults"] = st.faults;
-    if (st.log_lines) h["log_lines"] = st.log_lines;
-    if (st.timer_runs) h["timer_runs"] = st.timer_runs;
-    const HandlerSetStats::BlockOccupancy b = st.block_occupancy(end);
-    if (!b.completed && !b.open_at_end) continue;
-    StatsTree& blocks = h["blocks"];
-    blocks["completed"] = b.completed, blocks["open_at_end"] = b.open_at_end;
-    blocks["max_open"] = b.max_open, blocks["avg_open"] = b.avg_open;
-    if (b.open_at_end) report_open_blocks(st, blocks["open"]);
+  // Every installed set, and any other that ran (a set's packets can only reach it installed,
+  // but the stats must not hide a run), with every key: a set that never ran reports zeros.
+  std::vector<const HandlerSet*> sets;
+  for (int i : installed) sets.push_back(&handler_sets()[size_t(i)]);
+  for (const auto& kv : stats_)
+    if (std::none_of(sets.begin(), sets.end(), [&](const HandlerSet* s) { return s->name == kv.first; }))
+      sets.push_back(&handler_sets()[size_t(find_handler_set(kv.first))]);
+  const HandlerSetStats none;
+  for (const HandlerSet* set : sets) {
+    const auto it = stats_.find(set->name);
+    report_set(*set, it == stats_.end() ? none : it->second, handlers[set->name], end);
   }
+}
+
+void Retire::report_set(const HandlerSet& set, const HandlerSetStats& st, StatsTree& h, Picos end) const {
+  h["runs"] = st.runs;
+  st.cycles.report(h["cycles"]);
+  st.entry_cycles.report(h["runtime_cycles"]["entry"]);
+  st.exit_cycles.report(h["runtime_cycles"]["exit"]);
+  st.latency_ps.report(h["latency_ns"], 1000.0);
+  st.pspin_latency_ps.report(h["pspin_latency_ns"], 1000.0);
+  // Outcomes: the set's own, then `fault`, then codes it does not declare (if any ran).
+  StatsTree& outcomes = h["outcomes"].make_object();
+  StatsTree& by_outcome = h["cycles_by_outcome"].make_object();
+  auto outcome = [&](const std::string& name) {
+    const auto n = st.outcomes.find(name);
+    outcomes[name] = n == st.outcomes.end() ? 0 : n->second;
+    const auto c = st.cycles_by_outcome.find(name);
+    (c == st.cycles_by_outcome.end() ? Distribution() : c->second).report(by_outcome[name], 1.0, false);
+  };
+  for (const HandlerOutcome& oc : set.outcomes) outcome(oc.name);
+  outcome("fault");
+  for (const auto& kv : st.outcomes)
+    if (!outcomes.members().count(kv.first)) outcome(kv.first);
+  report_counters(st.counters, h["iss"]);
+  h["faults"] = st.faults;
+  h["log_lines"] = st.log_lines;
+  h["timer_runs"] = st.timer_runs;
+  const HandlerSetStats::BlockOccupancy b = st.block_occupancy(end);
+  StatsTree& blocks = h["blocks"];
+  blocks["completed"] = b.completed, blocks["open_at_end"] = b.open_at_end;
+  blocks["max_open"] = b.max_open, blocks["avg_open"] = b.avg_open;
+  report_open_blocks(st, blocks["open"]);
 }
 
 Retire::Retire(sc_core::sc_module_name name, const HpuConfig& hpu, const NicConfig& nic, Clock clock,
@@ -148,13 +171,15 @@ std::string Retire::count(const HandlerSet& set, HandlerSetStats& st, const Reti
     }
     if (st.faults.size() < 10) st.faults.push_back(where);
     ++st.outcomes["fault"];
-    drops_.count(set.name + ".fault");
+    st.cycles_by_outcome["fault"].add(r.run.handler_cycles());
+    drops_.count_handler(set.name, "fault");
     return "fault";
   }
   const bool known = r.run.outcome >= 0 && size_t(r.run.outcome) < set.outcomes.size();
   const std::string outcome = known ? set.outcomes[size_t(r.run.outcome)].name : "code_" + std::to_string(r.run.outcome);
   ++st.outcomes[outcome];
-  if (known && set.outcomes[size_t(r.run.outcome)].drop) drops_.count(set.name + "." + outcome);
+  st.cycles_by_outcome[outcome].add(r.run.handler_cycles());
+  if (known && set.outcomes[size_t(r.run.outcome)].drop) drops_.count_handler(set.name, outcome);
   return outcome;
 }
 

@@ -30,6 +30,7 @@ struct HandlerSetStats {
   Distribution latency_ps;  // packet arrival at the switch to handler end
   Distribution pspin_latency_ps;  // packet arrival at the unit to its feedback reaching the NIC
   std::map<std::string, uint64_t> outcomes;
+  std::map<std::string, Distribution> cycles_by_outcome;  // the handler's own cycles, per outcome
   HandlerCounters counters;          // summed over runs (ISS only)
   std::vector<std::string> faults;   // the first 10 fault messages (hpu.on_fault = drop)
   uint64_t log_lines = 0;            // fs_log / fs_log_write calls (written to the log or not)
@@ -85,13 +86,15 @@ class Retire : public sc_core::sc_module, public RetireIf {
   void retire(RetiredRun r) override;
 
   const std::map<std::string, HandlerSetStats>& handler_stats() const { return stats_; }
-  // The stats' handlers section: one entry per handler set that ran.
-  void report(StatsTree& handlers, Picos end) const;
+  // The stats' handlers section: one entry per installed handler set (indices into
+  // handler_sets()), every key present whether the set ran or not.
+  void report(StatsTree& handlers, const std::vector<int>& installed, Picos end) const;
   void observe(HandlerRunObserver* o) { observer_ = o; }
   // A handler fault that stopped the simulation (hpu.on_fault = abort); empty if none.
   const std::string& fatal_error() const { return fatal_; }
 
  private:
+  void report_set(const HandlerSet& set, const HandlerSetStats& st, StatsTree& h, Picos end) const;
   // The outcome's name; counts the run, its fault or drop.
   std::string count(const HandlerSet& set, HandlerSetStats& st, const RetiredRun& r);
   // Blocks in flight: the run opens its block, or completes it.

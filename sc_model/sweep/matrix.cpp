@@ -27,15 +27,6 @@ std::string hex16(uint64_t v) {
   return s;
 }
 
-std::string canonical_config(const Config& cfg) {
-  std::vector<std::string> lines;
-  for (const ConfigKey& k : config_schema()) lines.push_back(k.name + " = " + k.show(cfg) + "\n");
-  std::sort(lines.begin(), lines.end());
-  std::string text;
-  for (const std::string& l : lines) text += l;
-  return text;
-}
-
 std::string file_fingerprint(const std::string& path, const std::string& what) {
   if (std::filesystem::is_directory(path)) throw InputError(what + " '" + path + "' is a directory");
   std::ifstream in(path, std::ios::binary);
@@ -82,7 +73,7 @@ void check_round_trip(const RunPoint& p, const std::string& where) {
   Config again;
   std::istringstream in(p.config_text);
   apply_ini(again, where + " config.ini", in);
-  const std::string back = canonical_config(again);
+  const std::string back = config_ini_text(again);
   if (back == p.config_text) return;
   std::istringstream a(p.config_text), b(back);
   std::string la, lb;
@@ -129,7 +120,7 @@ std::vector<RunPoint> expand(const SweepSpec& spec) {
       if (p.trace.empty() && cfg.hosts.model == "none")
         throw InputError("no input: give a 'trace' or closed-loop hosts ('hosts.model = allreduce')");
       validate_config(cfg);
-      p.config_text = canonical_config(cfg);
+      p.config_text = config_ini_text(cfg);
       check_round_trip(p, where);
       p.id = run_id(p.config_text, p.trace, p.verify, fingerprints);
     } catch (const InputError& e) {

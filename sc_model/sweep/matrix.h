@@ -30,9 +30,6 @@ constexpr uint64_t kFnvOffset = 0xcbf29ce484222325ull;
 uint64_t fnv1a64(const std::string& data, uint64_t h = kFnvOffset);
 std::string hex16(uint64_t v);
 
-// Every configuration key of `cfg`, sorted by name, one "key = value" line each: readable by
-// apply_ini as it stands.
-std::string canonical_config(const Config& cfg);
 
 // Hash of a file's contents as 16 hex digits; InputError naming `what` if it cannot be read.
 std::string file_fingerprint(const std::string& path, const std::string& what);

@@ -69,7 +69,8 @@ TEST(E2EFlareAlgorithms, UnknownAllreduceIsDroppedAndCounted) {
   const auto s = nlohmann::json::parse(slurp(dir / "s.json"));
   // 2 KiB per host: 2 blocks x 2 hosts = 4 contributions, none for allreduce 4.
   EXPECT_EQ(s["handlers"]["flare_dense"]["outcomes"]["unknown_allreduce"], 4);
-  EXPECT_EQ(s["drops"]["by_cause"]["flare_dense.unknown_allreduce"], 4);
+  EXPECT_EQ(s["drops"]["by_handler"]["flare_dense"]["unknown_allreduce"], 4);
+  EXPECT_EQ(s["drops"]["total"], 4);
   EXPECT_EQ(s["totals"]["packets_out"], 0);
 }
 

@@ -91,7 +91,9 @@ ExampleRun gen_and_run(const ScratchDir& dir, const std::string& set, unsigned u
 
 // The data examples: every message's packets handled, one of them completing it.
 void expect_messages_done(const ExampleRun& r, const std::string& set) {
-  EXPECT_EQ(r.stats["handlers"][set]["outcomes"], nlohmann::json({{"ok", 10}, {"message_done", 2}}));
+  EXPECT_EQ(r.stats["handlers"][set]["outcomes"],
+            nlohmann::json({{"ok", 10}, {"message_done", 2}, {"after_done", 0}, {"fault", 0}, {"malformed", 0},
+                            {"no_state", 0}, {"result_not_sent", 0}, {"too_long", 0}}));
   EXPECT_EQ(r.stats["handlers"][set]["blocks"]["completed"], 2);
   EXPECT_EQ(r.stats["handlers"][set]["blocks"]["open_at_end"], 0);
 }
@@ -171,7 +173,7 @@ TEST_P(E2EPspinExamplesModels, EmptySendsNothing) {
   ScratchDir dir;
   const ExampleRun r = gen_and_run(dir, "pspin_empty", 9100, GetParam());
   EXPECT_TRUE(r.egress.empty());
-  EXPECT_EQ(r.stats["handlers"]["pspin_empty"]["outcomes"], nlohmann::json({{"ok", 12}}));
+  EXPECT_EQ(r.stats["handlers"]["pspin_empty"]["outcomes"], nlohmann::json({{"ok", 12}, {"fault", 0}}));
 }
 
 TEST_P(E2EPspinExamplesModels, PingpongRepliesToEveryPacketOnItsPort) {

@@ -204,6 +204,8 @@ TEST(IssSharedMemory, SpinIsDetectedAndFastForwarded) {
   EXPECT_EQ(c.spin().bytes, 4u);
   EXPECT_EQ(c.spin().load_cycle, 10u);
   EXPECT_EQ(c.spin().period, 5u);
+  // Two turns of the wait loop so far: load to load, 0 -> 5 -> 10.
+  EXPECT_EQ(c.counters.spin_cycles, 10u);
   // Ten more turns at once: 2 instructions, a load, a taken branch and a stall each.
   c.skip_spin(10);
   EXPECT_EQ(c.cycles, 61u);
@@ -213,16 +215,20 @@ TEST(IssSharedMemory, SpinIsDetectedAndFastForwarded) {
   EXPECT_EQ(c.counters.taken, 12u);
   EXPECT_EQ(c.counters.load_use_stalls, 12u);
   EXPECT_EQ(c.counters.accesses[kOtherAccess], 13u);
+  EXPECT_EQ(c.counters.spin_cycles, 60u);
   // The word is cleared: bne (still taken, 61..65), lw of 0 (65..66), bne not taken (66..68).
   m.shared[0] = 0;
   ASSERT_EQ(c.run(1000), Stop::kEcall);
   EXPECT_EQ(c.cycles, 68u);
   EXPECT_EQ(c.instret, 28u);
+  EXPECT_EQ(c.counters.spin_cycles, 60u);  // the load of 0 ends the wait: no turn
   // Without a watch (or with an instruction observer) nothing is detected: the budget runs out.
+  // The turns are counted all the same: 500 loads, 499 turns of 5 cycles.
   m.shared[0] = 1;
   Cpu d = m.cpu();
   EXPECT_EQ(d.run(1000), Stop::kBudget);
   EXPECT_EQ(d.instret, 1000u);
+  EXPECT_EQ(d.counters.spin_cycles, 499u * 5);
 }
 
 TEST(IssSharedMemory, ALoopThatReadsACounterIsNotASpin) {

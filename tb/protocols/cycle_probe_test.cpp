@@ -48,9 +48,14 @@ nlohmann::json run_two(const std::string& model, nlohmann::json* chrome = nullpt
   return nlohmann::json::parse(slurp(dir / "s.json"));
 }
 
-nlohmann::json dist(uint64_t min, double avg, uint64_t max) {
-  return {{"count", 2}, {"min", min}, {"avg", avg}, {"max", max}, {"p99", max}};
+// Two runs' distribution: the median is the smaller (nearest rank 1 of 2), p90 and up the larger;
+// `histogram` the buckets [lo, hi) holding them (docs/STATS.md: one per value below 8, then four
+// per power of two).
+nlohmann::json dist(uint64_t min, double avg, uint64_t max, nlohmann::json histogram) {
+  return {{"count", 2}, {"min", min}, {"avg", avg}, {"max", max}, {"p50", min},
+          {"p90", max}, {"p99", max}, {"p999", max}, {"histogram", histogram}};
 }
+nlohmann::json bucket(uint64_t lo, uint64_t hi, uint64_t count) { return {{"lo", lo}, {"hi", hi}, {"count", count}}; }
 
 TEST(CycleProbe, HandlerCyclesFromItsFirstInstructionToItsReturnOnTheIss) {
   // The hand-work rests on where the code lies: the firmware (crt0.S) at 0x1d000000, its
@@ -67,7 +72,7 @@ TEST(CycleProbe, HandlerCyclesFromItsFirstInstructionToItsReturnOnTheIss) {
   nlohmann::json chrome;
   const nlohmann::json s = run_two("iss", &chrome);
   const auto& h = s["handlers"]["cycle_probe"];
-  ASSERT_EQ(h["outcomes"], nlohmann::json({{"ok", 2}}));
+  ASSERT_EQ(h["outcomes"], nlohmann::json({{"ok", 2}, {"fault", 0}}));
   // The timing table (docs/ISS.md): ALU 1, load 1 (+1 when the next instruction uses it), jump 2,
   // store 1; an access to the runtime registers command.register_cycles (3) more. The instruction
   // cache (docs/ISS.md): a refill is there 8 cycles after the fetch that misses (each holds the
@@ -86,9 +91,9 @@ TEST(CycleProbe, HandlerCyclesFromItsFirstInstructionToItsReturnOnTheIss) {
   // Second run (10 us later, every line there): entry 4, handler 1 + 2 + 1 + 2 = 6, exit 1 + 4 = 5.
   // Refills for fetches: lines 0x1d000000 and the handler's; ahead: the handler's next line
   // and 0x1d000010. Waiting: 8 + 8 + 8 + 8 = 32.
-  EXPECT_EQ(h["cycles"], dist(6, 10.0, 14));
-  EXPECT_EQ(h["runtime_cycles"]["entry"], dist(4, 8.0, 12));
-  EXPECT_EQ(h["runtime_cycles"]["exit"], dist(5, 13.0, 21));
+  EXPECT_EQ(h["cycles"], dist(6, 10.0, 14, {bucket(6, 7, 1), bucket(14, 16, 1)}));
+  EXPECT_EQ(h["runtime_cycles"]["entry"], dist(4, 8.0, 12, {bucket(4, 5, 1), bucket(12, 14, 1)}));
+  EXPECT_EQ(h["runtime_cycles"]["exit"], dist(5, 13.0, 21, {bucket(5, 6, 1), bucket(20, 24, 1)}));
   const auto& k = h["iss"];
   EXPECT_EQ(k["instructions"], 2 * (3 + 4 + 2));
   EXPECT_EQ(k["icache_misses"], 2);
@@ -108,9 +113,9 @@ TEST(CycleProbe, NativeHandlersHaveNoRuntime) {
   // hpu.native_fixed_cycles (40) + hpu.native_cycles_per_byte (1.0) x 64 bytes = 104 per run.
   const nlohmann::json s = run_two("native");
   const auto& h = s["handlers"]["cycle_probe"];
-  EXPECT_EQ(h["cycles"], dist(104, 104.0, 104));
-  EXPECT_EQ(h["runtime_cycles"]["entry"], dist(0, 0.0, 0));
-  EXPECT_EQ(h["runtime_cycles"]["exit"], dist(0, 0.0, 0));
+  EXPECT_EQ(h["cycles"], dist(104, 104.0, 104, {bucket(96, 112, 2)}));
+  EXPECT_EQ(h["runtime_cycles"]["entry"], dist(0, 0.0, 0, {bucket(0, 1, 2)}));
+  EXPECT_EQ(h["runtime_cycles"]["exit"], dist(0, 0.0, 0, {bucket(0, 1, 2)}));
   EXPECT_EQ(s["hpus"]["per_hpu"][0]["handler_cycles"], 2 * 104);
 }
 
@@ -200,7 +205,7 @@ TEST(CycleProbe, ASendIsAnInlinedCommandSequenceTimedAsThePspinCommandInterface)
   EXPECT_EQ(h["runtime_cycles"]["entry"]["max"], 12);  // as cycle_probe's (above)
   EXPECT_EQ(h["runtime_cycles"]["exit"]["max"], 13);
   EXPECT_EQ(h["iss"]["stall_cycles"]["command"], 0);  // 2 commands, 4 slots
-  EXPECT_EQ(h["outcomes"], nlohmann::json({{"ok", 1}}));
+  EXPECT_EQ(h["outcomes"], nlohmann::json({{"ok", 1}, {"fault", 0}}));
   // The timeline (ns): the frame is in at 8; the parser's 2 cycles: 10, into the PsPIN unit. The
   // NIC writes it into L2 (76 bytes: 2 beats) and hands it on 3 cycles later: 15; the packet
   // scheduler 1: 16; the cluster scheduler asks for its copy 2 later, 18, which moves 2 beats and

@@ -211,7 +211,7 @@ TEST(SweepHash, Fnv1aKnownValuesAndHex) {
 
 TEST(SweepHash, CanonicalTextHasEveryKeySortedAndReadsBack) {
   const Config defaults;
-  const std::string text = canonical_config(defaults);
+  const std::string text = config_ini_text(defaults);
   std::vector<std::string> lines;
   std::istringstream in(text);
   for (std::string l; std::getline(in, l);) lines.push_back(l);
@@ -222,11 +222,11 @@ TEST(SweepHash, CanonicalTextHasEveryKeySortedAndReadsBack) {
   Config again;
   std::istringstream back(text);
   apply_ini(again, "text", back);
-  EXPECT_EQ(canonical_config(again), text);
+  EXPECT_EQ(config_ini_text(again), text);
 }
 
 TEST(SweepHash, IdChangesWithEveryLineOfTheConfiguration) {
-  const std::string text = canonical_config(Config{});
+  const std::string text = config_ini_text(Config{});
   std::map<std::string, std::string> cache;
   const std::string id = run_id(text, "", "", cache);
   EXPECT_EQ(id, run_id(text, "", "", cache));  // stable
@@ -247,7 +247,7 @@ TEST(SweepHash, IdDependsOnTracePathAndContent) {
   ScratchDir d;
   write_file(d / "a.txt", "trace one");
   write_file(d / "b.txt", "trace one");
-  const std::string text = canonical_config(Config{});
+  const std::string text = config_ini_text(Config{});
   auto id = [&](const std::string& trace, const std::string& verify) {
     std::map<std::string, std::string> cache;  // fresh: the file is read again
     return run_id(text, trace, verify, cache);

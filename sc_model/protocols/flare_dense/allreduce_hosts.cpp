@@ -205,42 +205,35 @@ bool AllreduceHosts::complete_and_right() const {
   return true;
 }
 
-nlohmann::json AllreduceHosts::stats() const {
-  uint64_t sends = 0, re = 0, lost = 0, results = 0, completed = 0, max_in_flight = 0, gave_up = 0;
+HostStats AllreduceHosts::stats() const {
+  HostStats s;
+  s.model = "allreduce";
+  s.hosts = hosts_.size();
+  s.blocks = expected_.size();
   for (const auto& h : hosts_) {
-    gave_up += h->gave_up;
-    max_in_flight = std::max(max_in_flight, h->max_in_flight);
-    sends += h->sends;
-    re += h->retransmissions;
-    lost += h->lost;
-    results += h->results;
-    completed += h->completed;
+    s.gave_up += h->gave_up;
+    s.max_in_flight = std::max(s.max_in_flight, h->max_in_flight);
+    s.sends += h->sends;
+    s.retransmissions += h->retransmissions;
+    s.lost += h->lost;
+    s.results += h->results;
+    s.blocks_completed += h->completed;
   }
   const double seconds = double(done_at_) / 1e12;
   double bytes = 0;  // every host's contribution
   for (const ExpectedBlock& e : expected_) bytes += double(e.payload.size()) * double(hosts_.size());
-  return {{"model", "allreduce"},
-          {"hosts", hosts_.size()},
-          {"blocks", expected_.size()},
-          {"sends", sends},
-          {"retransmissions", re},
-          {"lost", lost},
-          {"results", results},
-          {"blocks_completed", completed},
-          {"max_in_flight", max_in_flight},
-          {"gave_up", gave_up},
-          {"done_us", double(done_at_) / double(kPicosPerUs)},
-          // The data the hosts reduced (every host's contribution) per second until the last result;
-          // 0 when a block was given up (the allreduce did not complete).
-          {"allreduce_gbps", seconds > 0 && !gave_up ? bytes * 8.0 / seconds / 1e9 : 0.0}};
+  s.done_us = double(done_at_) / double(kPicosPerUs);
+  // The data the hosts reduced (every host's contribution) per second until the last result;
+  // 0 when a block was given up (the allreduce did not complete).
+  s.allreduce_gbps = seconds > 0 && !s.gave_up ? bytes * 8.0 / seconds / 1e9 : 0.0;
+  return s;
 }
 
 std::string AllreduceHosts::summary() const {
-  const nlohmann::json s = stats();
+  const HostStats s = stats();
   return "hosts            " + std::to_string(hosts_.size()) + " allreduce hosts, " +
-         std::to_string(s["blocks_completed"].get<uint64_t>()) + " of " +
-         std::to_string(hosts_.size() * expected_.size()) + " block results back by " +
-         std::to_string(s["done_us"].get<double>()) + " us, " + std::to_string(s["retransmissions"].get<uint64_t>()) +
+         std::to_string(s.blocks_completed) + " of " + std::to_string(hosts_.size() * expected_.size()) +
+         " block results back by " + std::to_string(s.done_us) + " us, " + std::to_string(s.retransmissions) +
          " retransmissions\n";
 }
 

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/config.h"
+#include "plugin/protocol.h"
 #include "switch/switch.h"
 #include "protocols/flare_dense/allreduce_gen.h"
 
@@ -28,7 +29,7 @@ class AllreduceHosts : public sc_core::sc_module {
   bool complete_and_right() const;
   // What the hosts must receive: every block at every flare.ports port.
   Expected expected() const { return expected_for_verify_; }
-  nlohmann::json stats() const;
+  HostStats stats() const;
   std::string summary() const;
 
  private:

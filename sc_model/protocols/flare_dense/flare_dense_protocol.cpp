@@ -176,7 +176,7 @@ class FlareVerifier : public ResultVerifier {
 class FlareHosts : public HostAgents {
  public:
   FlareHosts(const Config& cfg, Switch& sw) : hosts_("hosts", cfg, sw) {}
-  nlohmann::json stats() const override { return hosts_.stats(); }
+  HostStats stats() const override { return hosts_.stats(); }
   std::string summary() const override { return hosts_.summary(); }
   std::string what() const override { return "allreduce hosts"; }
   std::unique_ptr<ResultVerifier> verifier() const override { return std::make_unique<FlareVerifier>(hosts_.expected()); }
@@ -344,14 +344,14 @@ int FlareDense::gen(const std::string& name, const std::vector<std::string>& res
 void FlareDense::add_stats(const RunView& run, nlohmann::json& stats) const {
   const int set = find_handler_set("flare_dense");
   const HandlerSetMemory& mem = run.sw.pspin().set_memory(set);
-  if (!mem.l1_bytes) return;  // not installed
+  stats["flare"] = {{"allreduces", nlohmann::json::array()}, {"left_open", nlohmann::json::array()}};
+  if (!mem.l1_bytes) return;  // not installed: the section is there, empty
   // The allreduce table as installed: algorithm, buffers and L1 share of each allreduce.
-  nlohmann::json ars = nlohmann::json::array();
+  nlohmann::json& ars = stats["flare"]["allreduces"];
   for (const FlareAllreduce& a : flare_allreduces(run.cfg, mem.l1_bytes))
     ars.push_back({{"id", a.id}, {"algorithm", a.algorithm}, {"buffers_per_block", a.buffers_per_block},
                    {"children", a.ports.size()}, {"state_bytes", a.state_bytes},
                    {"states_per_cluster", a.states_per_cluster}, {"l1_offset", a.l1_offset}});
-  stats["flare"] = {{"allreduces", ars}};
 
   // Blocks the run left open, by allreduce: how many, and the children none of whose
   // contributions reached some of them (what those blocks still wait for).
