@@ -15,6 +15,7 @@
 #include "common/build_info.h"
 #include "common/interrupt.h"
 #include "common/output_files.h"
+#include "common/text.h"
 #include "config/config_io.h"
 #include "common/errors.h"
 #include "net/trace_reader.h"
@@ -238,6 +239,7 @@ int cmd_info(const std::vector<std::string>& args) {
 
 int cli_main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (argc > 0) set_program_path(argv[0]);
   install_interrupt_handlers();
   try {
     if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {

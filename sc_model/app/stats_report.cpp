@@ -226,6 +226,14 @@ std::string format_summary(const nlohmann::json& s) {
     std::snprintf(line, sizeof line, "                 runtime around it: entry avg %.1f, exit avg %.1f cycles\n",
                   rt["entry"]["avg"].get<double>(), rt["exit"]["avg"].get<double>());
     o << line;
+    // Where contended handlers' cycles went: turns of wait loops (a held fs_lock, a flag).
+    const uint64_t spin = kv.value()["iss"]["spin_cycles"].get<uint64_t>();
+    const double total = c["avg"].get<double>() * double(c["count"].get<uint64_t>());
+    if (spin) {
+      std::snprintf(line, sizeof line, "                 waiting on locks and flags: %llu cycles, %.1f%% of its cycles\n",
+                    (unsigned long long)spin, total > 0 ? 100.0 * double(spin) / total : 0.0);
+      o << line;
+    }
     o << "                 outcomes:";
     for (const auto& oc : kv.value()["outcomes"].items())
       if (oc.value().get<uint64_t>()) o << " " << oc.key() << " " << oc.value().get<uint64_t>();

@@ -89,4 +89,24 @@ inline std::string hex32(uint32_t v) {
   return out;
 }
 
+// `s` quoted for a POSIX shell if it needs it (commands flaresim prints or writes for the user).
+inline std::string shell_quote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
+                        std::string::npos)
+    return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// How the user started flaresim (its argv[0], e.g. build/flaresim), for the commands it prints
+// for them to run next; "flaresim" until set_program_path() is called.
+inline std::string& program_path_storage() {
+  static std::string path = "flaresim";
+  return path;
+}
+inline const std::string& program_path() { return program_path_storage(); }
+inline void set_program_path(const std::string& argv0) { program_path_storage() = argv0.empty() ? "flaresim" : argv0; }
+
 }  // namespace fs
+

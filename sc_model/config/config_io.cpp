@@ -7,8 +7,10 @@
 #include <fstream>
 #include <iostream>
 
-#include "common/errors.h"
 #include <nlohmann/json.hpp>
+
+#include "common/errors.h"
+#include "common/text.h"
 
 namespace po = boost::program_options;
 
@@ -197,9 +199,17 @@ std::optional<ConfiguredCommandLine> parse_configured_command_line(const std::ve
   }
   po::options_description all;
   all.add(desc).add(config_options_description());
-  ConfiguredCommandLine c{parse_command_line(args, all), Config{}};
-  if (c.vm.count("config")) apply_ini_file(c.cfg, c.vm["config"].as<std::string>());
+  ConfiguredCommandLine c{parse_command_line(args, all), Config{}, ""};
+  if (c.vm.count("config")) {
+    apply_ini_file(c.cfg, c.vm["config"].as<std::string>());
+    c.run_options += " --config " + shell_quote(c.vm["config"].as<std::string>());
+  }
   apply_overrides(c.cfg, c.vm);
+  for (const auto& k : config_schema()) {
+    const auto it = c.vm.find(k.name);
+    if (it != c.vm.end() && !it->second.defaulted())
+      c.run_options += " --" + k.name + " " + shell_quote(it->second.as<std::string>());
+  }
   return c;
 }
 

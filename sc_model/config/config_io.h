@@ -43,6 +43,9 @@ boost::program_options::variables_map parse_command_line(
 struct ConfiguredCommandLine {
   boost::program_options::variables_map vm;
   Config cfg;
+  // The --config file and --section.key overrides as given, shell-quoted, each with a leading
+  // space: what a `flaresim run` of the generated trace needs to see the same switch.
+  std::string run_options;
 };
 std::optional<ConfiguredCommandLine> parse_configured_command_line(
     const std::vector<std::string>& args, const boost::program_options::options_description& desc);

@@ -29,16 +29,6 @@ bool is_ours_or_new(const std::string& dir) {
                    "); choose another -o or empty it");
 }
 
-// `s` quoted for a POSIX shell if it needs it.
-std::string shell_quote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
-                        std::string::npos)
-    return s;
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
 }  // namespace
 
 const char* state_name(RunState::Kind k) {

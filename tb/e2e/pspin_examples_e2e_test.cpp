@@ -105,8 +105,9 @@ TEST(E2EPspinExamples, GenWritesTheTrafficOfPspinsDriver) {
   // so the stream needs 5 ports (5 x 20 ns >= 84.96 ns > 4 x 20 ns), packet k on port k mod 5.
   const CliResult g = flaresim("gen pspin_pingpong -o t.txt", dir);
   ASSERT_EQ(g.code, 0) << g.err;
+  // The run line names the binary as it was started (here by its absolute path).
   EXPECT_EQ(g.out, "wrote t.txt (1 message of 32 packets of 1024 bytes, on ports 0-4) and t.txt.expected\n"
-                   "run it with: flaresim run --trace t.txt --parser.rules 'udp_dport=9101 -> pspin_pingpong' "
+                   "run it with: " FLARESIM_BIN " run --parser.rules 'udp_dport=9101 -> pspin_pingpong' --trace t.txt "
                    "--stats stats.json --verify t.txt.expected\n");
   const std::vector<TracePacket> p = read_packets(dir / "t.txt");
   ASSERT_EQ(p.size(), 32u);

@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <iomanip>
 #include <iostream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include <boost/program_options.hpp>
 
@@ -234,6 +236,24 @@ constexpr SharedOption kSharedOptions[] = {
     {"loss", "hosts.loss", "loss"},           {"timeout", "hosts.timeout_ns", "timeout"},
     {"window", "hosts.window", "window"},
 };
+// The `flaresim run` of a generated trace on the switch it was made for: the configuration gen was
+// given, the gen flags a run must see as keys, the hosts' ports as flare.ports, the rule for a
+// non-default UDP port, and the check of its results.
+std::string run_line(const ConfiguredCommandLine& line, const AllreduceGenOptions& o, const std::string& out) {
+  const po::variables_map& vm = line.vm;
+  auto given = [&](const std::string& name) { return vm.count(name) && !vm[name].defaulted(); };
+  std::string run = shell_quote(program_path()) + " run" + line.run_options;
+  std::ostringstream gbps;
+  gbps << std::setprecision(15) << o.gbps;
+  if (given("ports")) run += " --ports.count " + std::to_string(o.num_ports);
+  if (given("gbps")) run += " --ports.gbps " + gbps.str();
+  if (given("allreduce-id")) run += " --flare.allreduce_id " + std::to_string(o.allreduce_id);
+  if (!given("flare.ports")) run += " --flare.ports 0-" + std::to_string(o.hosts - 1);
+  if (o.udp_port != 4950 && !given("parser.rules"))
+    run += " --parser.rules " + shell_quote("udp_dport=" + std::to_string(o.udp_port) + " -> flare_dense");
+  return run + " --trace " + shell_quote(out) + " --stats stats.json --verify " + shell_quote(out + ".expected");
+}
+
 // The generator's fields that only `gen` sets, by flag.
 constexpr std::pair<const char*, const char*> kGenOnlyOptions[] = {
     {"hosts", "hosts"},   {"udp-port", "udp_port"}, {"mean-gap", "mean_gap"}, {"duplicate", "duplicate"},
@@ -335,9 +355,7 @@ int FlareDense::gen(const std::string& name, const std::vector<std::string>& res
   if (o.loss > 0) std::cout << ", " << w.lost << " lost and retransmitted";
   if (o.duplicate > 0) std::cout << ", " << w.duplicates << " duplicated";
   std::cout << ") and " << out << ".expected\n"
-            << "run it with: flaresim run --trace " << out << " --stats stats.json --flare.ports 0-" << (o.hosts - 1)
-            << (o.udp_port != 4950 ? " --parser.rules 'udp_dport=" + std::to_string(o.udp_port) + " -> flare_dense'" : "")
-            << " --verify " << out << ".expected\n";
+            << "run it with: " << run_line(*line, o, out) << "\n";
   return 0;
 }
 

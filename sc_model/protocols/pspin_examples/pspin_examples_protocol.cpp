@@ -13,6 +13,7 @@
 
 #include "common/errors.h"
 #include "common/output_files.h"
+#include "common/text.h"
 #include "config/config_io.h"
 #include "net/trace_reader.h"
 #include "net/trace_syntax.h"
@@ -187,9 +188,12 @@ int PspinExamples::gen(const std::string& name, const std::vector<std::string>& 
   auto count = [](uint32_t n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); };
   std::cout << "wrote " << out << " (" << count(o.messages, "message") << " of " << count(o.packets, "packet") << " of " << o.size
             << " bytes, on " << (w.hosts == 1 ? "port 0" : "ports 0-" + std::to_string(w.hosts - 1)) << ") and " << out << ".expected\n"
-            << "run it with: flaresim run --trace " << out << " --parser.rules 'udp_dport="
-            << pspin_example_udp_port(ex->index) << " -> " << ex->set << "' --stats stats.json --verify " << out
-            << ".expected\n";
+            << "run it with: " << shell_quote(program_path()) << " run" << line->run_options
+            << (line->vm.count("parser.rules") && !line->vm["parser.rules"].defaulted()
+                    ? ""
+                    : " --parser.rules " +
+                          shell_quote("udp_dport=" + std::to_string(pspin_example_udp_port(ex->index)) + " -> " + ex->set))
+            << " --trace " << shell_quote(out) << " --stats stats.json --verify " << shell_quote(out + ".expected") << "\n";
   return 0;
 }
 
