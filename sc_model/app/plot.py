@@ -227,8 +227,8 @@ def build_series(table, rows, xaxis, group, order, metric, notes):
 
 
 # ---------------------------------------------------------------------------------------------
-# The command line. Options before the first --panel are the figure's and its first panel's;
-# each --panel starts a new panel with its own --y, --ref-y, --ylabel and --logy.
+# The command line. --y, --ref-y, --ylabel and --logy belong to the panel they appear in: the
+# first, or the one the last --panel before them started. The other options may go anywhere.
 def panel_options(p):
     p.add_argument("--y", action="append", default=[], metavar="METRIC",
                    help="a column to plot against x (repeat for several; each is a series per group value)")
@@ -240,7 +240,7 @@ def panel_options(p):
 
 def parser():
     p = argparse.ArgumentParser(
-        prog="flaresim plot", description="Plot columns of a CSV (flaresim sweep's results.csv) into a PNG.",
+        allow_abbrev=False, prog="flaresim plot", description="Plot columns of a CSV (flaresim sweep's results.csv) into a PNG.",
         usage="flaresim plot RESULTS.csv --x KEY --y METRIC [--y METRIC ...] [--group KEY] [-o OUT.png]\n"
               "         [--title TEXT] [--logx] [--logy] [--where KEY=VALUE] [--label KEY=TEXT] [--ref-y VALUE=LABEL]\n"
               "         [--ylabel TEXT] [--size WxH] [--dpi N] [--describe]\n"
@@ -296,17 +296,16 @@ class Panel:
 
 
 def parse_args(argv):
-    segments = split_panels(argv)
-    args = parser().parse_args(segments[0])
-    panels = [args]
-    for n, seg in enumerate(segments[1:], 2):
-        sub = argparse.ArgumentParser(prog=f"flaresim plot ... --panel (panel {n})")
-        panel_options(sub)
-        opts, rest = sub.parse_known_args(seg)
-        if rest:
-            raise PlotError(f"panel {n}: {' '.join(rest)}: only --y, --ref-y, --ylabel and --logy go after --panel "
-                            "(the other options go before the first --panel)")
+    """The panel options of each stretch between --panel words are that panel's; the other options
+    may go anywhere."""
+    panel_parser = argparse.ArgumentParser(prog="flaresim plot", add_help=False, allow_abbrev=False)
+    panel_options(panel_parser)
+    panels, rest = [], []
+    for segment in split_panels(argv):
+        opts, others = panel_parser.parse_known_args(segment)
         panels.append(opts)
+        rest += others
+    args = parser().parse_args(rest)
     for n, p in enumerate(panels, 1):
         if not p.y:
             raise PlotError("no --y METRIC: give a column to plot" if n == 1 else
@@ -372,7 +371,7 @@ def default_output(args, panels):
     stem = re.sub(r"[^A-Za-z0-9._+-]", "_", stem)
     if len(stem) > 120:
         stem = stem[:100] + "-" + hashlib.sha1(stem.encode()).hexdigest()[:8]
-    return os.path.join(os.path.dirname(args.csv) or ".", stem + ".png")
+    return os.path.join(os.path.dirname(args.csv), stem + ".png")
 
 
 def check_output(path, explicit):
@@ -407,7 +406,7 @@ def describe(args, panels, xaxis, out, notes, kept, total):
         lines.append(f"panel {n}: y {y_label(p, args.labels)}{', log scale' if p.logy else ''}")
         for s in p.series:
             head = name(s.metric, args.labels) if s.group is None else f"{s.group}, {name(s.metric, args.labels)}"
-            lines.append(f"  series {head}: {len(s.points)} points")
+            lines.append(f"  series {head}: {len(s.points)} {'point' if len(s.points) == 1 else 'points'}")
             for pt in s.points:
                 x = xaxis.categories[int(pt.x)] if xaxis.kind == "category" else fmt(pt.x)
                 lines.append(f"    x {x}: mean {fmt(pt.mean)}, min {fmt(pt.min)}, max {fmt(pt.max)}, "

@@ -62,10 +62,12 @@ inline std::set<std::string> files_in(const ScratchDir& dir) {
   return names;
 }
 
-// Runs `flaresim <args>` (args already shell-quoted where needed) in `dir`.
-inline CliResult flaresim(const std::string& args, const ScratchDir& dir) {
+// Runs `flaresim <args>` (args already shell-quoted where needed) in `dir`, with the environment
+// variables of `env` ("NAME=value ...", shell-quoted) set for it.
+inline CliResult flaresim(const std::string& args, const ScratchDir& dir, const std::string& env = "") {
   const std::string out = dir / ".stdout", err = dir / ".stderr";
-  const std::string cmd = "cd '" + dir.path() + "' && '" FLARESIM_BIN "' " + args + " >'" + out + "' 2>'" + err + "'";
+  const std::string cmd =
+      "cd '" + dir.path() + "' && " + env + " '" FLARESIM_BIN "' " + args + " >'" + out + "' 2>'" + err + "'";
   const int status = std::system(cmd.c_str());
   CliResult r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
