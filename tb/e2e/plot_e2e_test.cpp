@@ -33,18 +33,6 @@ const std::string kDefaultName = "plot-hosts.done_us-vs-hosts.bytes-by-scheduler
 const char* kMissingPlotLibrary =
     "install python3-matplotlib (scripts/install-deps installs it)\n";
 
-// A PNG's width and height from its IHDR chunk; {0, 0} if the file is not a PNG.
-std::pair<unsigned, unsigned> png_size(const std::string& path) {
-  const std::string png = slurp(path);
-  if (png.size() < 24 || png.compare(0, 8, "\x89PNG\r\n\x1a\n") != 0 || png.compare(12, 4, "IHDR") != 0) return {0, 0};
-  auto be32 = [&](size_t at) {
-    unsigned v = 0;
-    for (size_t i = 0; i < 4; ++i) v = (v << 8) | (unsigned char)png[at + i];
-    return v;
-  };
-  return {be32(16), be32(20)};
-}
-
 TEST(E2EPlot, DescribePrintsEachSeriesPointWithItsMeanMinAndMax) {
   ScratchDir dir;
   write_file(dir / "results.csv", kResults);

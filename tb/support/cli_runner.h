@@ -11,6 +11,7 @@
 #include <sstream>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -35,6 +36,18 @@ inline bool exists(const std::string& path) { return access(path.c_str(), F_OK) 
 
 inline void write_file(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
+}
+
+// A PNG's width and height from its IHDR chunk; {0, 0} if the file is not a PNG.
+inline std::pair<unsigned, unsigned> png_size(const std::string& path) {
+  const std::string png = slurp(path);
+  if (png.size() < 24 || png.compare(0, 8, "\x89PNG\r\n\x1a\n") != 0 || png.compare(12, 4, "IHDR") != 0) return {0, 0};
+  auto be32 = [&](size_t at) {
+    unsigned v = 0;
+    for (size_t i = 0; i < 4; ++i) v = (v << 8) | (unsigned char)png[at + i];
+    return v;
+  };
+  return {be32(16), be32(20)};
 }
 
 // A fresh directory under /tmp for one test, removed afterwards.
