@@ -457,6 +457,21 @@ def style_x(ax, xaxis, logx):
         ax.set_xticklabels(labels, rotation=45 if len(xs) > 6 else 0, ha="right" if len(xs) > 6 else "center")
 
 
+def style_log_y(ax):
+    """A log y axis labelled in plain numbers, at 2 and 5 times each power of ten too when the data
+    span less than three decades (otherwise one or two labels would be all)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    ax.set_yscale("log")
+    plain = FuncFormatter(lambda v, _: f"{v:g}")
+    ax.yaxis.set_major_formatter(plain)
+    low, high = ax.dataLim.intervaly
+    if high / low < 1000:
+        ax.yaxis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
+        ax.yaxis.set_minor_formatter(plain)
+    else:
+        ax.yaxis.set_minor_formatter(NullFormatter())
+
+
 def draw_panel(ax, panel, xaxis, args, colours, Line2D):
     metric_index = {m: j for j, m in enumerate(panel.metrics)}
     lowest = math.inf
@@ -479,11 +494,11 @@ def draw_panel(ax, panel, xaxis, args, colours, Line2D):
         lowest = min(lowest, value)
     style_x(ax, xaxis, args.logx)
     if panel.logy:
-        ax.set_yscale("log")
+        style_log_y(ax)
     elif lowest >= 0:
         ax.set_ylim(bottom=0)
-    ax.set_xlabel(x_label(xaxis, args.labels))
-    ax.set_ylabel(y_label(panel, args.labels))
+    ax.set_xlabel(textwrap.fill(x_label(xaxis, args.labels), 60))
+    ax.set_ylabel(textwrap.fill(y_label(panel, args.labels), 45))
     ax.grid(True, alpha=0.3)
     return refs
 
@@ -499,12 +514,14 @@ def legend_entries(args, panels, xaxis, colours, refs, Line2D):
         handles.append(blank(name(args.group, args.labels)))
         for g, c in colours.items():
             handles.append(Line2D([], [], color=c, marker="o", linestyle="none" if marker_only else "-", label=g))
-    several = max(len(p.metrics) for p in panels) > 1
-    if several or not args.group:
+    # With groups, colours are the groups' and a metric needs an entry only to tell it from the
+    # others of its panel; without, each metric has a colour. Panels alone name their metric.
+    styled = [p for p in panels if len(p.metrics) > 1 or not args.group]
+    if styled:
         headers.append(len(handles))
         handles.append(blank("metric"))
         seen = set()  # panels whose metrics share names and styles share entries
-        for p in panels:
+        for p in styled:
             for j, m in enumerate(p.metrics):
                 if (name(m, args.labels), j) in seen:
                     continue
@@ -550,7 +567,7 @@ def render(args, panels, xaxis, groups, out, notes):
     if notes:
         side.text(0, 0, "\n".join(textwrap.fill(n, 34) for n in notes), transform=side.transAxes, va="bottom",
                   fontsize=8, color="0.25")
-    fig.suptitle(args.title or default_title(args, panels, xaxis), fontsize=12)
+    fig.suptitle(textwrap.fill(args.title or default_title(args, panels, xaxis), int(width * 11)), fontsize=12)
     fig.tight_layout()
     save_png(fig, out, args.dpi)
     plt.close(fig)
