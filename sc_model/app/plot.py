@@ -472,13 +472,25 @@ def style_log_y(ax):
         ax.yaxis.set_minor_formatter(NullFormatter())
 
 
+def ref_label(value, label, unit):
+    return f"{label} ({fmt(value)}{' ' + unit if unit else ''})"
+
+
+def dodge(xaxis, group, groups):
+    """On a categorical axis the groups' markers sit side by side around their category (0.3 wide
+    in all), so that equal values do not hide each other; numeric axes keep the true x."""
+    if xaxis.kind != "category" or len(groups) < 2:
+        return 0.0
+    return 0.3 * (groups.index(group) / (len(groups) - 1) - 0.5)
+
+
 def draw_panel(ax, panel, xaxis, args, colours, Line2D):
     metric_index = {m: j for j, m in enumerate(panel.metrics)}
     lowest = math.inf
     for s in panel.series:
         j = metric_index[s.metric]
         colour = colours[s.group] if args.group else f"C{j % 10}"
-        xs = [p.x for p in s.points]
+        xs = [p.x + dodge(xaxis, s.group, list(colours)) for p in s.points]
         ys = [p.mean for p in s.points]
         err = [[p.mean - p.min for p in s.points], [p.max - p.mean for p in s.points]]
         ls = "none" if xaxis.kind == "category" else LINESTYLES[j % len(LINESTYLES)]
@@ -490,7 +502,7 @@ def draw_panel(ax, panel, xaxis, args, colours, Line2D):
         style = REF_STYLES[k % len(REF_STYLES)]
         ax.axhline(value, color="0.35", linestyle=style, linewidth=1.2)
         refs.append(Line2D([], [], color="0.35", linestyle=style,
-                           label=f"{label} ({fmt(value)}{' ' + unit_of(panel.metrics[0]) if unit_of(panel.metrics[0]) else ''})"))
+                           label=ref_label(value, label, unit_of(panel.metrics[0]))))
         lowest = min(lowest, value)
     style_x(ax, xaxis, args.logx)
     if panel.logy:
