@@ -2,6 +2,7 @@
 // python3 and matplotlib. The script is sc_model/app/plot.py, embedded in the binary at build time
 // (plot_script.h, made by cmake/embed_file.cmake), so the command works from any folder; it
 // parses the options, reads the CSV and writes the PNG (docs/PLOTS.md). This file only starts it.
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 
@@ -11,6 +12,7 @@
 
 #include "app/commands.h"
 #include "common/errors.h"
+#include "common/interrupt.h"
 #include "plot_script.h"
 
 extern char** environ;
@@ -42,11 +44,18 @@ int cmd_plot(const std::vector<std::string>& args) {
   if (rc != 0)
     throw SimError("plot needs python3 with matplotlib: cannot run " + python + " (" + std::strerror(rc) +
                    "): install python3-matplotlib (scripts/install-deps installs it)");
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
+  // SIGINT or SIGTERM for flaresim goes on to the script, which removes its temporary PNG and exits
+  // with 128 + the signal; the top level then reports the interrupt as every command does. A script
+  // that finished before the signal reached it has written its PNG and says so.
+  int status = 0, forwarded = 0;
+  while (true) {
+    if (const int sig = pending_interrupt(); sig && !forwarded) kill(pid, forwarded = sig);
+    if (waitpid(pid, &status, 0) >= 0) break;
     if (errno != EINTR) throw SimError(std::string("plot: waiting for ") + python + ": " + std::strerror(errno));
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return WEXITSTATUS(status);
+  }
+  const int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+  if (const int sig = pending_interrupt(); sig && code == 128 + sig) throw Interrupted(sig, "plotting");
+  return code;
 }
 
 }  // namespace fs

@@ -10,6 +10,7 @@ import hashlib
 import math
 import os
 import re
+import signal
 import sys
 import tempfile
 import textwrap
@@ -23,6 +24,21 @@ class PlotError(Exception):
 
 class MissingDependency(Exception):
     """matplotlib cannot be imported: printed as 'flaresim: MESSAGE', exit 1."""
+
+
+class Interrupted(Exception):
+    """SIGINT or SIGTERM: the temporary PNG is removed on the way out; flaresim, which passed the
+    signal on, says so. Exit 128 + the signal."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def stop_on_signal(signum, _frame):
+    for s in (signal.SIGINT, signal.SIGTERM):  # a second signal must not cut the clean-up short
+        signal.signal(s, signal.SIG_IGN)
+    raise Interrupted(signum)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -646,8 +662,12 @@ def main(argv):
 
 
 def run(argv):
+    for s in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(s, stop_on_signal)
     try:
         return main(argv)
+    except Interrupted as e:
+        return 128 + e.signum
     except PlotError as e:
         print(f"flaresim: {e}", file=sys.stderr)
         return 2

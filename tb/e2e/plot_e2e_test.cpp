@@ -3,7 +3,7 @@
 // left out and counted, repeated points averaged, x sizes in bytes, numeric and first-seen orders,
 // units from the keys' names); a drawing is a PNG of the configured size; the default name
 // replaces only a PNG flaresim plot wrote; errors are exact and write nothing; a missing python3
-// or matplotlib is named with the package to install.
+// or matplotlib is named with the package to install; a signal reaches the script.
 #include <string>
 
 #include "support/cli_runner.h"
@@ -282,6 +282,24 @@ TEST(E2EPlot, AMissingMatplotlibIsNamedWithItsPackage) {
   EXPECT_FALSE(exists(dir / "out.png"));
   r = flaresim("plot results.csv " + kPerPolicy + " --describe", dir, "PYTHONPATH='" + dir / "fake" + "'");
   EXPECT_EQ(r.code, 0) << r.err;
+}
+
+// SIGTERM for flaresim goes on to the script (here a stand-in interpreter that says when it is
+// ready and records the signal), and flaresim reports the interrupt as every command does.
+TEST(E2EPlot, ASignalReachesTheScriptAndIsReported) {
+  ScratchDir dir;
+  write_file(dir / "fake-python",
+             "#!/bin/sh\n"
+             "trap 'echo TERM >forwarded; kill $! 2>/dev/null; exit 143' TERM\n"
+             "sleep 30 & touch started; wait\n");
+  std::filesystem::permissions(dir / "fake-python", std::filesystem::perms::owner_all);
+  const std::string cmd = "cd '" + dir.path() + "' && (FLARESIM_PYTHON=./fake-python '" FLARESIM_BIN
+                          "' plot r.csv --x a --y b 2>err.txt & pid=$!; "
+                          "while [ ! -e started ]; do sleep 0.05; done; kill -TERM $pid; wait $pid; echo $? >code.txt)";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  EXPECT_EQ(slurp(dir / "code.txt"), "143\n");
+  EXPECT_EQ(slurp(dir / "forwarded"), "TERM\n");
+  EXPECT_EQ(slurp(dir / "err.txt"), "flaresim: interrupted by SIGTERM while plotting; no output file was written\n");
 }
 
 }  // namespace
