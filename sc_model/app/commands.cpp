@@ -1,5 +1,5 @@
-// `flaresim run | gen | info`: option parsing with Boost.Program_options, error-to-exit-code
-// mapping and the output files (see commands.h).
+// `flaresim run | gen | info`, and cli_main, which dispatches every command: option parsing with
+// Boost.Program_options, error-to-exit-code mapping and the output files (see commands.h).
 #include "app/commands.h"
 
 #include <unistd.h>
@@ -257,7 +257,8 @@ int cli_main(int argc, char** argv) {
     if (cmd == "info") return cmd_info(args);
     if (cmd == "iss") return cmd_iss(args);
     if (cmd == "sweep") return cmd_sweep(args);
-    throw InputError("unknown command '" + cmd + "' (valid: run, gen, info, iss, sweep)");
+    if (cmd == "plot") return cmd_plot(args);
+    throw InputError("unknown command '" + cmd + "' (valid: run, gen, info, iss, sweep, plot)");
   } catch (const Interrupted& e) {
     std::cerr << "flaresim: interrupted by " << signal_name(e.signal()) << " while " << e.during()
               << "; no output file was written\n";

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -35,6 +36,18 @@ inline bool exists(const std::string& path) { return access(path.c_str(), F_OK) 
 
 inline void write_file(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
+}
+
+// A PNG's width and height from its IHDR chunk; {0, 0} if the file is not a PNG.
+inline std::pair<unsigned, unsigned> png_size(const std::string& path) {
+  const std::string png = slurp(path);
+  if (png.size() < 24 || png.compare(0, 8, "\x89PNG\r\n\x1a\n") != 0 || png.compare(12, 4, "IHDR") != 0) return {0, 0};
+  auto be32 = [&](size_t at) {
+    unsigned v = 0;
+    for (size_t i = 0; i < 4; ++i) v = (v << 8) | (unsigned char)png[at + i];
+    return v;
+  };
+  return {be32(16), be32(20)};
 }
 
 // A fresh directory under /tmp for one test, removed afterwards.
@@ -62,10 +75,12 @@ inline std::set<std::string> files_in(const ScratchDir& dir) {
   return names;
 }
 
-// Runs `flaresim <args>` (args already shell-quoted where needed) in `dir`.
-inline CliResult flaresim(const std::string& args, const ScratchDir& dir) {
+// Runs `flaresim <args>` (args already shell-quoted where needed) in `dir`, with the environment
+// variables of `env` ("NAME=value ...", shell-quoted) set for it.
+inline CliResult flaresim(const std::string& args, const ScratchDir& dir, const std::string& env = "") {
   const std::string out = dir / ".stdout", err = dir / ".stderr";
-  const std::string cmd = "cd '" + dir.path() + "' && '" FLARESIM_BIN "' " + args + " >'" + out + "' 2>'" + err + "'";
+  const std::string cmd =
+      "cd '" + dir.path() + "' && " + env + " '" FLARESIM_BIN "' " + args + " >'" + out + "' 2>'" + err + "'";
   const int status = std::system(cmd.c_str());
   CliResult r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
