@@ -113,15 +113,22 @@ int cmd_sweep(const std::vector<std::string>& args) {
               << " failed before (not retried), " << todo.size() << " to run with " << jobs << " jobs in " << dir.path()
               << "\n";
 
+  // Every run to run is prepared first (config.ini and its command), as a batch backend prepares
+  // them at submission: the pool then runs each folder's command.
+  const std::string exe = own_executable();
+  std::vector<std::string> ids;
+  for (const sweep::RunPoint* p : todo) {
+    dir.prepare(*p, sweep::run_argv(exe, dir.run_dir(p->id), *p));
+    ids.push_back(p->id);
+  }
   sweep::PoolOptions po_opt;
-  po_opt.exe = own_executable();
   po_opt.jobs = jobs;
   po_opt.live = !quiet && isatty(2);
   po_opt.progress = quiet ? nullptr : &std::cerr;
   po_opt.total = points.size();
   po_opt.done_before = done_before;
   po_opt.failed_before = failed_before;
-  const sweep::PoolResult r = sweep::run_pool(dir, todo, po_opt);
+  const sweep::PoolResult r = sweep::run_pool(dir, ids, po_opt);
 
   const std::vector<sweep::RunRecord> runs = sweep::collect(dir, points);
   sweep::write_results(dir, spec.swept_keys(), runs);
