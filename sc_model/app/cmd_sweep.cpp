@@ -168,7 +168,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
       ("account", po::value<std::string>(), "sbatch --account")
       ("qos", po::value<std::string>(), "sbatch --qos")
       ("sbatch-arg", po::value<std::vector<std::string>>(),
-       "one more sbatch argument for both jobs, written --sbatch-arg=--mem=2G (repeatable)")
+       "one more sbatch argument for both jobs, such as --sbatch-arg=--mem=2G (repeatable)")
       ("wait", "wait until the collect job has run, then report like a local sweep (exit 0: every run done)");
   po::options_description all;
   all.add(opts).add(slurm_opts).add_options()
