@@ -103,7 +103,7 @@ std::string trim_line(std::string s) {
 
 }  // namespace
 
-LocalSlurm::LocalSlurm() { start(); }
+LocalSlurm::LocalSlurm(const std::string& job_submit_lua) { start(job_submit_lua); }
 
 LocalSlurm::~LocalSlurm() { shut_down(); }
 
@@ -190,7 +190,7 @@ bool LocalSlurm::node_idle() const {
   return client("sinfo -h -o %T -n " + host_) == "idle\n";
 }
 
-void LocalSlurm::start() {
+void LocalSlurm::start(const std::string& job_submit_lua) {
   const std::string munged = find_program("munged"), slurmctld = find_program("slurmctld"),
                     slurmd = find_program("slurmd");
   for (const auto& [name, path] : {std::pair{"munged", munged}, {"slurmctld", slurmctld}, {"slurmd", slurmd},
@@ -212,6 +212,7 @@ void LocalSlurm::start() {
   const std::string user = user_name();
   write_private(dir_ + "/munge/munge.key", random_key());
   write_private(dir_ + "/plugstack.conf", "");
+  if (!job_submit_lua.empty()) write_private(dir_ + "/job_submit.lua", job_submit_lua);  // next to slurm.conf
   const std::string d = dir_;
   std::ofstream(conf_)
       << "# A single-node cluster of flaresim's tests (tb/e2e/slurm_cluster.cpp); its files are all in " << d << "\n"
@@ -227,7 +228,7 @@ void LocalSlurm::start() {
       << "AccountingStorageType=accounting_storage/none\nJobCompType=jobcomp/none\nMpiDefault=none\n"
       << "SwitchType=switch/none\nSelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n"
       << "SchedulerType=sched/builtin\nSchedulerParameters=sched_min_interval=0,batch_sched_delay=0\n"
-      << "ReturnToService=2\nKillWait=5\nInactiveLimit=0\n"
+      << "ReturnToService=2\nKillWait=5\nInactiveLimit=0\n" << (job_submit_lua.empty() ? "" : "JobSubmitPlugins=lua\n")
       << "NodeName=" << host_ << " NodeAddr=127.0.0.1 CPUs=" << std::thread::hardware_concurrency()
       << " State=UNKNOWN\nPartitionName=test Nodes=" << host_ << " Default=YES MaxTime=INFINITE State=UP\n";
 

@@ -16,7 +16,9 @@ namespace fs::test {
 
 class LocalSlurm {
  public:
-  LocalSlurm();  // starts the cluster and waits until its node is idle
+  // Starts the cluster and waits until its node is idle. A job_submit.lua script, if given, is
+  // the cluster's job submission plugin (Slurm's job_submit/lua): a policy that refuses some jobs.
+  explicit LocalSlurm(const std::string& job_submit_lua = "");
   ~LocalSlurm();
   LocalSlurm(const LocalSlurm&) = delete;
   LocalSlurm& operator=(const LocalSlurm&) = delete;
@@ -42,7 +44,7 @@ class LocalSlurm {
   static std::vector<pid_t> processes_using(const std::string& conf);
 
  private:
-  void start();
+  void start(const std::string& job_submit_lua);
   pid_t spawn(const std::vector<std::string>& argv, const std::string& log);
   bool wait_until(const std::string& what, int seconds, bool (LocalSlurm::*ready)() const);
   bool munge_ready() const;

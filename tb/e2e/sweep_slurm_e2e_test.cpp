@@ -3,7 +3,8 @@
 // nothing mocked). The array job's runs give the local pool's results row for row; each array
 // task ran its line of tasks.txt and logged it; the same command again submits only what is not
 // done; a run cancelled with scancel stays pending while a failed one is reported; a submission
-// is refused while an earlier one's jobs are queued. Every daemon and job is gone afterwards.
+// is refused while an earlier one's jobs are queued; jobs the cluster refuses are reported with
+// what was and was not submitted. Every daemon and job is gone afterwards.
 #include <regex>
 #include <thread>
 
@@ -204,6 +205,75 @@ TEST(E2ESweepSlurm, CancelledRunStaysPendingAndFailedRunIsReported) {
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[1].substr(rows[1].size() - 9), ",failed,1");
   EXPECT_EQ(rows[2].substr(rows[2].size() - 9), ",pending,");
+
+  EXPECT_EQ(cluster.shut_down(), "");
+  EXPECT_TRUE(LocalSlurm::processes_using(conf).empty());
+}
+
+// A cluster whose job submission policy (job_submit/lua) refuses every job named *-collect: a
+// refused array job leaves nothing; a refused collect job leaves the array running and says how
+// to merge its results and how to cancel it.
+TEST(E2ESweepSlurm, RefusedJobsAreReportedWithWhatWasSubmitted) {
+  LocalSlurm cluster(
+      "function slurm_job_submit(job_desc, part_list, submit_uid)\n"
+      "  if job_desc.name ~= nil and string.find(job_desc.name, '-collect$') then\n"
+      "    slurm.log_user('this cluster takes no collect job')\n"
+      "    return slurm.ERROR\n"
+      "  end\n"
+      "  return slurm.SUCCESS\n"
+      "end\n"
+      "function slurm_job_modify(job_desc, job_rec, part_list, modify_uid)\n"
+      "  return slurm.SUCCESS\n"
+      "end\n");
+  ASSERT_TRUE(cluster.up()) << cluster.error();
+  const std::string conf = cluster.conf();
+  ScratchDir dir;
+  write_file(dir / "s.ini", "[sweep]\nbase = " + kBase +
+                                "\n[axes]\nsim.seed = 1, 2\n[set]\nhosts.model = allreduce\nhosts.bytes = 4KiB\n"
+                                "flare.ports = 0-3\n");
+  const std::string out = dir / "s.d";
+
+  CliResult r = flaresim_on(cluster, "sweep s.ini --slurm --partition nope -q", dir);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err.rfind("flaresim: --slurm: the array job of 2 runs was not submitted: sbatch exited 1 and said: "
+                        "sbatch: error: invalid partition specified: nope\n",
+                        0),
+            0u)
+      << r.err;
+  EXPECT_NE(r.err.find("  (the command: sbatch --parsable --array=0-1 --job-name=flaresim-s --output=" + out +
+                       "/slurm/submit-1/logs/task-%a.out --chdir=" + out + "/slurm/submit-1 --partition=nope " + out +
+                       "/slurm/submit-1/array.sh)\n  Nothing was submitted.\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(exists(out + "/slurm/submit-1"));
+
+  r = flaresim_on(cluster, "sweep s.ini --slurm -q", dir);
+  EXPECT_EQ(r.code, 1);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.err, m, std::regex("the array job ([0-9]+) of 2 runs was submitted"))) << r.err;
+  const std::string array = m[1];
+  EXPECT_EQ(r.err.rfind("flaresim: --slurm: the array job " + array + " of 2 runs was submitted, but its collect job "
+                        "was not: sbatch exited 1 and said: sbatch: error: this cluster takes no collect job\n",
+                        0),
+            0u)
+      << r.err;
+  const std::string collect = std::string(FLARESIM_BIN) + " sweep " + dir.path() + "/s.ini -o " + out + " --collect";
+  EXPECT_NE(r.err.find("\n  The runs go on (squeue -j " + array + "); when they have ended, merge their results "
+                       "with: " + collect + "\n  or cancel them: scancel " + array + "\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(slurp(out + "/slurm/submit-1/jobs.txt"),
+            "# the Slurm jobs of this submission (flaresim sweep --slurm)\narray " + array + "\n");
+
+  // The runs go on; the command it gave merges them.
+  ASSERT_TRUE(eventually(60, [&] { return cluster.client("squeue -h -o %i").empty(); }))
+      << cluster.client("squeue") << cluster.log_tails();
+  const int merged = std::system((collect + " 2>/dev/null").c_str());
+  EXPECT_TRUE(WIFEXITED(merged) && WEXITSTATUS(merged) == 0);
+  const std::vector<std::string> rows = rows_without_wall(out + "/results.csv");
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[1].substr(rows[1].size() - 7), ",done,0") << rows[1];
+  EXPECT_EQ(rows[2].substr(rows[2].size() - 7), ",done,0") << rows[2];
 
   EXPECT_EQ(cluster.shut_down(), "");
   EXPECT_TRUE(LocalSlurm::processes_using(conf).empty());
