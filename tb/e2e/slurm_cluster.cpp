@@ -101,6 +101,30 @@ std::string trim_line(std::string s) {
   return s;
 }
 
+// The cluster's slurm.conf: one node (this machine, its CPUs) and one partition, every file
+// under `d`, free ports, munge through its own socket, and the plugins that need no cgroups,
+// accounting database or MPI library.
+std::string slurm_conf_text(const std::string& d, const std::string& host, const std::string& user, bool lua) {
+  std::ostringstream c;
+  c << "# A single-node cluster of flaresim's tests (tb/e2e/slurm_cluster.cpp); its files are all in " << d << "\n"
+    << "ClusterName=flaresimtest\nSlurmctldHost=" << host << "(127.0.0.1)\n"
+    << "SlurmctldPort=" << free_port() << "\nSlurmdPort=" << free_port() << "\n"
+    << "SlurmUser=" << user << "\nSlurmdUser=" << user << "\n"
+    << "AuthType=auth/munge\nCredType=cred/munge\nAuthInfo=socket=" << d << "/munge/munge.socket\n"
+    << "StateSaveLocation=" << d << "/state\nSlurmdSpoolDir=" << d << "/spool\n"
+    << "SlurmctldPidFile=" << d << "/slurmctld.pid\nSlurmdPidFile=" << d << "/slurmd.pid\n"
+    << "SlurmctldLogFile=" << d << "/log/slurmctld.log\nSlurmdLogFile=" << d << "/log/slurmd.log\n"
+    << "PlugStackConfig=" << d << "/plugstack.conf\nMailProg=/bin/true\n"
+    << "ProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\nJobAcctGatherType=jobacct_gather/none\n"
+    << "AccountingStorageType=accounting_storage/none\nJobCompType=jobcomp/none\nMpiDefault=none\n"
+    << "SwitchType=switch/none\nSelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n"
+    << "SchedulerType=sched/builtin\nSchedulerParameters=sched_min_interval=0,batch_sched_delay=0\n"
+    << "ReturnToService=2\nKillWait=5\nInactiveLimit=0\n" << (lua ? "JobSubmitPlugins=lua\n" : "")
+    << "NodeName=" << host << " NodeAddr=127.0.0.1 CPUs=" << std::thread::hardware_concurrency()
+    << " State=UNKNOWN\nPartitionName=test Nodes=" << host << " Default=YES MaxTime=INFINITE State=UP\n";
+  return c.str();
+}
+
 }  // namespace
 
 LocalSlurm::LocalSlurm(const std::string& job_submit_lua) { start(job_submit_lua); }
@@ -209,29 +233,13 @@ void LocalSlurm::start(const std::string& job_submit_lua) {
   for (const char* sub : {"munge", "log", "state", "spool"}) mkdir((dir_ + "/" + sub).c_str(), 0700);
   conf_ = dir_ + "/slurm.conf";
   host_ = short_hostname();
-  const std::string user = user_name();
   write_private(dir_ + "/munge/munge.key", random_key());
   write_private(dir_ + "/plugstack.conf", "");
   if (!job_submit_lua.empty()) write_private(dir_ + "/job_submit.lua", job_submit_lua);  // next to slurm.conf
-  const std::string d = dir_;
-  std::ofstream(conf_)
-      << "# A single-node cluster of flaresim's tests (tb/e2e/slurm_cluster.cpp); its files are all in " << d << "\n"
-      << "ClusterName=flaresimtest\nSlurmctldHost=" << host_ << "(127.0.0.1)\n"
-      << "SlurmctldPort=" << free_port() << "\nSlurmdPort=" << free_port() << "\n"
-      << "SlurmUser=" << user << "\nSlurmdUser=" << user << "\n"
-      << "AuthType=auth/munge\nCredType=cred/munge\nAuthInfo=socket=" << d << "/munge/munge.socket\n"
-      << "StateSaveLocation=" << d << "/state\nSlurmdSpoolDir=" << d << "/spool\n"
-      << "SlurmctldPidFile=" << d << "/slurmctld.pid\nSlurmdPidFile=" << d << "/slurmd.pid\n"
-      << "SlurmctldLogFile=" << d << "/log/slurmctld.log\nSlurmdLogFile=" << d << "/log/slurmd.log\n"
-      << "PlugStackConfig=" << d << "/plugstack.conf\nMailProg=/bin/true\n"
-      << "ProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\nJobAcctGatherType=jobacct_gather/none\n"
-      << "AccountingStorageType=accounting_storage/none\nJobCompType=jobcomp/none\nMpiDefault=none\n"
-      << "SwitchType=switch/none\nSelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n"
-      << "SchedulerType=sched/builtin\nSchedulerParameters=sched_min_interval=0,batch_sched_delay=0\n"
-      << "ReturnToService=2\nKillWait=5\nInactiveLimit=0\n" << (job_submit_lua.empty() ? "" : "JobSubmitPlugins=lua\n")
-      << "NodeName=" << host_ << " NodeAddr=127.0.0.1 CPUs=" << std::thread::hardware_concurrency()
-      << " State=UNKNOWN\nPartitionName=test Nodes=" << host_ << " Default=YES MaxTime=INFINITE State=UP\n";
+  std::ofstream(conf_) << slurm_conf_text(dir_, host_, user_name(), !job_submit_lua.empty());
 
+  const std::string d = dir_;
+  // --force: munged otherwise refuses a socket in a folder others cannot enter (mkdtemp's 0700).
   daemons_.push_back({"munged",
                       spawn({munged, "--foreground", "--force", "--socket=" + d + "/munge/munge.socket",
                              "--key-file=" + d + "/munge/munge.key", "--pid-file=" + d + "/munge/munged.pid",
