@@ -40,7 +40,7 @@ const char* kUsage =
     "         info --api: the table of the handler API in docs/HANDLERS.md)\n"
     "  iss   run a bare RISC-V program (rv32imafc ELF) on the instruction-set simulator\n"
     "  sweep run every combination of a sweep file's configuration values and merge their results\n"
-    "        (sweep SWEEP.ini [--jobs N]; docs/SWEEP.md)\n"
+    "        (sweep SWEEP.ini [--jobs N] [--slurm]: here, or as a Slurm job array; docs/SWEEP.md)\n"
     "'flaresim <command> --help' shows a command's options.\n";
 
 enum class StatsFormat { kJson, kCsv };

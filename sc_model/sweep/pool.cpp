@@ -1,21 +1,15 @@
 // The local process pool (see pool.h).
 #include "sweep/pool.h"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <time.h>
 
 #include <chrono>
 #include <cmath>
-#include <cstring>
-#include <filesystem>
 
-#include "common/errors.h"
 #include "common/interrupt.h"
-
-extern char** environ;
+#include "sweep/spawn.h"
 
 namespace fs::sweep {
 
@@ -33,65 +27,10 @@ using Clock = std::chrono::steady_clock;
 
 struct Child {
   pid_t pid;
-  const RunPoint* point;
+  std::string id;
   Clock::time_point start;
   bool stopped = false;  // we passed an interrupt on to it
 };
-
-// Starts `flaresim run` for `p` in its prepared folder, in a process group of its own, with
-// stdin from /dev/null and stdout, stderr to the folder's stdout.txt and stderr.txt.
-pid_t spawn_run(const SweepDir& dir, const RunPoint& p, const std::string& exe) {
-  const std::string run = dir.run_dir(p.id);
-  const std::vector<std::string> args = run_argv(exe, run, p);
-  dir.prepare(p, args);
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  const std::string out = run + "/stdout.txt", err = run + "/stderr.txt";
-
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  for (int s : {SIGINT, SIGTERM, SIGPIPE}) sigaddset(&defaults, s);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, exe.c_str(), &fa, &attr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) throw SimError("cannot start " + exe + " for run " + p.id + ": " + std::strerror(rc));
-  return pid;
-}
-
-// What a child's wait status means for its run; kPending if it was stopped by an interrupt.
-RunState outcome(const SweepDir& dir, const Child& c, int status, double wall) {
-  RunState s;
-  s.wall_seconds = wall;
-  if (WIFEXITED(status)) s.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) s.signal = WTERMSIG(status);
-  const std::string run = dir.run_dir(c.point->id);
-  if (s.exit_code == 0 && s.signal == 0) {
-    if (std::filesystem::exists(run + "/stats.json")) {
-      s.kind = RunState::kDone;
-      return s;
-    }
-    s.error = "exited 0 but wrote no stats.json";
-  }
-  if (c.stopped) return RunState{};  // interrupted: pending again
-  s.kind = RunState::kFailed;
-  if (s.error.empty()) s.error = last_line(run + "/stderr.txt");
-  if (s.error.empty()) s.error = s.signal ? "killed by " + signal_name(s.signal) : "no message on stderr";
-  return s;
-}
 
 class Progress {
  public:
@@ -108,7 +47,7 @@ class Progress {
     char secs[32];
     std::snprintf(secs, sizeof secs, "%.2f", wall);
     if (!o_.live && o_.progress)
-      *o_.progress << "sweep: " << line(running, waiting) << "; run " << c.point->id << " "
+      *o_.progress << "sweep: " << line(running, waiting) << "; run " << c.id << " "
                    << (s.kind == RunState::kPending ? "stopped" : state_name(s.kind)) << " after " << secs << " s\n";
   }
 
@@ -166,13 +105,13 @@ struct Reaper {
 
 }  // namespace
 
-PoolResult run_pool(const SweepDir& dir, const std::vector<const RunPoint*>& todo, const PoolOptions& opt) {
+PoolResult run_pool(const SweepDir& dir, const std::vector<std::string>& ids, const PoolOptions& opt) {
   PoolResult r;
   Progress progress(opt);
   std::vector<Child> running;
   Reaper reaper{running};
   size_t next = 0;
-  while (next < todo.size() || !running.empty()) {
+  while (next < ids.size() || !running.empty()) {
     if (const int sig = pending_interrupt(); sig && !r.interrupted_by) {
       r.interrupted_by = sig;
       for (Child& c : running) {
@@ -180,14 +119,14 @@ PoolResult run_pool(const SweepDir& dir, const std::vector<const RunPoint*>& tod
         c.stopped = true;
       }
     }
-    if (!r.interrupted_by && next < todo.size() && running.size() < opt.jobs) {
-      running.push_back({spawn_run(dir, *todo[next], opt.exe), todo[next], Clock::now()});
+    if (!r.interrupted_by && next < ids.size() && running.size() < opt.jobs) {
+      running.push_back({spawn_run(dir.run_dir(ids[next])), ids[next], Clock::now()});
       ++next;
       continue;
     }
-    if (r.interrupted_by && next < todo.size()) {
-      r.not_run += todo.size() - next;
-      next = todo.size();
+    if (r.interrupted_by && next < ids.size()) {
+      r.not_run += ids.size() - next;
+      next = ids.size();
     }
     bool reaped = false;
     for (size_t i = 0; i < running.size(); ++i) {
@@ -195,17 +134,20 @@ PoolResult run_pool(const SweepDir& dir, const std::vector<const RunPoint*>& tod
       if (waitpid(running[i].pid, &status, WNOHANG) != running[i].pid) continue;
       const Child c = running[i];
       const double wall = std::chrono::duration<double>(Clock::now() - c.start).count();
-      const RunState s = outcome(dir, c, status, wall);
+      // An interrupt that arrived before we saw the run end may have reached the run first (a
+      // batch system signals every process of a job): it was stopped, not failed.
+      const bool stopped = c.stopped || pending_interrupt() != 0;
+      const RunState s = run_outcome(dir.run_dir(c.id), status, wall, stopped);
       if (s.kind == RunState::kPending) ++r.not_run;
-      else dir.record(c.point->id, s);
+      else dir.record(c.id, s);
       if (s.kind == RunState::kDone) ++r.done;
       if (s.kind == RunState::kFailed) ++r.failed;
       running.erase(running.begin() + long(i));
-      progress.finished(c, s, wall, running.size(), todo.size() - next);
+      progress.finished(c, s, wall, running.size(), ids.size() - next);
       reaped = true;
       break;
     }
-    progress.show(running.size(), todo.size() - next);
+    progress.show(running.size(), ids.size() - next);
     if (!reaped) nap();
   }
   progress.end();

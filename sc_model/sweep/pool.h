@@ -1,20 +1,19 @@
-// The local backend of `flaresim sweep`: runs the pending points as child processes of the
-// flaresim binary, at most `jobs` at a time, recording each run's end in its folder
-// (sweep/run_dir.h) and showing progress. A first SIGINT or SIGTERM stops launching, passes the
-// signal on to the running children (which are in process groups of their own, so a terminal's
-// Ctrl-C reaches the sweep alone) and waits for them; their runs stay pending.
+// The local backend of `flaresim sweep`: runs prepared run folders (their `command`, through
+// sweep/spawn.h) as child processes, at most `jobs` at a time, recording each run's end in its
+// folder (sweep/run_dir.h) and showing progress. A first SIGINT or SIGTERM stops launching,
+// passes the signal on to the running children (which are in process groups of their own, so a
+// terminal's Ctrl-C reaches the sweep alone) and waits for them; their runs stay pending. A Slurm
+// array task (sweep/slurm_task.h) is this pool with one run.
 #pragma once
 #include <ostream>
 #include <string>
 #include <vector>
 
-#include "sweep/matrix.h"
 #include "sweep/run_dir.h"
 
 namespace fs::sweep {
 
 struct PoolOptions {
-  std::string exe;          // the flaresim binary
   unsigned jobs = 1;
   bool live = false;        // redraw one progress line (a terminal) instead of a line per finished run
   std::ostream* progress = nullptr;
@@ -29,7 +28,10 @@ struct PoolResult {
   int interrupted_by = 0;       // the signal, or 0
 };
 
-PoolResult run_pool(const SweepDir& dir, const std::vector<const RunPoint*>& todo, const PoolOptions& opt);
+// Runs the runs `ids`, each prepared in `dir` (SweepDir::prepare): a run's end is recorded in its
+// status.json, except that a run stopped by an interrupt (one passed on to it, or one that
+// reached the pool by the time the run ended without finishing) stays pending.
+PoolResult run_pool(const SweepDir& dir, const std::vector<std::string>& ids, const PoolOptions& opt);
 
 // "1:05", "0:07", "2:03:04"
 std::string format_duration(double seconds);

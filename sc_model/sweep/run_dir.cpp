@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -54,6 +55,11 @@ void write_atomically(const std::string& path, const std::string& text) {
 
 void SweepDir::check(const std::string& dir) { is_ours_or_new(dir); }
 
+bool SweepDir::is_sweep(const std::string& dir) {
+  std::error_code ec;
+  return fsys::is_directory(dir, ec) && fsys::exists(fsys::path(dir) / kMarker, ec);
+}
+
 SweepDir::SweepDir(const std::string& dir) {
   is_ours_or_new(dir);
   std::error_code ec;
@@ -94,9 +100,7 @@ void SweepDir::prepare(const RunPoint& p, const std::vector<std::string>& argv) 
   if (!p.trace.empty()) header += "# with --trace " + p.trace + "\n";
   if (!p.verify.empty()) header += "# with --verify " + p.verify + "\n";
   write_atomically(run + "/config.ini", header + p.config_text);
-  std::string cmd;
-  for (const std::string& a : argv) cmd += (cmd.empty() ? "" : " ") + shell_quote(a);
-  write_atomically(run + "/command", cmd + "\n");
+  write_atomically(run + "/command", command_line(argv) + "\n");
 }
 
 void SweepDir::record(const std::string& id, const RunState& s) const {
@@ -114,6 +118,59 @@ std::vector<std::string> run_argv(const std::string& exe, const std::string& run
   if (!p.trace.empty()) argv.insert(argv.end(), {"--trace", abs(p.trace)});
   if (!p.verify.empty()) argv.insert(argv.end(), {"--verify", abs(p.verify)});
   return argv;
+}
+
+std::string shell_quote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
+                        std::string::npos)
+    return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string command_line(const std::vector<std::string>& argv) {
+  std::string cmd;
+  for (const std::string& a : argv) cmd += (cmd.empty() ? "" : " ") + shell_quote(a);
+  return cmd;
+}
+
+std::vector<std::string> split_command(const std::string& line, const std::string& where) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) words.push_back(word);
+      word.clear();
+      in_word = false;
+      continue;
+    }
+    in_word = true;
+    if (c == '\'') {
+      const size_t end = line.find('\'', i + 1);
+      if (end == std::string::npos) throw SimError(where + ": unterminated quote in the command line");
+      word += line.substr(i + 1, end - i - 1);
+      i = end;
+    } else if (c == '\\' && i + 1 < line.size()) {
+      word += line[++i];
+    } else {
+      word += c;
+    }
+  }
+  if (in_word) words.push_back(word);
+  if (words.empty()) throw SimError(where + ": the command line is empty");
+  return words;
+}
+
+std::vector<std::string> read_command(const std::string& run_dir) {
+  const std::string path = run_dir + "/command";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw SimError(path + ": cannot read the run's command (was its folder prepared?)");
+  std::stringstream text;
+  text << in.rdbuf();
+  return split_command(text.str(), path);
 }
 
 std::string last_line(const std::string& path) {

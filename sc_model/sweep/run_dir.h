@@ -29,6 +29,8 @@ class SweepDir {
   explicit SweepDir(const std::string& dir);
   // Checks what open would refuse, creating nothing (for --list).
   static void check(const std::string& dir);
+  // Whether `dir` is a sweep's folder already (has .flaresim-sweep).
+  static bool is_sweep(const std::string& dir);
 
   const std::string& path() const { return dir_; }
   std::string run_dir(const std::string& id) const;  // absolute
@@ -46,6 +48,18 @@ class SweepDir {
 // The `flaresim run` command line of a point: `exe` run --config RUN/config.ini --stats
 // RUN/stats.json [--trace T] [--verify V].
 std::vector<std::string> run_argv(const std::string& exe, const std::string& run_dir, const RunPoint& p);
+
+// `s` quoted for a POSIX shell if it needs it (single quotes; a quote inside as '\'').
+std::string shell_quote(const std::string& s);
+// The words, each shell-quoted if needed, joined by blanks: a `command` file's line.
+std::string command_line(const std::vector<std::string>& argv);
+// The words of a command line as command_line() writes it (blank-separated words, single-quoted
+// parts, backslash escapes outside quotes). Throws SimError (an unterminated quote, no word);
+// `where` names the line in the message.
+std::vector<std::string> split_command(const std::string& line, const std::string& where);
+// The command of a prepared run folder (its `command` file), as words. Throws SimError naming
+// the file if it is missing or cannot be read back.
+std::vector<std::string> read_command(const std::string& run_dir);
 // The last non-empty line of a file (a failed run's error), at most 500 characters.
 std::string last_line(const std::string& path);
 // Writes `text` to `path` through a temporary file renamed into place; throws SimError.

@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <regex>
 
+#include "common/text.h"
 #include "support/cli_runner.h"
 
 namespace fs::test {
@@ -68,9 +68,8 @@ TEST(ReadmeCommands, EveryUsingItCommandRunsAsWritten) {
       continue;
     }
     const std::string out = dir / ".out", err = dir / ".err";
-    const int status = std::system(("cd '" + dir.path() + "' && bash -c '" + std::regex_replace(cmd, std::regex("'"), "'\\''") +
-                                    "' >'" + out + "' 2>'" + err + "'")
-                                       .c_str());
+    const int status =
+        std::system(("cd '" + dir.path() + "' && bash -c " + shell_quote(cmd) + " >'" + out + "' 2>'" + err + "'").c_str());
     ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
         << "README command failed: " << cmd << "\nstdout:\n" << slurp(out) << "\nstderr:\n" << slurp(err);
     EXPECT_FALSE(slurp(out).empty() && slurp(err).empty()) << cmd << " printed nothing";

@@ -332,6 +332,19 @@ TEST(E2ESweep, ExampleSweepFileOfTheDocsExpands) {
   EXPECT_TRUE(files_in(dir).empty());
 }
 
+TEST(E2ESweep, ScalingSweepFileOfTheDocsExpandsTo24Runs) {
+  ScratchDir dir;
+  const CliResult r = flaresim("sweep " FLARESIM_SOURCE_DIR "/configs/sweeps/scaling-24.ini --list -o out", dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("  pending  pspin.clusters = 2, scheduler.policy = fcfs, hosts.window = 4\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  pending  pspin.clusters = 16, scheduler.policy = home-cluster, hosts.window = 16\n24 runs; "
+                       "output folder out\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_TRUE(files_in(dir).empty());
+}
+
 TEST(E2ESweep, BadSweepFileOrOutputFolderRunsNothing) {
   ScratchDir dir;
   write_file(dir / "s.ini", "[axes]\nscheduler.policy = fcfs, fifo\n");

@@ -3,6 +3,8 @@
 // together, [set] in every run), the run ids (stable FNV-1a, sensitive to every key's value and
 // to a trace's path and content), the run folders' states and the CSV/JSON merge.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 
 #include <filesystem>
 #include <sstream>
@@ -14,6 +16,7 @@
 #include "sweep/matrix.h"
 #include "sweep/results.h"
 #include "sweep/run_dir.h"
+#include "sweep/spawn.h"
 #include "sweep/sweep_file.h"
 
 namespace fs::sweep {
@@ -318,6 +321,72 @@ TEST(SweepDir, RefusesAFolderThatIsNotASweepsAndReadsStates) {
   dir.prepare(p, {"flaresim"});  // a rerun starts from an empty folder
   EXPECT_FALSE(fs::test::exists(dir.run_dir(p.id) + "/stats.json"));
   EXPECT_FALSE(fs::test::exists(dir.run_dir(p.id) + "/status.json"));
+}
+
+// The command file's line is what runs: it reads back into the same words.
+TEST(SweepDir, CommandLineReadsBackIntoItsWords) {
+  const std::vector<std::string> argv = {"/x/flaresim", "run", "--config", "a b.ini", "it's", "", "%x=1,2", "a\"b"};
+  const std::string line = command_line(argv);
+  EXPECT_EQ(line, "/x/flaresim run --config 'a b.ini' 'it'\\''s' '' %x=1,2 'a\"b'");
+  EXPECT_EQ(split_command(line, "f"), argv);
+  EXPECT_EQ(split_command("  a\\ b\t'c'd \n", "f"), (std::vector<std::string>{"a b", "cd"}));
+  auto error = [](const std::string& line) {
+    try {
+      split_command(line, "runs/x/command");
+    } catch (const SimError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error("flaresim 'run"), "runs/x/command: unterminated quote in the command line");
+  EXPECT_EQ(error(" \n"), "runs/x/command: the command line is empty");
+  ScratchDir d;
+  try {
+    read_command(d / "runs/x");
+    FAIL() << "no error";
+  } catch (const SimError& e) {
+    EXPECT_EQ(std::string(e.what()), d / "runs/x/command: cannot read the run's command (was its folder prepared?)");
+  }
+}
+
+// A run's child: its output goes to its folder, and its end becomes done, failed or pending.
+TEST(SweepSpawn, ChildOutputAndOutcome) {
+  ScratchDir d;
+  SweepDir dir(d / "out");
+  const RunPoint p = point("0123456789abcdef", {{"sim.seed", "1"}});
+  auto run = [&](const std::vector<std::string>& argv, bool stopped) {
+    dir.prepare(p, argv);
+    const pid_t pid = spawn_run(dir.run_dir(p.id));
+    int status = 0;
+    EXPECT_EQ(waitpid(pid, &status, 0), pid);
+    return run_outcome(dir.run_dir(p.id), status, 0.5, stopped);
+  };
+  const std::string run_dir = dir.run_dir(p.id);
+  RunState s = run({"/bin/sh", "-c", "echo out; echo first >&2; echo 'the reason' >&2; exit 3"}, false);
+  EXPECT_EQ(s.kind, RunState::kFailed);
+  EXPECT_EQ(s.exit_code, 3);
+  EXPECT_EQ(s.signal, 0);
+  EXPECT_EQ(s.error, "the reason");
+  EXPECT_EQ(s.wall_seconds, 0.5);
+  EXPECT_EQ(slurp(run_dir + "/stdout.txt"), "out\n");
+  EXPECT_EQ(run({"/bin/sh", "-c", "exit 3"}, true).kind, RunState::kPending);  // stopped
+  s = run({"/bin/sh", "-c", "kill -TERM $$"}, false);
+  EXPECT_EQ(s.kind, RunState::kFailed);
+  EXPECT_EQ(s.signal, SIGTERM);
+  EXPECT_EQ(s.error, "killed by SIGTERM");
+  s = run({"/bin/sh", "-c", "exit 0"}, false);
+  EXPECT_EQ(s.kind, RunState::kFailed);
+  EXPECT_EQ(s.error, "exited 0 but wrote no stats.json");
+  s = run({"/bin/sh", "-c", "echo {} > \"$0/stats.json\"", run_dir}, true);  // finished although stopped
+  EXPECT_EQ(s.kind, RunState::kDone);
+  dir.prepare(p, {d / "no-such-binary"});
+  try {
+    spawn_run(run_dir);
+    FAIL() << "no error";
+  } catch (const SimError& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot start " + d / "no-such-binary" + " for the run in " + run_dir +
+                                         ": No such file or directory");
+  }
 }
 
 TEST(SweepResults, CsvQuotingAndMetricText) {
