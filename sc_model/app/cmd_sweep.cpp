@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 #include <iostream>
 #include <thread>
 
@@ -12,6 +13,7 @@
 
 #include "app/commands.h"
 #include "app/cmd_sweep.h"
+#include "common/build_info.h"
 #include "common/errors.h"
 #include "common/interrupt.h"
 #include "config/config_io.h"
@@ -54,14 +56,22 @@ SweepTally merge_results(const sweep::SweepDir& dir, const sweep::SweepSpec& spe
   const std::vector<sweep::RunRecord> runs = sweep::collect(dir, points);
   sweep::write_results(dir, spec.swept_keys(), runs);
   SweepTally t;
+  // Run ids do not change with the simulator: runs a different build made are kept, and said so.
+  std::map<std::string, size_t> other_builds;  // git commit -> done runs it made
   for (const sweep::RunRecord& r : runs) {
     (r.state.kind == sweep::RunState::kDone ? t.done : r.state.kind == sweep::RunState::kFailed ? t.failed : t.pending)++;
+    const std::string made_by = sweep::metric_text(r.stats, "flaresim.git_commit");
+    if (r.state.kind == sweep::RunState::kDone && made_by != build_git_commit()) ++other_builds[made_by];
     if (r.state.kind != sweep::RunState::kFailed) continue;
     std::cerr << "sweep: failed run " << r.point->id << " (" << sweep::describe(r.point->swept) << "): ";
     if (r.state.signal) std::cerr << "killed by " << signal_name(r.state.signal);
     else std::cerr << "exit " << r.state.exit_code;
     std::cerr << ": " << r.state.error << " (" << dir.run_dir(r.point->id) << "/stderr.txt)\n";
   }
+  for (const auto& [commit, n] : other_builds)
+    std::cerr << "sweep: note: " << n << " of the done runs were made by flaresim " << (commit.empty() ? "(unknown)" : commit)
+              << ", not by this build (" << build_git_commit()
+              << "); their results are kept: use a new -o folder to run them all with this one\n";
   return t;
 }
 

@@ -120,15 +120,6 @@ std::vector<std::string> run_argv(const std::string& exe, const std::string& run
   return argv;
 }
 
-std::string shell_quote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
-                        std::string::npos)
-    return s;
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
 std::string command_line(const std::vector<std::string>& argv) {
   std::string cmd;
   for (const std::string& a : argv) cmd += (cmd.empty() ? "" : " ") + shell_quote(a);

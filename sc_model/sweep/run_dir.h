@@ -49,8 +49,6 @@ class SweepDir {
 // RUN/stats.json [--trace T] [--verify V].
 std::vector<std::string> run_argv(const std::string& exe, const std::string& run_dir, const RunPoint& p);
 
-// `s` quoted for a POSIX shell if it needs it (single quotes; a quote inside as '\'').
-std::string shell_quote(const std::string& s);
 // The words, each shell-quoted if needed, joined by blanks: a `command` file's line.
 std::string command_line(const std::vector<std::string>& argv);
 // The words of a command line as command_line() writes it (blank-separated words, single-quoted

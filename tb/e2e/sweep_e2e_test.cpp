@@ -157,6 +157,19 @@ TEST(E2ESweep, RunsEveryPointAndResultsHoldEachRunsStats) {
     return t;
   };
   EXPECT_EQ(without_wall(read_csv(dir / "s.d/results.csv")), without_wall(rows));
+  EXPECT_EQ(third.err.find("note:"), std::string::npos) << third.err;
+
+  // A run another build of flaresim made is kept, and the sweep says so.
+  const std::string other = dir / ("s.d/runs/" + run_ids(dir / "s.d/results.csv")[1] + "/stats.json");
+  auto stats = nlohmann::json::parse(slurp(other));
+  stats["flaresim"]["git_commit"] = "0123abc";
+  write_file(other, stats.dump());
+  const CliResult fourth = flaresim("sweep s.ini -q", dir);
+  EXPECT_EQ(fourth.code, 0) << fourth.err;
+  EXPECT_NE(fourth.err.find("sweep: note: 1 of the done runs were made by flaresim 0123abc, not by this build ("),
+            std::string::npos)
+      << fourth.err;
+  EXPECT_NE(fourth.err.find("sweep: ran 0 (0 done, 0 failed); skipped 4 done before"), std::string::npos) << fourth.err;
 }
 
 // Starts `flaresim ARGS...` in `dir` without waiting, stdout and stderr into dir/.stdout, .stderr.
