@@ -9,42 +9,11 @@
 #include <chrono>
 #include <thread>
 
+#include "e2e/sweep_test_support.h"
 #include "support/cli_runner.h"
 
 namespace fs::test {
 namespace {
-
-const std::string kBase = FLARESIM_SOURCE_DIR "/configs/pspin-4x8.ini";
-const std::string kSweep = "[sweep]\nbase = " + kBase +
-                           "\n[axes]\nscheduler.policy = fcfs, hier-fcfs\n[zip]\nhosts.bytes = 4KiB, 8KiB\n"
-                           "hosts.window = 2, 4\n[set]\nhosts.model = allreduce\nflare.ports = 0-3\n";
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) out.push_back(line);
-  return out;
-}
-
-std::vector<std::string> run_ids(const std::string& csv) {
-  std::vector<std::string> ids;
-  const std::vector<std::string> rows = lines_of(slurp(csv));
-  for (size_t i = 1; i < rows.size(); ++i) ids.push_back(rows[i].substr(0, 16));
-  return ids;
-}
-
-long long mtime(const std::string& path) {
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) return 0;
-  return (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
-}
-
-std::string host() {
-  char name[256] = {0};
-  gethostname(name, sizeof name - 1);
-  return name;
-}
 
 TEST(E2ESweepCollect, MergesTheRunFoldersAndRunsNothing) {
   ScratchDir dir;
@@ -109,7 +78,7 @@ TEST(E2ESweepSlurmTask, RunsItsLineOfTheTasksFile) {
   EXPECT_EQ(r.code, 0) << r.err;
   const std::vector<std::string> said = lines_of(r.out);
   ASSERT_EQ(said.size(), 2u) << r.out;
-  EXPECT_EQ(said[0], "flaresim sweep: array task 1 on " + host() + ": run " + ids[2] + " in " + run);
+  EXPECT_EQ(said[0], "flaresim sweep: array task 1 on " + host_name() + ": run " + ids[2] + " in " + run);
   EXPECT_EQ(said[1].rfind("flaresim sweep: run " + ids[2] + " done after ", 0), 0u) << said[1];
   EXPECT_NE(slurp(run + "/status.json").find("\"status\": \"done\""), std::string::npos);
   EXPECT_NE(slurp(run + "/stdout.txt").find("allreduce"), std::string::npos) << slurp(run + "/stdout.txt");

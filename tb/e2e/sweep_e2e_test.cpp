@@ -12,26 +12,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "e2e/sweep_test_support.h"
 #include "support/cli_runner.h"
 
 namespace fs::test {
 namespace {
-
-const std::string kBase = FLARESIM_SOURCE_DIR "/configs/pspin-4x8.ini";
-
-// Four closed-loop allreduce runs of a few milliseconds: two policies crossed with two sizes,
-// each size with its own window.
-const std::string kSweep =
-    "[sweep]\n"
-    "base = " + kBase + "\n"
-    "[axes]\n"
-    "scheduler.policy = fcfs, hier-fcfs\n"
-    "[zip]\n"
-    "hosts.bytes = 4KiB, 8KiB\n"
-    "hosts.window = 2, 4\n"
-    "[set]\n"
-    "hosts.model = allreduce\n"
-    "flare.ports = 0-3\n";
 
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
@@ -57,20 +42,6 @@ const nlohmann::json& at(const nlohmann::json& j, const std::string& path) {
   const nlohmann::json* cur = &j;
   for (const std::string& part : split(path, '.')) cur = &cur->at(part);
   return *cur;
-}
-
-// Modification time of a file in nanoseconds (0 if missing).
-long long mtime(const std::string& path) {
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) return 0;
-  return (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
-}
-
-std::vector<std::string> run_ids(const std::string& csv) {
-  std::vector<std::string> ids;
-  const auto rows = read_csv(csv);
-  for (size_t i = 1; i < rows.size(); ++i) ids.push_back(rows[i][0]);
-  return ids;
 }
 
 TEST(E2ESweep, RunsEveryPointAndResultsHoldEachRunsStats) {

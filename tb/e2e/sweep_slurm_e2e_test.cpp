@@ -8,20 +8,13 @@
 #include <thread>
 
 #include "e2e/slurm_cluster.h"
+#include "e2e/sweep_test_support.h"
 #include "support/cli_runner.h"
 
 namespace fs::test {
 namespace {
 
 const std::string kBase = FLARESIM_SOURCE_DIR "/configs/pspin-4x8.ini";
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) out.push_back(line);
-  return out;
-}
 
 // results.csv's rows without the last cell (wall_seconds, which differs from run to run).
 std::vector<std::string> rows_without_wall(const std::string& csv_path) {
@@ -68,12 +61,6 @@ bool eventually(int seconds, F done) {
   return true;
 }
 
-std::string host() {
-  char name[256] = {0};
-  gethostname(name, sizeof name - 1);
-  return name;
-}
-
 TEST(E2ESweepSlurm, ArrayJobGivesTheLocalPoolsResultsAndResumes) {
   LocalSlurm cluster;
   ASSERT_TRUE(cluster.up()) << cluster.error();
@@ -117,7 +104,7 @@ TEST(E2ESweepSlurm, ArrayJobGivesTheLocalPoolsResultsAndResumes) {
     const std::string& id = tasks[i];
     EXPECT_EQ(rows[i + 1].substr(0, 17), id + ",");
     const std::string log = slurp(sub + "/logs/task-" + std::to_string(i) + ".out");
-    EXPECT_EQ(log.rfind("flaresim sweep: array task " + std::to_string(i) + " on " + host() + ": run " + id + " in " +
+    EXPECT_EQ(log.rfind("flaresim sweep: array task " + std::to_string(i) + " on " + host_name() + ": run " + id + " in " +
                             out + "/runs/" + id + "\nflaresim sweep: run " + id + " done after ",
                         0),
               0u)
