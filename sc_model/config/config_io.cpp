@@ -191,6 +191,11 @@ void apply_overrides(Config& cfg, const po::variables_map& vm) {
   }
 }
 
+std::string ConfiguredCommandLine::run_line(const std::string& extra, const std::string& trace) const {
+  return shell_quote(program_path()) + " run" + run_options + extra + " --trace " + shell_quote(trace) +
+         " --stats stats.json --verify " + shell_quote(trace + ".expected");
+}
+
 std::optional<ConfiguredCommandLine> parse_configured_command_line(const std::vector<std::string>& args,
                                                                    const po::options_description& desc) {
   if (std::find(args.begin(), args.end(), "--help") != args.end() || std::find(args.begin(), args.end(), "-h") != args.end()) {

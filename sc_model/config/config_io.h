@@ -46,6 +46,10 @@ struct ConfiguredCommandLine {
   // The --config file and --section.key overrides as given, shell-quoted, each with a leading
   // space: what a `flaresim run` of the generated trace needs to see the same switch.
   std::string run_options;
+  // The `run` line a generator prints for its trace: flaresim as started, run_options, `extra`
+  // (the generator's own keys, each with a leading space), the trace, stats.json and the check
+  // against TRACE.expected.
+  std::string run_line(const std::string& extra, const std::string& trace) const;
 };
 std::optional<ConfiguredCommandLine> parse_configured_command_line(
     const std::vector<std::string>& args, const boost::program_options::options_description& desc);

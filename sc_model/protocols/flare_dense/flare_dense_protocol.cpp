@@ -236,13 +236,14 @@ constexpr SharedOption kSharedOptions[] = {
     {"loss", "hosts.loss", "loss"},           {"timeout", "hosts.timeout_ns", "timeout"},
     {"window", "hosts.window", "window"},
 };
+
 // The `flaresim run` of a generated trace on the switch it was made for: the configuration gen was
 // given, the gen flags a run must see as keys, the hosts' ports as flare.ports, the rule for a
 // non-default UDP port, and the check of its results.
 std::string run_line(const ConfiguredCommandLine& line, const AllreduceGenOptions& o, const std::string& out) {
   const po::variables_map& vm = line.vm;
   auto given = [&](const std::string& name) { return vm.count(name) && !vm[name].defaulted(); };
-  std::string run = shell_quote(program_path()) + " run" + line.run_options;
+  std::string run;  // what this generator adds
   std::ostringstream gbps;
   gbps << std::setprecision(15) << o.gbps;
   if (given("ports")) run += " --ports.count " + std::to_string(o.num_ports);
@@ -251,7 +252,7 @@ std::string run_line(const ConfiguredCommandLine& line, const AllreduceGenOption
   if (!given("flare.ports")) run += " --flare.ports 0-" + std::to_string(o.hosts - 1);
   if (o.udp_port != 4950 && !given("parser.rules"))
     run += " --parser.rules " + shell_quote("udp_dport=" + std::to_string(o.udp_port) + " -> flare_dense");
-  return run + " --trace " + shell_quote(out) + " --stats stats.json --verify " + shell_quote(out + ".expected");
+  return line.run_line(run, out);
 }
 
 // The generator's fields that only `gen` sets, by flag.

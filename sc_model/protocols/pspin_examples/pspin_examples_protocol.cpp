@@ -188,12 +188,14 @@ int PspinExamples::gen(const std::string& name, const std::vector<std::string>& 
   auto count = [](uint32_t n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); };
   std::cout << "wrote " << out << " (" << count(o.messages, "message") << " of " << count(o.packets, "packet") << " of " << o.size
             << " bytes, on " << (w.hosts == 1 ? "port 0" : "ports 0-" + std::to_string(w.hosts - 1)) << ") and " << out << ".expected\n"
-            << "run it with: " << shell_quote(program_path()) << " run" << line->run_options
-            << (line->vm.count("parser.rules") && !line->vm["parser.rules"].defaulted()
-                    ? ""
-                    : " --parser.rules " +
-                          shell_quote("udp_dport=" + std::to_string(pspin_example_udp_port(ex->index)) + " -> " + ex->set))
-            << " --trace " << shell_quote(out) << " --stats stats.json --verify " << shell_quote(out + ".expected") << "\n";
+            << "run it with: "
+            << line->run_line(line->vm.count("parser.rules") && !line->vm["parser.rules"].defaulted()
+                                  ? ""
+                                  : " --parser.rules " + shell_quote("udp_dport=" +
+                                                                     std::to_string(pspin_example_udp_port(ex->index)) +
+                                                                     " -> " + ex->set),
+                              out)
+            << "\n";
   return 0;
 }
 
