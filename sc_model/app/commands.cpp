@@ -10,6 +10,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "app/insn_trace_options.h"
 #include "app/simulation.h"
 #include "app/stats_report.h"
 #include "common/build_info.h"
@@ -81,7 +82,10 @@ int cmd_run(const std::vector<std::string>& args) {
        "ingress port of classic pcap packets: src-mac (low 16 bits of the source MAC) or a port number")
       ("capture-times", po::value<std::string>()->default_value("relative"),
        "pcap/pcapng timestamps: relative (time 0 = the capture's first packet) or absolute")
-      ("trace-insn", po::value<std::string>(), "instruction trace of every handler run (needs --hpu.model iss)")
+      ("trace-insn", po::value<std::string>(),
+       "instruction trace of the handler runs (needs --hpu.model iss; filters below)")
+      ("dump-state", po::value<std::string>(),
+       "at the end (or at a handler fault), write every installed handler set's L1 and L2 state as a hex dump")
       ("chrome-trace", po::value<std::string>(), "Chrome/Perfetto trace-event JSON: one track per HPU, one slice per handler run")
       ("handler-log", po::value<std::string>(),
        "the handlers' fs_log lines, each with simulated time, cluster, HPU and handler set (either HPU model)")
@@ -90,13 +94,14 @@ int cmd_run(const std::vector<std::string>& args) {
        "cluster_sched, crc32, or all (results are the same; see docs/RTL.md)")
       ("vcd", po::value<std::string>(), "VCD waveforms of the Verilated blocks (needs --rtl), for GTKWave")
       ("quiet,q", "print no summary");
+  const po::options_description trace_opts = insn_trace_options_description();
   po::options_description all;
-  all.add(run_opts).add(config_options_description());
+  all.add(run_opts).add(trace_opts).add(config_options_description());
   const po::variables_map vm = parse_command_line(args, all);
   if (vm.count("help")) {
     std::cout << "usage: flaresim run [--config FILE.ini] --trace TRACE [--stats STATS.json] [--egress OUT.pcapng]\n"
                  "                    [--verify EXPECTED] [--seed N] [--<section.key> VALUE ...]\n\n"
-              << run_opts << "\nAny configuration key may follow as --section.key VALUE; 'flaresim info' lists them.\n";
+              << run_opts << "\n" << trace_opts << "\nAny configuration key may follow as --section.key VALUE; 'flaresim info' lists them.\n";
     return 0;
   }
   const StatsFormat stats_format = stats_format_of(vm);
@@ -141,6 +146,8 @@ int cmd_run(const std::vector<std::string>& args) {
   req.egress = optional("egress");
   req.chrome_trace = optional("chrome-trace");
   req.insn_trace = optional("trace-insn");
+  req.insn_trace_options = insn_trace_options(vm);
+  req.dump_state = optional("dump-state");
   req.handler_log = optional("handler-log");
   if (vm.count("vcd")) req.cfg.rtl.vcd = outputs.add_named("--vcd", vm["vcd"].as<std::string>());
   // With an output on standard output, what flaresim reports goes to standard error.
@@ -149,10 +156,12 @@ int cmd_run(const std::vector<std::string>& args) {
   RunResult result = run_simulation(req);
   // Results checked against what was expected: the --verify file's, and the closed-loop hosts'.
   // The outcome goes into the stats, which are written either way (a failed check is a finished
-  // run whose results are wrong); the command then fails.
+  // run whose results are wrong); the command then fails. A run a handler fault stopped is not
+  // checked: its stats and outputs are the evidence of the fault.
+  const bool stopped = !result.fault.empty();
   std::optional<VerifyReport> file_check, hosts_check;
-  if (expected) file_check = expected->verify(result.egress);
-  if (result.hosts_expected) hosts_check = result.hosts_expected->verify(result.egress);
+  if (expected && !stopped) file_check = expected->verify(result.egress);
+  if (result.hosts_expected && !stopped) hosts_check = result.hosts_expected->verify(result.egress);
   result.stats["verify"] = verify_section(vm.count("verify") ? vm["verify"].as<std::string>() : "",
                                           file_check ? &*file_check : nullptr, hosts_check ? &*hosts_check : nullptr);
   result.stats["inputs"]["verify"] = vm.count("verify") ? vm["verify"].as<std::string>() : "";
@@ -161,14 +170,31 @@ int cmd_run(const std::vector<std::string>& args) {
                               << "): the effective configuration of a run; flaresim run --config reads it back\n"
                               << config_ini_text(req.cfg);
   outputs.commit();
+  if (stopped) {
+    char at[64];
+    std::snprintf(at, sizeof at, "%.3f us", result.stats["sim"]["time_us"].get<double>());
+    // The fault itself comes last: it is the error (what sweeps and scripts read from the last line).
+    std::cerr << "flaresim: a handler fault stopped the run (hpu.on_fault = abort) at " << at
+              << " of simulated time; the outputs asked for hold the run up to it (stats: end.reason = "
+                 "handler_fault)\n";
+    throw SimError(result.fault);
+  }
   if (!vm.count("quiet")) report << format_summary(result.stats) << result.hosts_summary;
   // Work left unfinished is reported even with --quiet: a run that produced no results for some
   // blocks must not pass for a finished one.
-  for (const auto& kv : result.stats["handlers"].items())
+  for (const auto& kv : result.stats["handlers"].items()) {
+    // Faults under hpu.on_fault = drop: the first one (the cause) is named, not buried.
+    if (const uint64_t faults = kv.value()["outcomes"]["fault"].get<uint64_t>()) {
+      const uint64_t later = kv.value()["fault_consequences"].get<uint64_t>();
+      std::cerr << "flaresim: warning: " << faults << " runs of handler set " << kv.key() << " faulted (dropped)"
+                << (later ? ", " + std::to_string(later) + " of them waiting on a word an earlier fault left held" : "")
+                << "; the first: " << kv.value()["faults"][0].get<std::string>() << "\n";
+    }
     if (kv.value()["blocks"]["open_at_end"].get<uint64_t>())
       std::cerr << "flaresim: warning: the run ended with " << kv.value()["blocks"]["open_at_end"].get<uint64_t>()
                 << " blocks of handler set " << kv.key() << " still waiting for packets (stats: handlers." << kv.key()
                 << ".blocks.open)\n";
+  }
 
   auto check = [&](const VerifyReport& rep, const std::string& against) {
     report << "verify           " << (rep.ok ? "OK" : "FAILED") << ": " << rep.matched << " of "

@@ -17,6 +17,7 @@
 #include "net/trace_writer.h"
 #include "plugin/protocol.h"
 #include "pspin/handler_api.h"
+#include "pspin/state_dump.h"
 #include "switch/switch.h"
 
 namespace fs {
@@ -41,7 +42,7 @@ void run_to_end(Switch& sw, bool progress, Picos last_arrival, std::chrono::stea
       throw SimError("simulated time passed 2^63 ps (about 106 days) at " + std::to_string(now_ps()) +
                      " ps; the configured costs are too large to simulate");
     sc_core::sc_start(sc_core::sc_time_to_pending_activity() + slice, sc_core::SC_EXIT_ON_STARVATION);
-    if (!sw.pspin().fatal_error().empty()) throw SimError(sw.pspin().fatal_error());
+    if (!sw.pspin().fatal_error().empty()) break;  // a handler fault stopped the kernel
     if (pending_interrupt()) {
       if (printed) std::fprintf(stderr, "\r%60s\r", "");
       char at[64];
@@ -151,10 +152,7 @@ RunResult run_simulation(const RunRequest& req) {
     if (pcap) pcap->write(uint16_t(port), time, p.data.data(), p.data.size());
     if (req.keep_egress) result.egress.push_back(EgressRecord{uint16_t(port), time, p.data});
   });
-  if (req.insn_trace) {
-    *req.insn_trace << "# cycle cluster hpu handler pc instruction disassembly [register=value]\n";
-    sw.pspin().set_insn_trace(req.insn_trace);
-  }
+  if (req.insn_trace) sw.pspin().set_insn_trace(*req.insn_trace, req.insn_trace_options);
   if (req.handler_log) {
     *req.handler_log << HandlerLog::kHeader << "\n";
     sw.pspin().set_handler_log(req.handler_log);
@@ -167,13 +165,14 @@ RunResult run_simulation(const RunRequest& req) {
   }
 
   sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborate and run time-zero activity
-  if (!sw.pspin().fatal_error().empty()) throw SimError(sw.pspin().fatal_error());
-  run_to_end(sw, req.progress, last_arrival, wall0);
+  if (sw.pspin().fatal_error().empty()) run_to_end(sw, req.progress, last_arrival, wall0);
   const Picos end = now_ps();
+  result.fault = sw.pspin().fatal_error();
 
   nlohmann::json stats;
   stats["flaresim"] = {{"version", build_version()}, {"git_commit", build_git_commit()}, {"stats_schema", kStatsSchema}};
   stats["seed"] = req.cfg.seed;
+  stats["end"] = {{"reason", result.fault.empty() ? "finished" : "handler_fault"}, {"fault", result.fault}};
   stats["inputs"] = {{"trace", req.trace_path}, {"config_file", req.config_path}};
   stats["config"] = config_to_json(req.cfg);
   stats.update(collect_stats(sw, end));
@@ -188,6 +187,7 @@ RunResult run_simulation(const RunRequest& req) {
   stats["wall_seconds"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (chrome) *req.chrome_trace << chrome->json().dump() << "\n";
+  if (req.dump_state) dump_handler_state(*req.dump_state, sw.pspin());
   result.stats = std::move(stats);
   return result;
 }

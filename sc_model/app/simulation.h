@@ -12,6 +12,7 @@
 
 #include "config/config.h"
 #include "plugin/protocol.h"
+#include "pspin/insn_trace.h"
 
 namespace fs {
 
@@ -28,6 +29,8 @@ struct RunRequest {
   std::ostream* egress = nullptr;        // pcapng of every departing frame
   std::ostream* chrome_trace = nullptr;  // Chrome/Perfetto trace-event JSON of handler runs
   std::ostream* insn_trace = nullptr;    // instruction trace of ISS handler runs
+  InsnTraceOptions insn_trace_options;   // which runs and lines it takes
+  std::ostream* dump_state = nullptr;    // the handler sets' L1/L2 state at the end (pspin/state_dump.h)
   std::ostream* handler_log = nullptr;   // the handlers' fs_log lines (else dropped)
 };
 
@@ -37,10 +40,14 @@ struct RunResult {
   std::unique_ptr<ResultVerifier> hosts_expected;  // closed-loop hosts: what they must get
   std::string hosts_what;                          // and what they are, for messages
   std::string hosts_summary;
+  // The handler fault that stopped the run (hpu.on_fault = abort), "" if it ran to its end. The
+  // stats and every output describe the run up to the fault.
+  std::string fault;
 };
 
 // Runs the whole simulation; throws InputError / SimError, or Interrupted (common/interrupt.h)
-// when a signal asks it to stop. Call once per process (SystemC elaborates once).
+// when a signal asks it to stop. A handler fault that stops the run is no exception: the result
+// says so (RunResult::fault, stats `end`). Call once per process (SystemC elaborates once).
 RunResult run_simulation(const RunRequest& req);
 
 // The readable summary printed by `flaresim run`.

@@ -182,8 +182,12 @@ uint64_t parse_size(const std::string& key, const std::string& text) {
 }
 
 std::vector<unsigned> parse_port_list(const std::string& key, const std::string& text) {
+  return parse_number_list(key, text, "port");
+}
+
+std::vector<unsigned> parse_number_list(const std::string& key, const std::string& text, const std::string& noun) {
   std::vector<unsigned> out;
-  const char* want = "a port list such as 0-15 or 0,2,5-7";
+  const std::string want = "a " + noun + " list such as 0-15 or 0,2,5-7";
   std::vector<bool> seen(100000);  // numbers have at most 5 digits
   std::stringstream ss(text);
   std::string item;
@@ -200,7 +204,7 @@ std::vector<unsigned> parse_port_list(const std::string& key, const std::string&
     unsigned b = dash == std::string::npos ? a : num(trim(item.substr(dash + 1)));
     if (b < a) bad_value(key, text, want);
     for (unsigned p = a; p <= b; ++p) {  // linear: 0-99999 is refused at once
-      if (seen[p]) bad_value(key, text, "a port list without repeated ports");
+      if (seen[p]) bad_value(key, text, "a " + noun + " list without repeated " + noun + "s");
       seen[p] = true;
       out.push_back(p);
     }

@@ -162,5 +162,7 @@ void validate_config(const Config& cfg);
 // Value parsers shared with the CLI and handler-set installers.
 uint64_t parse_size(const std::string& key, const std::string& text);  // "4MiB", "1024", "64KiB"
 std::vector<unsigned> parse_port_list(const std::string& key, const std::string& text);  // "0-3,7"
+// The same for other numbers ("cluster", "HPU"): InputError names `key` and expects "a NOUN list".
+std::vector<unsigned> parse_number_list(const std::string& key, const std::string& text, const std::string& noun);
 
 }  // namespace fs

@@ -187,7 +187,7 @@ FS_ISS_INLINE uint64_t Cpu::stalls_before(const Insn& in) {
 FS_ISS_INLINE bool Cpu::retire(const Insn& in, uint32_t a, const Exec& e, Stop& stop) {
   if (observer_) {
     const uint32_t v = in.dst == kNoReg ? 0 : in.dst >= kF ? f[in.dst - kF] : x[in.dst];
-    observer_->retired(cycles, pc, in, in.dst, v);
+    observer_->retired(cycles, pc, in, in.dst, v, observed_access_);
   }
   const uint64_t started = cycles + e.stall;  // when the instruction's access happened
   cycles += e.cost + e.stall;
@@ -499,6 +499,7 @@ FS_ISS_INLINE bool Cpu::atomic(const Insn& in, uint32_t a, uint32_t b, Exec& e) 
     if (ok) {
       std::memcpy(h, &b, 4);
       tell_stored(*r, h, 4, e.stall);
+      if (r->sharing && old != b) note_atomic_write(*r, h, a, old, b, in);
     }
     reservation_valid_ = false;
     if (reservations_) reservations_->release(this);
@@ -507,6 +508,7 @@ FS_ISS_INLINE bool Cpu::atomic(const Insn& in, uint32_t a, uint32_t b, Exec& e) 
   }
   const uint32_t v = sem::amo(in.op, old, b);
   std::memcpy(h, &v, 4);
+  if (r->sharing && old != v) note_atomic_write(*r, h, a, old, v, in);
   if (reservation_valid_ && reservation_ == a) reservation_valid_ = false;
   set_x(in, old);
   return true;
@@ -641,6 +643,8 @@ Stop Cpu::run(uint64_t budget, uint64_t cycle_limit, const Gates& gates) {
     // The access happens after the stalls, so the gates compare that cycle. Checked before the
     // instruction itself does anything, so that it can run again later.
     if (cycles + e.stall > any_gate && accesses_memory(in.op) && gated(in, gates, e.stall)) return Stop::kGate;
+    if (__builtin_expect(observer_ != nullptr, 0))
+      observed_access_ = accesses_memory(in.op) ? access_address(in, x) : RetireObserver::kNoAccess;
     const uint32_t a = x[in.rs1], b = x[in.rs2];
     switch (in.op) {
 #define ALU(OP) \
@@ -724,6 +728,7 @@ bool Cpu::probe_spin(uint32_t load_pc, uint32_t addr, uint32_t value, const uint
   SpinProbe& p = probe_;
   const bool same = p.stage > 0 && p.pc == load_pc && p.addr == addr && p.value == value && p.writes == writes_;
   if (same) {  // one more turn of a wait loop, from the last load to this one
+    p.looping = true;
     counters.spin_cycles += load_cycle - p.load_cycle;
     p.load_cycle = load_cycle;
     if (!can_park) return false;
@@ -751,12 +756,25 @@ bool Cpu::probe_spin(uint32_t load_pc, uint32_t addr, uint32_t value, const uint
     return false;
   }
   p.stage = 1;
+  p.looping = false;
+  p.host = host;
   p.pc = load_pc;
   p.addr = addr;
   p.value = value;
   p.writes = writes_;
   p.load_cycle = load_cycle;
   return false;
+}
+
+// Only the last write to each word counts; writes that do not change the word are not noted.
+void Cpu::note_atomic_write(const MemRegion&, const uint8_t* host, uint32_t addr, uint32_t before, uint32_t after,
+                            const Insn& in) {
+  for (AtomicWrite& w : atomic_writes_)
+    if (w.host == host) {
+      w.addr = addr, w.after = after, w.pc = pc, w.op = in.op;  // `before` stays the run's first
+      return;
+    }
+  if (atomic_writes_.size() < kMaxAtomicWrites) atomic_writes_.push_back(AtomicWrite{host, addr, before, after, pc, in.op});
 }
 
 void Cpu::skip_spin(uint64_t iterations) {

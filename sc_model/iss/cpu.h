@@ -118,11 +118,23 @@ struct CallMarks {
 
 // Receives every retired instruction (for instruction traces). `dst` is the register written in
 // the unified numbering (kNoReg if none) and `value` its new value; `cycle` is the core's cycle
-// count before the instruction.
+// count before the instruction; `mem_addr`: the address a load, store or atomic accessed
+// (kNoAccess for other instructions).
 class RetireObserver {
  public:
+  static constexpr uint64_t kNoAccess = ~0ull;
   virtual ~RetireObserver() = default;
-  virtual void retired(uint64_t cycle, uint32_t pc, const Insn& in, uint8_t dst, uint32_t value) = 0;
+  virtual void retired(uint64_t cycle, uint32_t pc, const Insn& in, uint8_t dst, uint32_t value,
+                       uint64_t mem_addr) = 0;
+};
+
+// A shared word an atomic (an AMO or a successful sc.w) of the current run changed: where, the
+// value before and after, and the instruction's pc. What a run leaves this way when it faults
+// (a lock it took, say) is what fault reports show.
+struct AtomicWrite {
+  const uint8_t* host = nullptr;
+  uint32_t addr = 0, before = 0, after = 0, pc = 0;
+  Op op = Op::kIllegal;
 };
 
 // Decoded instructions of one code region, one slot per halfword (len == 0: not decoded yet).
@@ -197,6 +209,14 @@ class Cpu {
   const Spin& spin() const { return spin_; }
   // Accounts `iterations` more turns of the spin loop (cycles, instructions, counters) at once.
   void skip_spin(uint64_t iterations);
+  // The shared word the core is waiting on: the word of its last load if that load repeated a
+  // wait-loop turn (see probe_spin) and nothing was written since; nullptr otherwise.
+  const uint8_t* waiting_on() const { return probe_.looping && probe_.writes == writes_ ? probe_.host : nullptr; }
+  // The shared words atomics changed since clear_atomic_writes() (the last write to each word,
+  // at most kMaxAtomicWrites words: later words are not recorded).
+  static constexpr size_t kMaxAtomicWrites = 32;
+  const std::vector<AtomicWrite>& atomic_writes() const { return atomic_writes_; }
+  void clear_atomic_writes() { atomic_writes_.clear(); }
   // LR/SC reservations shared with other cores (nullptr: only this core's own stores break its
   // reservation).
   void set_reservations(Reservations* r) { reservations_ = r; }
@@ -304,6 +324,8 @@ class Cpu {
   struct SpinProbe {
     int stage = 0;  // 0: nothing, 1: one load seen, 2: two matching loads, registers snapshotted
     uint32_t pc = 0, addr = 0, value = 0;
+    const uint8_t* host = nullptr;  // the word's bytes
+    bool looping = false;           // the load has repeated at least once (a wait-loop turn)
     uint64_t writes = 0;
     uint64_t load_cycle = 0;  // when the last of the matching loads started
     uint64_t cycles = 0, instret = 0;
@@ -320,6 +342,10 @@ class Cpu {
   uint64_t writes_ = 0;  // stores, atomics, device writes and counter reads so far (spin detection)
   SpinProbe probe_;
   Spin spin_;
+  std::vector<AtomicWrite> atomic_writes_;
+  void note_atomic_write(const MemRegion& r, const uint8_t* host, uint32_t addr, uint32_t before, uint32_t after,
+                         const Insn& in);
+  uint64_t observed_access_ = RetireObserver::kNoAccess;  // the address the observed instruction accesses
   uint64_t spin_instret_ = 0;  // per iteration
   CpuCounters spin_counters_;  // per iteration
 };

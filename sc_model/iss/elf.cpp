@@ -46,7 +46,29 @@ void read_symbols(const std::string& name, const std::vector<uint8_t>& f, ElfIma
       const char* s = reinterpret_cast<const char*>(f.data() + str_off + name_off);
       const size_t len = strnlen(s, str_size - name_off);
       img.symbols[std::string(s, len)] = value;
+      if (type == 2) img.functions.push_back(ElfFunction{value, u32(f, off + e + 8), std::string(s, len)});
     }
+  }
+}
+
+// The sections iss/debug_info.h reads, by name (from the section-name string table). Sections
+// that do not fit in the file are left out: debug information is optional, the program runs
+// without it.
+void read_debug_sections(const std::vector<uint8_t>& f, ElfImage& img) {
+  const uint32_t shoff = u32(f, 32);
+  const uint16_t shentsize = u16(f, 46), shnum = u16(f, 48), shstrndx = u16(f, 50);
+  if (shoff == 0 || shstrndx >= shnum) return;  // read_symbols checked the headers' extent
+  const size_t names = shoff + size_t(shstrndx) * shentsize;
+  const uint32_t names_off = u32(f, names + 16), names_size = u32(f, names + 20);
+  if (uint64_t(names_off) + names_size > f.size()) return;
+  for (uint16_t k = 0; k < shnum; ++k) {
+    const size_t sh = shoff + size_t(k) * shentsize;
+    const uint32_t name = u32(f, sh), off = u32(f, sh + 16), size = u32(f, sh + 20);
+    if (name >= names_size || u32(f, sh + 4) != 1 || uint64_t(off) + size > f.size()) continue;  // SHT_PROGBITS
+    const char* s = reinterpret_cast<const char*>(f.data() + names_off + name);
+    const std::string section(s, strnlen(s, names_size - name));
+    if (section == ".debug_line" || section == ".debug_line_str" || section == ".debug_str")
+      img.debug_sections[section].assign(f.begin() + off, f.begin() + off + size);
   }
 }
 
@@ -92,6 +114,7 @@ ElfImage parse_elf(const std::string& name, const std::vector<uint8_t>& f) {
   }
   if (img.segments.empty()) bad("no loadable segments");
   read_symbols(name, f, img);
+  read_debug_sections(f, img);
   bool entry_ok = false;
   for (const ElfSegment& s : img.segments)
     entry_ok = entry_ok || (s.executable && img.entry - s.vaddr < s.memsz);

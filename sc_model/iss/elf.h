@@ -16,11 +16,21 @@ struct ElfSegment {
   bool readable = false, writable = false, executable = false;
 };
 
+// A function symbol of .symtab: where it starts and how many bytes it spans (0 if unknown).
+struct ElfFunction {
+  uint32_t addr = 0, size = 0;
+  std::string name;
+};
+
 struct ElfImage {
   uint32_t entry = 0;
   std::vector<ElfSegment> segments;
   uint32_t flags = 0;  // e_flags (float ABI, RVC)
   std::map<std::string, uint32_t> symbols;  // function and object symbols of .symtab, if any
+  std::vector<ElfFunction> functions;       // the function symbols, in .symtab order
+  // The DWARF sections that map code to source lines (.debug_line, .debug_line_str, .debug_str),
+  // as the file has them; absent if the program was built without -g (iss/debug_info.h reads them).
+  std::map<std::string, std::vector<uint8_t>> debug_sections;
   bool has_writable_segment() const {
     for (const ElfSegment& s : segments)
       if (s.writable) return true;

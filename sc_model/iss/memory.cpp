@@ -2,6 +2,7 @@
 #include "iss/memory.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 
 namespace fs::iss {
@@ -31,6 +32,33 @@ const MemRegion* AddressSpace::find_slow(uint32_t addr, uint32_t len) const {
     return &r;
   }
   return nullptr;
+}
+
+namespace {
+std::string span(const MemRegion& r) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, " [0x%08x, 0x%08llx)", r.base, (unsigned long long)(uint64_t(r.base) + r.size));
+  return r.name + buf;
+}
+}  // namespace
+
+std::string AddressSpace::describe_miss(uint32_t addr, unsigned len, bool store) const {
+  auto it = std::upper_bound(regions_.begin(), regions_.end(), addr,
+                             [](uint32_t a, const MemRegion& r) { return a < r.base; });
+  const MemRegion* below = it == regions_.begin() ? nullptr : &*(it - 1);
+  const MemRegion* above = it == regions_.end() ? nullptr : &*it;
+  if (below && addr - below->base < below->size) {
+    if (len > below->size - (addr - below->base)) return "the access crosses the end of " + span(*below);
+    if (store && !below->writable) return "in " + span(*below) + ", which is read-only";
+    return "in " + span(*below);
+  }
+  // The nearer of the regions around the address, within 64 KiB; past the end wins a tie.
+  constexpr uint64_t kNear = 64 * 1024;
+  const uint64_t past = below ? uint64_t(addr) - (uint64_t(below->base) + below->size) : ~0ull;
+  const uint64_t before = above ? uint64_t(above->base) - addr : ~0ull;
+  if (past <= before && past < kNear) return std::to_string(past) + " bytes past the end of " + span(*below);
+  if (before < kNear) return std::to_string(before) + " bytes before " + span(*above);
+  return "in no region";
 }
 
 }  // namespace fs::iss

@@ -64,6 +64,10 @@ class AddressSpace {
     return find_slow(addr, len);
   }
   const std::vector<MemRegion>& regions() const { return regions_; }
+  // Why an access of `len` bytes at `addr` faulted, in terms of the regions (for fault messages):
+  // "N bytes past the end of R [base, end)", "N bytes before R", "crosses the end of R",
+  // "in R, which is read-only", or "in no region" when none is near.
+  std::string describe_miss(uint32_t addr, unsigned len, bool store) const;
 
  private:
   const MemRegion* find_slow(uint32_t addr, uint32_t len) const;

@@ -48,6 +48,7 @@ void HandlerPrograms::preload(const HandlerSet& set) {
     if (timer == img.symbols.end()) throw InputError(path + ": no function '" + set.name + "_timer' (the set has timers)");
     p->timer = timer->second;
   }
+  p->debug = iss::DebugInfo(img);
   p->image.assign(hi - lo, 0);
   for (const iss::ElfSegment& s : img.segments) std::copy(s.bytes.begin(), s.bytes.end(), p->image.begin() + (s.vaddr - lo));
   programs_.emplace(set.name, std::move(p));

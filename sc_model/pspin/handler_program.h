@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fs_memory_map.h"
+#include "iss/debug_info.h"
 #include "pspin/handler_sets.h"
 #include "pspin/memory/pspin_memory.h"
 
@@ -25,6 +26,7 @@ struct HandlerProgram {
   uint32_t handler = 0;  // NAME_handler
   uint32_t timer = 0;    // NAME_timer, or 0 when the set has no timer handler
   std::vector<uint8_t> image;
+  iss::DebugInfo debug;  // functions and source lines, for fault messages and traces
 };
 
 // The programs of the handler sets, read from `dir` (hpu.handler_dir, or the build's ELFs).

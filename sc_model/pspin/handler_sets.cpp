@@ -43,4 +43,9 @@ int find_handler_set(const std::string& name) {
   return -1;
 }
 
+std::string outcome_name(const HandlerSet& set, int code) {
+  const bool known = code >= 0 && size_t(code) < set.outcomes.size();
+  return known ? set.outcomes[size_t(code)].name : "code_" + std::to_string(code);
+}
+
 }  // namespace fs

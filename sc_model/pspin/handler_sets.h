@@ -70,5 +70,8 @@ void register_handler_set(const fs_handler_set_desc_t& desc, const HandlerSetCon
 const std::vector<HandlerSet>& handler_sets();
 // Index into handler_sets(), or -1.
 int find_handler_set(const std::string& name);
+// How the stats name outcome `code` of `set`: its outcome's name, or "code_N" for a code the set
+// does not declare.
+std::string outcome_name(const HandlerSet& set, int code);
 
 }  // namespace fs

@@ -33,6 +33,14 @@ struct HandlerRun {
   // command of a native run): the retire block hands them on when the run ends.
   std::vector<HandlerCommand> commands;
   std::string fault;  // non-empty: the handler faulted (message with handler, PC, instruction)
+  // A faulted ISS run's shared words that its atomics changed and that still hold what it wrote
+  // (a lock it took): nobody will release them. `host`: the word's bytes; `what`: for messages.
+  struct HeldWord {
+    const uint8_t* host;
+    std::string what;
+  };
+  std::vector<HeldWord> held;
+  const uint8_t* waiting_on = nullptr;  // a run stopped by the watchdog in a wait loop: its word
   HandlerCounters counters;
   // Native runs: the fs_dma_copy calls (bytes each) still to be queued on the cluster DMA after
   // `cycles` (their data has moved already); the HPU adds the time they take.

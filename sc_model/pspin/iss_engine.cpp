@@ -12,6 +12,7 @@
 #include "iss/cpu.h"
 #include "pspin/channels.h"
 #include "pspin/handler_api.h"
+#include "pspin/insn_trace.h"
 #include "pspin/memory/hpu_address_map.h"
 #include "pspin/runtime_registers.h"
 
@@ -33,27 +34,39 @@ void copy_counters(const iss::Cpu& cpu, const iss::Timing& timing, HandlerCounte
 }
 #undef FS_DEVICE_COUNT
 
-// Instruction trace lines for one handler run.
-class TraceWriter : public iss::RetireObserver {
- public:
-  TraceWriter(std::ostream& out, uint64_t start_cycle, const fs_handler_args_t& args, const std::string& set)
-      : out_(out), start_(start_cycle), cluster_(args.cluster_id), hpu_(args.hpu_id), set_(set) {}
-  void retired(uint64_t cycle, uint32_t pc, const iss::Insn& in, uint8_t dst, uint32_t value) override {
-    char line[200];
-    const std::string text = iss::disassemble(in, pc);
-    int n = std::snprintf(line, sizeof line, "%llu %u %u %s 0x%08x %0*x %-32s", (unsigned long long)(start_ + cycle),
-                          cluster_, hpu_, set_.c_str(), pc, in.len == 2 ? 4 : 8, in.raw, text.c_str());
-    if (dst != iss::kNoReg && n > 0 && size_t(n) < sizeof line)
-      std::snprintf(line + n, sizeof line - size_t(n), " %s=0x%08x", iss::reg_name(dst), value);
-    out_ << line << '\n';
+// The bytes a load or store of `op` accesses.
+unsigned access_bytes(iss::Op op) {
+  using iss::Op;
+  switch (op) {
+    case Op::kLb: case Op::kLbu: case Op::kSb: case Op::kPLb: case Op::kPLbu: case Op::kPSb: return 1;
+    case Op::kLh: case Op::kLhu: case Op::kSh: case Op::kPLh: case Op::kPLhu: case Op::kPSh: return 2;
+    default: return 4;
   }
+}
 
- private:
-  std::ostream& out_;
-  uint64_t start_;
-  unsigned cluster_, hpu_;
-  const std::string& set_;
-};
+// Where the instruction at `pc` is: "`sw a5, 0(a4)` in fn+0x2e at file.c:31" (as much as the
+// program's debug information tells).
+std::string where_is(iss::Cpu& cpu, const HandlerProgram& prog, uint32_t pc) {
+  const iss::Insn* in = cpu.insn_at(pc);
+  std::string s = in ? "`" + iss::disassemble(*in, pc) + "`" : "pc " + hex32(pc);
+  const std::string fn = prog.debug.symbolise(pc);
+  if (!fn.empty()) s += " in " + fn;
+  const std::string src = prog.debug.where(pc);
+  if (!src.empty())
+    s += " at " + src;
+  else
+    s += prog.debug.line_problem().empty() ? " (no source line for this pc)" : " (no source line: " + prog.debug.line_problem() + ")";
+  return s;
+}
+
+// "0x1c000040 (L1 (local) +0x40)": a data address and where it lies.
+std::string describe_word(const iss::AddressSpace& mem, uint32_t addr) {
+  const iss::MemRegion* r = mem.find(addr, 1);
+  if (!r) return hex32(addr);
+  char off[32];
+  std::snprintf(off, sizeof off, " +0x%x)", addr - r->base);
+  return hex32(addr) + " (" + r->name + off;
+}
 
 }  // namespace
 
@@ -65,6 +78,7 @@ struct IssEngine::Context {
   uint32_t entry = 0, handler = 0, timer = 0;
   uint32_t call = 0, ret = 0;  // the firmware's call of the handler, and where it returns to
   uint32_t stack_top = 0;  // the handler's arguments go just below
+  const HandlerProgram* prog = nullptr;
 };
 
 // Where the handler ELFs are: hpu.handler_dir (default: the build's), and its xpulp/ folder for
@@ -95,6 +109,7 @@ IssEngine::Context& IssEngine::context(const HandlerJob& job) {
   c->call = prog.call;
   c->ret = prog.ret;
   c->stack_top = FS_STACK_BASE + job.memory.stack.size;
+  c->prog = &prog;
   // The handler set's share of L1 is what fs_cluster_l1 reports.
   const RuntimeRegisters::Ids ids{args.cluster_id, args.hpu_id, args.num_clusters, args.l1_size};
   c->regs = std::make_unique<RuntimeRegisters>(c->mem, ids, &reservations_, watch_);
@@ -126,7 +141,7 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
   // `queue_dma`: handler DMA copies queue on the cluster DMA (runs stepped in time order);
   // otherwise they cost the DMA's latency and bandwidth only.
   Run(Context& c, const HandlerJob& job, const HpuEnvironment& env, const HpuConfig& hpu, const DmaConfig& dma,
-      std::ostream* trace, iss::InstructionCache* icache, bool queue_dma, HandlerLog* log)
+      InsnTrace* trace, iss::InstructionCache* icache, bool queue_dma, HandlerLog* log)
       : c_(c),
         cpu_(*c.cpu),
         timing_(hpu.timing),
@@ -159,7 +174,13 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
     cpu_.x[11] = args.ingress_port == FS_TIMER_PORT ? c.timer : c.handler;  // a timer run: NAME_timer
     who_ = "handler " + set.name + " (cluster " + std::to_string(args.cluster_id) + ", HPU " +
            std::to_string(args.hpu_id) + ")";
-    if (trace) tracer_ = std::make_unique<TraceWriter>(*trace, start_cycle_, args, set.name);
+    cpu_.clear_atomic_writes();
+    const uint64_t packet = job.origin ? job.origin->id : 0;
+    const bool timer = args.ingress_port == FS_TIMER_PORT;
+    if (trace && trace->options().takes(args.cluster_id, args.hpu_id, set.name, packet, timer))
+      tracer_ = std::make_unique<InsnTraceRun>(
+          *trace, InsnTraceRun::Who{args.cluster_id, args.hpu_id, set.name, packet, args.ingress_port, args.pkt_len, timer},
+          start_cycle_, env.period_ps, c.prog->debug);
     cpu_.set_observer(tracer_.get());
     cpu_.set_cycle_base(start_cycle_);
     cpu_.set_icache(icache, uint32_t(find_handler_set(set.name)));
@@ -197,17 +218,16 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
       if (stop == iss::Stop::kSpin) return Step::kSpins;
       if (stop == iss::Stop::kYield) return Step::kRunning;
       if (cpu_.cycles > max_cycles_) {
-        const iss::Insn* in = cpu_.insn_at(cpu_.pc);
-        end_with(who_ + ": ran longer than hpu.max_cycles = " + std::to_string(max_cycles_) + " cycles (pc " +
-                 hex32(cpu_.pc) + ", instruction " + hex32(in ? in->raw : 0) + ")");
+        end_with(who_ + ": " + watchdog_message());
       } else if (stop == iss::Stop::kHalt && c_.regs->exited()) {
         end_with("");
       } else if (stop == iss::Stop::kFault) {
-        end_with(who_ + ": " + cpu_.fault().describe());
+        end_with(who_ + ": " + fault_message());
       } else if (stop == iss::Stop::kEcall || stop == iss::Stop::kEbreak) {
         const iss::Insn* in = cpu_.insn_at(cpu_.pc);
         end_with(who_ + ": " + (stop == iss::Stop::kEcall ? "ecall outside the handler API" : "ebreak") +
-                 " at pc " + hex32(cpu_.pc) + " (instruction " + hex32(in ? in->raw : 0) + ")");
+                 " at pc " + hex32(cpu_.pc) + " (instruction " + hex32(in ? in->raw : 0) + "): " +
+                 where_is(cpu_, *c_.prog, cpu_.pc));
       }
     }
     return ended_ ? Step::kEnded : Step::kRunning;
@@ -222,11 +242,62 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
   HandlerRun finish() override { return std::move(run_); }
 
  private:
+  // The core's fault: what, where in the source, and which region the address missed.
+  std::string fault_message() {
+    const iss::Fault& f = cpu_.fault();
+    std::string m = f.describe() + ": " + where_is(cpu_, *c_.prog, f.pc);
+    if (f.kind == iss::Fault::kLoadAccess || f.kind == iss::Fault::kStoreAccess) {
+      const iss::Insn* in = cpu_.insn_at(f.pc);
+      m += "; the address is " +
+           c_.mem.describe_miss(f.addr, in ? access_bytes(in->op) : 1, f.kind == iss::Fault::kStoreAccess);
+    }
+    return m;
+  }
+  // The watchdog: where the handler was, and the word it waited on if it was spinning.
+  std::string watchdog_message() {
+    const iss::Insn* in = cpu_.insn_at(cpu_.pc);
+    std::string m = "ran longer than hpu.max_cycles = " + std::to_string(max_cycles_) + " cycles (pc " + hex32(cpu_.pc) +
+                    ", instruction " + hex32(in ? in->raw : 0) + "): " + where_is(cpu_, *c_.prog, cpu_.pc);
+    if (const uint8_t* word = cpu_.waiting_on()) {
+      run_.waiting_on = word;
+      m += "; it was waiting on the word at " + describe_word(c_.mem, word_address(word)) + ", which holds " +
+           std::to_string(load_word(word));
+    }
+    return m;
+  }
+  // The guest address of a host word of this core's memory (0 if unmapped).
+  uint32_t word_address(const uint8_t* host) const {
+    for (const iss::MemRegion& r : c_.mem.regions())
+      if (r.host && host >= r.host && host < r.host + r.size) return r.base + uint32_t(host - r.host);
+    return 0;
+  }
+  static uint32_t load_word(const uint8_t* host) {
+    uint32_t v;
+    std::memcpy(&v, host, 4);
+    return v;
+  }
+  // Shared words the run's atomics changed and that still hold what the run wrote: a lock it
+  // took, a counter it claimed. A faulted run never releases them.
+  void note_held_words() {
+    for (const iss::AtomicWrite& w : cpu_.atomic_writes()) {
+      if (load_word(w.host) != w.after) continue;
+      run_.held.push_back(HandlerRun::HeldWord{
+          w.host, describe_word(c_.mem, w.addr) + " = " + std::to_string(w.after) + " (was " + std::to_string(w.before) +
+                      "; " + where_is(cpu_, *c_.prog, w.pc) + ")"});
+    }
+  }
   void end_with(const std::string& fault) {
     ended_ = true;
     run_.fault = fault;
     run_.outcome = c_.regs->exit_code();
     c_.regs->end();
+    if (!fault.empty()) note_held_words();
+    if (tracer_) {
+      if (!fault.empty())
+        tracer_->faulted(cpu_.cycles, fault);
+      else
+        tracer_->ended(cpu_.cycles, outcome_name(job_.set, run_.outcome));
+    }
     cpu_.set_observer(nullptr);
     run_.cycles = cpu_.cycles;
     // The handler's part: from the firmware's call to the handler's return (all of the run is
@@ -249,7 +320,7 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
   Picos start_ps_ = 0;        // when the run started
   uint64_t start_cycle_ = 0;  // the PsPIN cycle it started in (the cycle count of traces and gates)
   std::string who_;
-  std::unique_ptr<TraceWriter> tracer_;
+  std::unique_ptr<InsnTraceRun> tracer_;
   HandlerRun run_;
   HandlerApi api_;
   bool ended_ = false;

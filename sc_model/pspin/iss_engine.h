@@ -26,6 +26,7 @@
 #include "iss/icache.h"
 #include "pspin/handler_program.h"
 #include "pspin/hpu_engine.h"
+#include "pspin/insn_trace.h"
 
 namespace fs {
 
@@ -41,9 +42,8 @@ class IssEngine : public HpuEngine {
   // Reads and checks a handler set's ELF before the simulation starts; throws InputError if it is
   // missing or unusable. execute() runs only preloaded handler sets.
   void preload(const HandlerSet& set) { programs_.preload(set); }
-  // Writes every retired instruction to `out` (nullptr: no trace): PsPIN cycle, cluster, HPU,
-  // handler set, PC, instruction word, disassembly and the register written.
-  void set_insn_trace(std::ostream* out) { trace_ = out; }
+  // Writes the runs and instructions `trace` takes (pspin/insn_trace.h; nullptr: no trace).
+  void set_insn_trace(InsnTrace* trace) { trace_ = trace; }
   // Stores to shared memory are reported to `watch` (the interleaver, which parks spinning runs).
   void set_store_watch(iss::StoreWatch* watch) { watch_ = watch; }
 
@@ -57,7 +57,7 @@ class IssEngine : public HpuEngine {
   iss::IcacheParams icache_;
   DmaConfig dma_;
   uint32_t register_cycles_;  // extra cycles of an access to the runtime registers
-  std::ostream* trace_ = nullptr;
+  InsnTrace* trace_ = nullptr;
   iss::StoreWatch* watch_ = nullptr;
   HandlerPrograms programs_;
   iss::SharedDecode shared_decode_;  // decoded program memory, shared by all cores

@@ -125,10 +125,17 @@ void PspinUnit::install_handler_sets(const Config& cfg) {
   }
 }
 
-void PspinUnit::set_insn_trace(std::ostream* out) {
+void PspinUnit::set_insn_trace(std::ostream& out, const InsnTraceOptions& options) {
   auto* iss = dynamic_cast<IssEngine*>(engine_.get());
   if (!iss) throw InputError("--trace-insn needs --hpu.model iss (native handlers run no instructions)");
-  iss->set_insn_trace(out);
+  for (const std::string& set : options.sets) {
+    const int k = find_handler_set(set);
+    if (k < 0 || std::find(installed_.begin(), installed_.end(), k) == installed_.end())
+      throw InputError("--trace-sets: no handler set '" + set + "' is installed (parser.rules installs them)");
+  }
+  insn_trace_ = std::make_unique<InsnTrace>(out, options);
+  out << InsnTrace::header() << '\n';
+  iss->set_insn_trace(insn_trace_.get());
 }
 
 }  // namespace fs

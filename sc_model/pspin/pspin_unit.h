@@ -18,6 +18,7 @@
 #include "pspin/cluster.h"
 #include "pspin/command_unit.h"
 #include "pspin/handler_api.h"
+#include "pspin/insn_trace.h"
 #include "pspin/interleaver.h"
 #include "pspin/memory/pspin_memory.h"
 #include "pspin/packet_buffer.h"
@@ -57,8 +58,9 @@ class PspinUnit : public sc_core::sc_module {
   void report_memory(StatsTree& out) const;
   const std::map<std::string, HandlerSetStats>& handler_stats() const { return retire_.handler_stats(); }
   const Clock& clock() const { return clock_; }
-  // Instruction trace of ISS handler runs (hpu.model = iss); throws InputError otherwise.
-  void set_insn_trace(std::ostream* out);
+  // Instruction trace of the ISS handler runs `options` takes (hpu.model = iss); throws
+  // InputError otherwise, or for a handler set the filter names that is not installed.
+  void set_insn_trace(std::ostream& out, const InsnTraceOptions& options);
   // Told of every handler run (optional).
   void observe_handler_runs(HandlerRunObserver* o) { retire_.observe(o); }
   // The handler log (fs_log lines of either HPU model; pspin/handler_api.h); nullptr: dropped.
@@ -80,6 +82,7 @@ class PspinUnit : public sc_core::sc_module {
   std::vector<int> installed_;
   std::unique_ptr<HpuEngine> engine_;
   std::unique_ptr<HandlerLog> log_;
+  std::unique_ptr<InsnTrace> insn_trace_;
   std::unique_ptr<Interleaver> interleaver_;  // ISS HPUs with hpu.interleave = on
   PacketBuffer buffer_;
   PacketScheduler scheduler_;

@@ -99,6 +99,7 @@ void Retire::report_set(const HandlerSet& set, const HandlerSetStats& st, StatsT
     if (!outcomes.members().count(kv.first)) outcome(kv.first);
   report_counters(st.counters, h["iss"]);
   h["faults"] = st.faults;
+  h["fault_consequences"] = st.fault_consequences;
   h["log_lines"] = st.log_lines;
   h["timer_runs"] = st.timer_runs;
   const HandlerSetStats::BlockOccupancy b = st.block_occupancy(end);
@@ -163,8 +164,7 @@ std::string Retire::count(const HandlerSet& set, HandlerSetStats& st, const Reti
   st.log_lines += r.run.log_lines;
   st.timer_runs += r.task.timer;
   if (!r.run.fault.empty()) {
-    const std::string where = r.run.fault + " on packet " + std::to_string(r.task.pkt->id) + " from port " +
-                              std::to_string(r.task.pkt->ingress_port);
+    const std::string where = fault_report(set, st, r);
     if (abort_on_fault_ && fatal_.empty()) {
       fatal_ = where;
       sc_core::sc_stop();
@@ -176,11 +176,33 @@ std::string Retire::count(const HandlerSet& set, HandlerSetStats& st, const Reti
     return "fault";
   }
   const bool known = r.run.outcome >= 0 && size_t(r.run.outcome) < set.outcomes.size();
-  const std::string outcome = known ? set.outcomes[size_t(r.run.outcome)].name : "code_" + std::to_string(r.run.outcome);
+  const std::string outcome = outcome_name(set, r.run.outcome);
   ++st.outcomes[outcome];
   st.cycles_by_outcome[outcome].add(r.run.handler_cycles());
   if (known && set.outcomes[size_t(r.run.outcome)].drop) drops_.count_handler(set.name, outcome);
   return outcome;
+}
+
+std::string Retire::fault_report(const HandlerSet& set, HandlerSetStats& st, const RetiredRun& r) {
+  const std::string packet = r.task.timer ? std::string("a timer event") : "packet " + std::to_string(r.task.pkt->id);
+  std::string where = r.run.fault + "; " + packet + " from port " + std::to_string(r.task.pkt->ingress_port);
+  // A run that waited on a word an earlier faulted run left held (and that still holds what
+  // that run wrote) is a consequence of that fault, not a fault of its own.
+  const auto cause = r.run.waiting_on ? held_.find(r.run.waiting_on) : held_.end();
+  if (cause != held_.end() && load_word(cause->first) == cause->second.value) {
+    where = "consequence of " + cause->second.fault + ", which left the word it waited on held: " + where;
+    ++st.fault_consequences;
+  }
+  if (!r.run.held.empty()) {
+    where += "; the run left " + std::to_string(r.run.held.size()) +
+             " shared word(s) changed by its atomics, which no one will release (a lock it held?):";
+    for (const HandlerRun::HeldWord& h : r.run.held) {
+      where += " " + h.what + ";";
+      held_[h.host] = HeldBy{"the fault of handler set " + set.name + " on " + packet, load_word(h.host)};
+    }
+    where.pop_back();
+  }
+  return where;
 }
 
 void Retire::track_block(const HandlerSet& set, HandlerSetStats& st, const RetiredRun& r) {

@@ -9,6 +9,7 @@
 // L2 slot goes back to the packet buffer and its latency as PsPIN measures it (arrival at the
 // unit to feedback) counts.
 #pragma once
+#include <cstring>
 #include <map>
 #include <set>
 #include <string>
@@ -33,6 +34,7 @@ struct HandlerSetStats {
   std::map<std::string, Distribution> cycles_by_outcome;  // the handler's own cycles, per outcome
   HandlerCounters counters;          // summed over runs (ISS only)
   std::vector<std::string> faults;   // the first 10 fault messages (hpu.on_fault = drop)
+  uint64_t fault_consequences = 0;   // faults of runs that waited on a word a faulted run left held
   uint64_t log_lines = 0;            // fs_log / fs_log_write calls (written to the log or not)
   uint64_t timer_runs = 0;           // runs of the timer handler (counted in `runs` too)
   // Blocks in flight (handler sets with block ids): a block is open from the start of its first
@@ -101,6 +103,14 @@ class Retire : public sc_core::sc_module, public RetireIf {
   void track_block(const HandlerSet& set, HandlerSetStats& st, const RetiredRun& r);
   // The packet's feedback reached the NIC.
   void fed_back(PacketPtr p);
+  // A faulted run's message: the fault, the packet, the fault it is a consequence of, and what
+  // it left held.
+  std::string fault_report(const HandlerSet& set, HandlerSetStats& st, const RetiredRun& r);
+  static uint32_t load_word(const uint8_t* host) {
+    uint32_t v;
+    std::memcpy(&v, host, 4);
+    return v;
+  }
 
   bool abort_on_fault_;
   Clock clock_;
@@ -110,6 +120,12 @@ class Retire : public sc_core::sc_module, public RetireIf {
   std::map<std::string, HandlerSetStats> stats_;
   HandlerRunObserver* observer_ = nullptr;
   std::string fatal_;
+  // Words faulted runs left held (their bytes), with the fault and the value it left there.
+  struct HeldBy {
+    std::string fault;
+    uint32_t value;
+  };
+  std::map<const uint8_t*, HeldBy> held_;
 };
 
 }  // namespace fs

@@ -112,9 +112,9 @@ TEST(E2EOutputs, BadOutputPathsAreRefusedBeforeTheRun) {
                  "--vcd -: this output cannot go to standard output; name a file");
 }
 
-TEST(E2EOutputs, AFailedRunLeavesNoFile) {
+TEST(E2EOutputs, AHandlerFaultKeepsEveryOutputAsEvidence) {
   // The watchdog stops the first handler run (one cycle allowed): exit 1 after the simulation
-  // started, with every output already open under its temporary name.
+  // started, and every output asked for is written, under its own name, as the run left it.
   ScratchDir dir;
   ASSERT_EQ(flaresim("gen allreduce --hosts 2 --bytes 2KiB -o t.txt", dir).code, 0);
   const CliResult r = flaresim("run --trace t.txt --flare.ports 0-1 --stats s.json --egress e.pcapng "
@@ -123,7 +123,10 @@ TEST(E2EOutputs, AFailedRunLeavesNoFile) {
   EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_NE(r.err.find("hpu.max_cycles"), std::string::npos) << r.err;
   EXPECT_EQ(r.out, "");  // nothing from the SystemC kernel ("Simulation stopped by user.")
-  EXPECT_EQ(files_in(dir), (std::set<std::string>{"t.txt", "t.txt.expected"}));
+  EXPECT_EQ(files_in(dir), (std::set<std::string>{"t.txt", "t.txt.expected", "s.json", "e.pcapng", "h.log", "c.json",
+                                                  "i.txt"}));
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir / "s.json"))["end"]["reason"], "handler_fault");
+  EXPECT_NE(slurp(dir / "i.txt").find(" FAULT after "), std::string::npos);
 }
 
 // flaresim started in the background in `dir`, its stdout and stderr into files. SIGINT and

@@ -305,7 +305,8 @@ TEST(HandlerApi, IssRefusesBadGuestPointers) {
 // The log file is written like the other outputs: only a run that succeeds leaves it. A handler
 // that logs and then faults ends the run (hpu.on_fault = abort) and leaves none, not even a
 // partial one; natively the same handler logs and returns, and the file is there.
-TEST(HandlerApi, LogFileOnlyWhenTheRunSucceeds) {
+TEST(HandlerApi, LogFileKeptWhenAFaultStopsTheRun) {
+  // The handler logs, then faults: the log up to the fault is the evidence, and is kept.
   ScratchDir dir;
   const std::string trace = write_trace(dir, {{0, 0, probe_frame(0, API_PROBE_FAULT), ""}});
   std::string err;
@@ -314,7 +315,10 @@ TEST(HandlerApi, LogFileOnlyWhenTheRunSucceeds) {
                 &err),
             1);
   EXPECT_NE(err.find("handler api_probe (cluster 0, HPU 0): ebreak at pc"), std::string::npos) << err;
-  EXPECT_EQ(files_in(dir), std::set<std::string>{"t.txt"});  // no output, no temporary file
+  EXPECT_EQ(files_in(dir), (std::set<std::string>{"t.txt", "s.json", "log.txt"}));  // no temporary file
+  const std::vector<std::string> log = lines_of(slurp(dir / "log.txt"));
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(after_time(log[1]), "0 0 api_probe about to fault on cluster 0");
 }
 
 TEST(HandlerApi, LogFileOfASucceedingRun) {

@@ -114,4 +114,28 @@ inline int cli_in_process(std::vector<std::string> args, std::string* out = null
   return code;
 }
 
+// The same in a child process, so that one test can make several runs (SystemC elaborates once
+// per process): the child runs the CLI with stdout and stderr into files in `dir`.
+inline CliResult cli_in_child(std::vector<std::string> args, const ScratchDir& dir) {
+  args.insert(args.begin(), "flaresim");
+  const std::string out = dir / ".stdout", err = dir / ".stderr";
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (!std::freopen(out.c_str(), "w", stdout) || !std::freopen(err.c_str(), "w", stderr)) _exit(125);
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    const int code = cli_main(int(argv.size()), argv.data());
+    std::fflush(nullptr);
+    _exit(code);
+  }
+  int status = 0;
+  CliResult r;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid) return r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
 }  // namespace fs::test
