@@ -72,6 +72,8 @@ layouts[REPLY] = layouts[PACKET]
 
 local ip_src = Field.new("ip.src")
 
+local function plural(n, what) return n .. " " .. what .. (n == 1 and "" or "s") end
+
 -- PACKET, REPLY or RESULT: what a frame of `example` (nil: not known) is, by who sent it.
 local function frame_type(example)
   local sources = { ip_src() }
@@ -126,7 +128,7 @@ local function dissect_data(tvb, ftype, example, name, tree)
   end
   if bytes == 0 then return words end
   local data = tree:add(f.data, tvb(HEADER_BYTES, bytes))
-  data:set_text(string.format("Data: %d words", words))
+  data:set_text("Data: " .. plural(words, "word"))
   for i = 0, words - 1 do
     data:add_le(f.word, tvb(HEADER_BYTES + 4 * i, 4)):prepend_text("[" .. i .. "] ")
   end
@@ -145,7 +147,7 @@ local function summary(name, ftype, h, words)
   else
     what = string.format("%smsg=%d packet %d of %d", ftype == REPLY and "reply " or "", h.msg, h.index, h.packets)
   end
-  return string.format("%s %s, %d words", name, what, words)
+  return string.format("%s %s, %s", name, what, plural(words, "word"))
 end
 
 function pspin.dissector(tvb, pinfo, root)

@@ -19,7 +19,8 @@ namespace {
 const std::string kScripts = FLARESIM_SOURCE_DIR "/scripts/wireshark/";
 
 // Runs tshark with both dissectors (unless `load` says otherwise) in `dir`. A script that fails
-// to load is only a line on stderr (tshark still exits 0), so every run's stderr is checked.
+// to load is only a line on stderr (tshark still exits 0), and one that fails on a packet only
+// a "Lua Error" item in it, so every run's stderr and output are checked for both.
 CliResult tshark(const ScratchDir& dir, const std::string& args, const std::string& env = "",
                  const std::string& load = "-X lua_script:" + kScripts + "flare.lua -X lua_script:" + kScripts +
                                            "pspin_examples.lua") {
@@ -33,6 +34,7 @@ CliResult tshark(const ScratchDir& dir, const std::string& args, const std::stri
   EXPECT_EQ(r.code, 0) << cmd << "\n" << r.err;
   EXPECT_EQ(r.err.find("Lua"), std::string::npos) << cmd << "\n" << r.err;
   EXPECT_EQ(r.err.find("aren't valid"), std::string::npos) << cmd << "\n" << r.err;
+  EXPECT_EQ(r.out.find("Lua Error"), std::string::npos) << cmd << "\n" << r.out;
   return r;
 }
 
@@ -282,7 +284,7 @@ TEST(WiresharkDissector, PspinExamplesResultsShowTheSumsWorkedOutByHand) {
             "        [1] Word: 9\n")
       << v.out;
   const CliResult s = tshark(dir, "-r e.pcapng -Y 'pspin_ex.example == 2' -T fields -e _ws.col.Protocol -e _ws.col.Info");
-  EXPECT_EQ(s.out, "PsPIN example\tpspin_aggregate_global result msg=0 cluster 0 of 1, 1 words\n");
+  EXPECT_EQ(s.out, "PsPIN example\tpspin_aggregate_global result msg=0 cluster 0 of 1, 1 word\n");
 }
 
 // The packets `flaresim gen` writes: message and index as its options say.
