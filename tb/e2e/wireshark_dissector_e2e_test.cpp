@@ -25,7 +25,8 @@ CliResult tshark(const ScratchDir& dir, const std::string& args, const std::stri
                  const std::string& load = "-X lua_script:" + kScripts + "flare.lua -X lua_script:" + kScripts +
                                            "pspin_examples.lua") {
   const std::string out = dir / ".tshark.out", err = dir / ".tshark.err";
-  const std::string cmd = "cd '" + dir.path() + "' && " + env + " tshark " + load + " " + args + " >'" + out + "' 2>'" + err + "'";
+  const std::string cmd =
+      "cd '" + dir.path() + "' && " + env + " tshark " + load + " " + args + " >'" + out + "' 2>'" + err + "'";
   const int status = std::system(cmd.c_str());
   CliResult r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -40,8 +41,8 @@ CliResult tshark(const ScratchDir& dir, const std::string& args, const std::stri
 
 // tshark -T fields: a row of tab-separated values per frame; several values of a field are
 // joined with '|'.
-std::vector<std::string> fields(const ScratchDir& dir, const std::string& capture, const std::vector<std::string>& names,
-                                const std::string& options = "") {
+std::vector<std::string> fields(const ScratchDir& dir, const std::string& capture,
+                                const std::vector<std::string>& names, const std::string& options = "") {
   std::string args = "-r '" + capture + "' " + options + " -T fields -E aggregator='|'";
   for (const std::string& n : names) args += " -e " + n;
   std::vector<std::string> rows;
@@ -78,7 +79,8 @@ Bytes udp_frame(uint16_t port, uint16_t udp, const Bytes& payload, bool from_swi
   uint8_t host[6], sw[6];
   fs_host_mac(port, host);
   fs_switch_mac(sw);
-  if (from_switch) return build_udp_frame(sw, host, FS_SWITCH_IPV4, fs_host_ipv4(port), udp, udp, payload.data(), payload.size());
+  if (from_switch)
+    return build_udp_frame(sw, host, FS_SWITCH_IPV4, fs_host_ipv4(port), udp, udp, payload.data(), payload.size());
   return build_udp_frame(host, sw, fs_host_ipv4(port), FS_SWITCH_IPV4, udp, udp, payload.data(), payload.size());
 }
 // A text trace line "<ns>ns <port> hex <bytes>".
@@ -128,9 +130,10 @@ TEST(WiresharkDissector, FlareResultsShowTheSumsWorkedOutByHand) {
   ScratchDir dir;
   ASSERT_NO_FATAL_FAILURE(run_flare_allreduce(dir));
   const std::vector<std::string> rows =
-      fields(dir, "e.pcapng", {"frame.interface_id", "flare.version", "flare.kind", "flare.allreduce", "flare.block",
-                               "flare.rank", "flare.dtype", "flare.op", "flare.count", "flare.elem.int32",
-                               "flare.elem.int16", "flare.elem.int8", "flare.elem.float32"});
+      fields(dir, "e.pcapng",
+             {"frame.interface_id", "flare.version", "flare.kind", "flare.allreduce", "flare.block", "flare.rank",
+              "flare.dtype", "flare.op", "flare.count", "flare.elem.int32", "flare.elem.int16", "flare.elem.int8",
+              "flare.elem.float32"});
   // Per block, to each host port: kind 1 (result), rank 65535 (the switch), the contributions'
   // dtype and op; int32 1+10, 2+20, 3+30, 4-40; int8 100+100 = 200 wraps to -56, -128-1 = -129
   // wraps to 127, 5-7; float32 max(0.5, 0.25), max(1.5, -3.25), max(-3, -2.5); int16 min(300,
@@ -166,7 +169,9 @@ TEST(WiresharkDissector, FlareVerboseOutputNamesEveryField) {
             "        [2] Element: -2.5\n")
       << v.out;
   // The summary line: protocol column and info.
-  const CliResult s = tshark(dir, "-r e.pcapng -Y 'flare.block == 1 && frame.interface_id == 1' -T fields -e _ws.col.Protocol -e _ws.col.Info");
+  const CliResult s = tshark(
+      dir,
+      "-r e.pcapng -Y 'flare.block == 1 && frame.interface_id == 1' -T fields -e _ws.col.Protocol -e _ws.col.Info");
   EXPECT_EQ(s.out, "Flare\tFlare result ar=7 block=1 rank=switch int8 sum count=3\n");
 }
 
@@ -180,7 +185,8 @@ TEST(WiresharkDissector, FlareMalformedFramesGetExpertInfo) {
   Bytes version2 = flare_header(2, 0, 0, 0, 7, 1, 2, 1);
   put_le32(version2, 1);
   std::string trace = hex_line(0, 2, udp_frame(2, 4950, Bytes(ok_header.begin(), ok_header.begin() + 10))) +
-                      hex_line(100, 2, udp_frame(2, 4950, three_of_four)) + hex_line(200, 2, udp_frame(2, 4950, version2)) +
+                      hex_line(100, 2, udp_frame(2, 4950, three_of_four)) +
+                      hex_line(200, 2, udp_frame(2, 4950, version2)) +
                       hex_line(300, 2, udp_frame(2, 4950, flare_header(1, 5, 9, 3, 7, 1, 2, 0))) +
                       "500ns 3 flare ar=9 block=5 rank=3 dtype=float32 values=0.75,-2\n"
                       "600ns 3 flare ar=9 block=6 udp=5000 values=5\n";
@@ -189,15 +195,19 @@ TEST(WiresharkDissector, FlareMalformedFramesGetExpertInfo) {
   ASSERT_EQ(r.code, 0) << r.err << r.out;
 
   const std::vector<std::string> rows = fields(
-      dir, "e.pcapng", {"frame.interface_id", "flare.kind", "flare.block", "flare.rank", "flare.elem.float32", "_ws.expert.message"});
+      dir, "e.pcapng",
+      {"frame.interface_id", "flare.kind", "flare.block", "flare.rank", "flare.elem.float32", "_ws.expert.message"});
   ASSERT_EQ(rows.size(), 6u);
   // 10 bytes: the fields that fit (to the op) and no block.
   EXPECT_EQ(rows[0], "7\t0\t\t\t\tFlare header truncated: 10 of 16 bytes");
-  EXPECT_EQ(rows[1], "7\t0\t1\t2\t\tElement count 4 x 4 bytes (int32) = 16 bytes, but the packet carries 12 bytes after the header");
+  EXPECT_EQ(
+      rows[1],
+      "7\t0\t1\t2\t\tElement count 4 x 4 bytes (int32) = 16 bytes, but the packet carries 12 bytes after the header");
   EXPECT_EQ(rows[2], "7\t0\t1\t2\t\tUnknown Flare version 2 (this dissector reads version 1)");
-  EXPECT_EQ(rows[3],
-            "7\t5\t1\t2\t\tUnknown kind 5 (0 contrib, 1 result)|Unknown element type 9 (0 int32, 1 int16, 2 int8, 3 "
-            "float32)|Unknown operator 3 (0 sum, 1 min, 2 max)|Element count 0 (a Flare packet carries 1 to 65535 elements)");
+  EXPECT_EQ(
+      rows[3],
+      "7\t5\t1\t2\t\tUnknown kind 5 (0 contrib, 1 result)|Unknown element type 9 (0 int32, 1 int16, 2 int8, 3 "
+      "float32)|Unknown operator 3 (0 sum, 1 min, 2 max)|Element count 0 (a Flare packet carries 1 to 65535 elements)");
   EXPECT_EQ(rows[4], "7\t0\t5\t3\t0.75|-2\t");
   // UDP port 5000 is not Flare's unless Decode As says so.
   EXPECT_EQ(rows[5].substr(0, 6), "7\t\t\t\t\t");
@@ -206,16 +216,17 @@ TEST(WiresharkDissector, FlareMalformedFramesGetExpertInfo) {
 
   // As -V shows it: the expert info under the elements.
   const CliResult v = tshark(dir, "-r e.pcapng -V -Y frame.number==2");
-  EXPECT_EQ(section(v.out, "    Elements:"),
-            "    Elements: 4 x int32\n"
-            "        [0] Element: 1\n"
-            "        [1] Element: 2\n"
-            "        [2] Element: 3\n"
-            "        [Expert Info (Error/Malformed): Element count 4 x 4 bytes (int32) = 16 bytes, but the packet "
-            "carries 12 bytes after the header]\n"
-            "            [Element count 4 x 4 bytes (int32) = 16 bytes, but the packet carries 12 bytes after the header]\n"
-            "            [Severity level: Error]\n"
-            "            [Group: Malformed]\n")
+  EXPECT_EQ(
+      section(v.out, "    Elements:"),
+      "    Elements: 4 x int32\n"
+      "        [0] Element: 1\n"
+      "        [1] Element: 2\n"
+      "        [2] Element: 3\n"
+      "        [Expert Info (Error/Malformed): Element count 4 x 4 bytes (int32) = 16 bytes, but the packet "
+      "carries 12 bytes after the header]\n"
+      "            [Element count 4 x 4 bytes (int32) = 16 bytes, but the packet carries 12 bytes after the header]\n"
+      "            [Severity level: Error]\n"
+      "            [Group: Malformed]\n")
       << v.out;
 }
 
@@ -239,9 +250,9 @@ TEST(WiresharkDissector, PspinExamplesResultsShowTheSumsWorkedOutByHand) {
   ASSERT_EQ(r.code, 0) << r.err << r.out;
 
   const std::vector<std::string> rows =
-      fields(dir, "e.pcapng", {"frame.interface_id", "pspin_ex.example", "pspin_ex.type", "pspin_ex.msg", "pspin_ex.index",
-                               "pspin_ex.packets", "pspin_ex.result_port", "pspin_ex.cluster", "pspin_ex.clusters",
-                               "pspin_ex.word"});
+      fields(dir, "e.pcapng",
+             {"frame.interface_id", "pspin_ex.example", "pspin_ex.type", "pspin_ex.msg", "pspin_ex.index",
+              "pspin_ex.packets", "pspin_ex.result_port", "pspin_ex.cluster", "pspin_ex.clusters", "pspin_ex.word"});
   // aggregate_global: one frame (cluster 0 of 1) to port 3, 1+2+3+4+5+(2^32-1) = 14 (mod 2^32).
   // pingpong: the packet back to port 5, a reply with its message header.
   // reduce_l1: a frame per cluster (0 .. 3 of 4) to port 2, whose words add up to 5+10, 6+20 and
@@ -283,7 +294,8 @@ TEST(WiresharkDissector, PspinExamplesResultsShowTheSumsWorkedOutByHand) {
             "        [0] Word: 8\n"
             "        [1] Word: 9\n")
       << v.out;
-  const CliResult s = tshark(dir, "-r e.pcapng -Y 'pspin_ex.example == 2' -T fields -e _ws.col.Protocol -e _ws.col.Info");
+  const CliResult s =
+      tshark(dir, "-r e.pcapng -Y 'pspin_ex.example == 2' -T fields -e _ws.col.Protocol -e _ws.col.Info");
   EXPECT_EQ(s.out, "PsPIN example\tpspin_aggregate_global result msg=0 cluster 0 of 1, 1 word\n");
 }
 
@@ -294,7 +306,8 @@ TEST(WiresharkDissector, PspinExamplesGeneratedPacketsShowTheirMessages) {
   ASSERT_EQ(g.code, 0) << g.err;
   // 64-byte IPv4 packets: 20 + 8 header bytes, 12 of message header, 24 of data: 6 words each.
   const std::vector<std::string> rows = fields(
-      dir, "t.pcapng", {"pspin_ex.example", "pspin_ex.type", "pspin_ex.msg", "pspin_ex.index", "pspin_ex.packets", "_ws.col.Info"});
+      dir, "t.pcapng",
+      {"pspin_ex.example", "pspin_ex.type", "pspin_ex.msg", "pspin_ex.index", "pspin_ex.packets", "_ws.col.Info"});
   EXPECT_EQ(rows, (std::vector<std::string>{"4\t0\t0\t0\t2\tpspin_histogram_l1 msg=0 packet 0 of 2, 6 words",
                                             "4\t0\t0\t1\t2\tpspin_histogram_l1 msg=0 packet 1 of 2, 6 words",
                                             "4\t0\t1\t0\t2\tpspin_histogram_l1 msg=1 packet 0 of 2, 6 words",
@@ -312,19 +325,28 @@ TEST(WiresharkDissector, PspinExamplesMalformedFramesGetExpertInfo) {
   std::string trace = hex_line(0, 2, udp_frame(2, 9103, Bytes(full.begin(), full.begin() + 7))) +
                       hex_line(100, 2, udp_frame(2, 9102, message(1, 0, 0, 0, {5}))) +
                       hex_line(200, 2, udp_frame(2, 9104, message(1, 0, 1, 0, {}))) +
-                      hex_line(300, 2, udp_frame(2, 9103, part_word)) + hex_line(400, 2, udp_frame(2, 9103, result, true));
+                      hex_line(300, 2, udp_frame(2, 9103, part_word)) +
+                      hex_line(400, 2, udp_frame(2, 9103, result, true)) +
+                      hex_line(500, 2, udp_frame(2, 9103, message(5, 0, 1, 0, std::vector<uint32_t>(2033, 1))));
   write_file(dir / "t.txt", trace);
   const CliResult r = flaresim("run --trace t.txt --parser.rules '' --routing.default_route 7 --egress e.pcapng", dir);
   ASSERT_EQ(r.code, 0) << r.err << r.out;
 
   const std::vector<std::string> rows = fields(
-      dir, "e.pcapng", {"pspin_ex.example", "pspin_ex.type", "pspin_ex.msg", "pspin_ex.word", "_ws.expert.message"});
-  EXPECT_EQ(rows, (std::vector<std::string>{
-                      "3\t0\t0\t\tMessage header truncated: 7 of 12 bytes",
-                      "2\t0\t1\t5\tPacket count 0 (a message has 1 to 65535 packets)",
-                      "4\t0\t1\t\tNo data word (0 data bytes): pspin_histogram_l1 drops the packet as malformed",
-                      "3\t0\t2\t7\tReserved field is 0x00ab, not zero|2 bytes after the last whole word (the handlers ignore them)",
-                      "3\t2\t3\t1\tCluster 4 is not below the result's 4 clusters"}));
+      dir, "e.pcapng", {"pspin_ex.example", "pspin_ex.type", "pspin_ex.msg", "pspin_ex.word", "_ws.expert.message"},
+      "-Y 'frame.len < 1000'");
+  EXPECT_EQ(
+      rows,
+      (std::vector<std::string>{
+          "3\t0\t0\t\tMessage header truncated: 7 of 12 bytes",
+          "2\t0\t1\t5\tPacket count 0 (a message has 1 to 65535 packets)",
+          "4\t0\t1\t\tNo data word (0 data bytes): pspin_histogram_l1 drops the packet as malformed",
+          "3\t0\t2\t7\tReserved field is 0x00ab, not zero|2 bytes after the last whole word (the handlers ignore them)",
+          "3\t2\t3\t1\tCluster 4 is not below the result's 4 clusters"}));
+  // 2033 words: 8132 data bytes.
+  EXPECT_EQ(fields(dir, "e.pcapng", {"pspin_ex.msg", "_ws.expert.message"}, "-Y 'frame.len > 1000'"),
+            std::vector<std::string>{
+                "5\t8132 data bytes, more than the 8128 a packet may carry: pspin_reduce_l1 drops it (too_long)"});
 }
 
 // Copied into the personal Lua plugins folder ($HOME/.local/lib/wireshark/plugins), the scripts
