@@ -1,7 +1,7 @@
 // The README's "Using it" commands, run as written: a new user copies them from the page, so
 // each must work from a clone's root after scripts/test. The test runs them in order in a
-// scratch folder that sees build/, configs/ and traces/ as the clone's root does; a graphical
-// viewer (gtkwave) is not started, its input file is checked instead.
+// scratch folder that sees build/, configs/, traces/ and scripts/ as the clone's root does; a
+// graphical viewer (gtkwave) is not started, its input file is checked instead.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -56,7 +56,7 @@ TEST(ReadmeCommands, EveryUsingItCommandRunsAsWritten) {
   ScratchDir dir;
   // The clone's root as the README's reader sees it.
   ASSERT_EQ(symlink(dir_of(FLARESIM_BIN).c_str(), (dir / "build").c_str()), 0);
-  for (const char* d : {"configs", "traces"})
+  for (const char* d : {"configs", "traces", "scripts"})
     ASSERT_EQ(symlink((std::string(FLARESIM_SOURCE_DIR) + "/" + d).c_str(), (dir / d).c_str()), 0);
   int ran = 0;
   for (const std::string& cmd : commands) {

@@ -1,0 +1,370 @@
+// End to end: the Wireshark dissectors of scripts/wireshark/ (flare.lua, pspin_examples.lua) in
+// the real tshark, on captures `flaresim run --egress` writes. Traces are written here with known
+// blocks, ranks and elements; what tshark shows is compared with results worked out by hand from
+// them (sums, minima and maxima, wrapping int8 and 32-bit sums, float32), and frames the handlers
+// would drop as malformed, routed through the switch instead, must show the expert info naming
+// what is wrong. Also: the scripts load from the personal plugins folder, and tshark runs them as
+// root (this sandbox and CI run tests as root).
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "net/frame.h"
+#include "support/cli_runner.h"
+
+namespace fs::test {
+namespace {
+
+const std::string kScripts = FLARESIM_SOURCE_DIR "/scripts/wireshark/";
+
+// Runs tshark with both dissectors (unless `load` says otherwise) in `dir`. A script that fails
+// to load is only a line on stderr (tshark still exits 0), and one that fails on a packet only
+// a "Lua Error" item in it, so every run's stderr and output are checked for both.
+CliResult tshark(const ScratchDir& dir, const std::string& args, const std::string& env = "",
+                 const std::string& load = "-X lua_script:" + kScripts + "flare.lua -X lua_script:" + kScripts +
+                                           "pspin_examples.lua") {
+  const std::string out = dir / ".tshark.out", err = dir / ".tshark.err";
+  const std::string cmd =
+      "cd '" + dir.path() + "' && " + env + " tshark " + load + " " + args + " >'" + out + "' 2>'" + err + "'";
+  const int status = std::system(cmd.c_str());
+  CliResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  EXPECT_EQ(r.code, 0) << cmd << "\n" << r.err;
+  EXPECT_EQ(r.err.find("Lua"), std::string::npos) << cmd << "\n" << r.err;
+  EXPECT_EQ(r.err.find("aren't valid"), std::string::npos) << cmd << "\n" << r.err;
+  EXPECT_EQ(r.out.find("Lua Error"), std::string::npos) << cmd << "\n" << r.out;
+  return r;
+}
+
+// tshark -T fields: a row of tab-separated values per frame; several values of a field are
+// joined with '|'.
+std::vector<std::string> fields(const ScratchDir& dir, const std::string& capture,
+                                const std::vector<std::string>& names, const std::string& options = "") {
+  std::string args = "-r '" + capture + "' " + options + " -T fields -E aggregator='|'";
+  for (const std::string& n : names) args += " -e " + n;
+  std::vector<std::string> rows;
+  std::istringstream in(tshark(dir, args).out);
+  for (std::string line; std::getline(in, line);) rows.push_back(line);
+  return rows;
+}
+
+std::vector<std::string> sorted(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+// The lines of `text` from the first that starts with `from` to the end of its block (the next
+// line that is not indented, or the end).
+std::string section(const std::string& text, const std::string& from) {
+  const size_t b = text.find("\n" + from);
+  if (b == std::string::npos) return "(no line starting with '" + from + "')";
+  size_t e = b + 1;
+  while ((e = text.find('\n', e)) != std::string::npos && e + 1 < text.size() && text[e + 1] == ' ') ++e;
+  return text.substr(b + 1, e == std::string::npos ? std::string::npos : e - b);
+}
+
+// Frame building for hand-made packets, by the host addressing convention of fs_packet.h.
+void put_be(Bytes& b, uint32_t v, int bytes) {
+  for (int i = bytes - 1; i >= 0; --i) b.push_back(uint8_t(v >> (8 * i)));
+}
+void put_le32(Bytes& b, uint32_t v) {
+  for (int i = 0; i < 4; ++i) b.push_back(uint8_t(v >> (8 * i)));
+}
+// From the host on `port` to the switch, or (from_switch) from the switch to the host on `port`;
+// UDP source and destination port `udp`.
+Bytes udp_frame(uint16_t port, uint16_t udp, const Bytes& payload, bool from_switch = false) {
+  uint8_t host[6], sw[6];
+  fs_host_mac(port, host);
+  fs_switch_mac(sw);
+  if (from_switch)
+    return build_udp_frame(sw, host, FS_SWITCH_IPV4, fs_host_ipv4(port), udp, udp, payload.data(), payload.size());
+  return build_udp_frame(host, sw, fs_host_ipv4(port), FS_SWITCH_IPV4, udp, udp, payload.data(), payload.size());
+}
+// A text trace line "<ns>ns <port> hex <bytes>".
+std::string hex_line(unsigned ns, uint16_t port, const Bytes& frame) {
+  static const char digits[] = "0123456789abcdef";
+  std::string line = std::to_string(ns) + "ns " + std::to_string(port) + " hex ";
+  for (uint8_t b : frame) line += {digits[b >> 4], digits[b & 15]};
+  return line + "\n";
+}
+
+// The 16-byte Flare header (flare_proto.h: big-endian fields).
+Bytes flare_header(uint8_t version, uint8_t kind, uint8_t dtype, uint8_t op, uint32_t ar, uint32_t block, uint16_t rank,
+                   uint16_t count) {
+  Bytes h{version, kind, dtype, op};
+  put_be(h, ar, 4), put_be(h, block, 4), put_be(h, rank, 2), put_be(h, count, 2);
+  return h;
+}
+// The PsPIN examples' 12-byte message header (pspin_examples.h) and little-endian words.
+Bytes message(uint32_t msg, uint16_t index, uint16_t packets, uint16_t result_port, const std::vector<uint32_t>& words,
+              uint16_t reserved = 0) {
+  Bytes p;
+  put_be(p, msg, 4), put_be(p, index, 2), put_be(p, packets, 2), put_be(p, result_port, 2), put_be(p, reserved, 2);
+  for (uint32_t w : words) put_le32(p, w);
+  return p;
+}
+
+// Two hosts (ports 0 and 1) reduce four blocks of allreduce 7, one per dtype; the switch sends
+// each result to both.
+const char* const kFlareTrace = R"(# two hosts, four blocks of allreduce 7
+0ns 0 flare ar=7 block=0 values=1,2,3,4
+0ns 1 flare ar=7 block=0 values=10,20,30,-40
+1us 0 flare ar=7 block=1 dtype=int8 values=100,-128,5
+1us 1 flare ar=7 block=1 dtype=int8 values=100,-1,-7
+2us 0 flare ar=7 block=2 dtype=float32 op=max values=0.5,1.5,-3
+2us 1 flare ar=7 block=2 dtype=float32 op=max values=0.25,-3.25,-2.5
+3us 0 flare ar=7 block=3 dtype=int16 op=min values=300,-2
+3us 1 flare ar=7 block=3 dtype=int16 op=min values=-300,7
+)";
+
+void run_flare_allreduce(const ScratchDir& dir) {
+  write_file(dir / "t.txt", kFlareTrace);
+  const CliResult r = flaresim("run --trace t.txt --flare.ports 0-1 --flare.allreduce_id 7 --egress e.pcapng", dir);
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+}
+
+TEST(WiresharkDissector, FlareResultsShowTheSumsWorkedOutByHand) {
+  ScratchDir dir;
+  ASSERT_NO_FATAL_FAILURE(run_flare_allreduce(dir));
+  const std::vector<std::string> rows =
+      fields(dir, "e.pcapng",
+             {"frame.interface_id", "flare.version", "flare.kind", "flare.allreduce", "flare.block", "flare.rank",
+              "flare.dtype", "flare.op", "flare.count", "flare.elem.int32", "flare.elem.int16", "flare.elem.int8",
+              "flare.elem.float32"});
+  // Per block, to each host port: kind 1 (result), rank 65535 (the switch), the contributions'
+  // dtype and op; int32 1+10, 2+20, 3+30, 4-40; int8 100+100 = 200 wraps to -56, -128-1 = -129
+  // wraps to 127, 5-7; float32 max(0.5, 0.25), max(1.5, -3.25), max(-3, -2.5); int16 min(300,
+  // -300), min(-2, 7).
+  std::vector<std::string> want;
+  for (const char* port : {"0", "1"}) {
+    const std::string p = port;
+    want.push_back(p + "\t1\t1\t7\t0\t65535\t0\t0\t4\t11|22|33|-36\t\t\t");
+    want.push_back(p + "\t1\t1\t7\t1\t65535\t2\t0\t3\t\t\t-56|127|-2\t");
+    want.push_back(p + "\t1\t1\t7\t2\t65535\t3\t2\t3\t\t\t\t0.5|1.5|-2.5");
+    want.push_back(p + "\t1\t1\t7\t3\t65535\t1\t1\t2\t\t-300|-2\t\t");
+  }
+  EXPECT_EQ(sorted(rows), sorted(want));
+}
+
+TEST(WiresharkDissector, FlareVerboseOutputNamesEveryField) {
+  ScratchDir dir;
+  ASSERT_NO_FATAL_FAILURE(run_flare_allreduce(dir));
+  const CliResult v = tshark(dir, "-r e.pcapng -V -Y 'flare.block == 2 && frame.interface_id == 0'");
+  EXPECT_EQ(section(v.out, "Flare in-network aggregation"),
+            "Flare in-network aggregation, result, block 2\n"
+            "    Version: 1\n"
+            "    Kind: result (1)\n"
+            "    Element type: float32 (3)\n"
+            "    Operator: max (2)\n"
+            "    Allreduce id: 7\n"
+            "    Block id: 2\n"
+            "    Sender rank: 65535 (the switch)\n"
+            "    Element count: 3\n"
+            "    Elements: 3 x float32\n"
+            "        [0] Element: 0.5\n"
+            "        [1] Element: 1.5\n"
+            "        [2] Element: -2.5\n")
+      << v.out;
+  // The summary line: protocol column and info.
+  const CliResult s = tshark(
+      dir,
+      "-r e.pcapng -Y 'flare.block == 1 && frame.interface_id == 1' -T fields -e _ws.col.Protocol -e _ws.col.Info");
+  EXPECT_EQ(s.out, "Flare\tFlare result ar=7 block=1 rank=switch int8 sum count=3\n");
+}
+
+// Frames the flare_dense handler would drop as malformed, and two good contributions, all routed
+// through the switch (no parser rule) to port 7, so that they are in its egress capture.
+TEST(WiresharkDissector, FlareMalformedFramesGetExpertInfo) {
+  ScratchDir dir;
+  const Bytes ok_header = flare_header(1, 0, 0, 0, 7, 1, 2, 4);
+  Bytes three_of_four = ok_header;
+  for (uint32_t v : {1u, 2u, 3u}) put_le32(three_of_four, v);
+  Bytes version2 = flare_header(2, 0, 0, 0, 7, 1, 2, 1);
+  put_le32(version2, 1);
+  std::string trace = hex_line(0, 2, udp_frame(2, 4950, Bytes(ok_header.begin(), ok_header.begin() + 10))) +
+                      hex_line(100, 2, udp_frame(2, 4950, three_of_four)) +
+                      hex_line(200, 2, udp_frame(2, 4950, version2)) +
+                      hex_line(300, 2, udp_frame(2, 4950, flare_header(1, 5, 9, 3, 7, 1, 2, 0))) +
+                      "500ns 3 flare ar=9 block=5 rank=3 dtype=float32 values=0.75,-2\n"
+                      "600ns 3 flare ar=9 block=6 udp=5000 values=5\n";
+  write_file(dir / "t.txt", trace);
+  const CliResult r = flaresim("run --trace t.txt --parser.rules '' --routing.default_route 7 --egress e.pcapng", dir);
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+
+  const std::vector<std::string> rows = fields(
+      dir, "e.pcapng",
+      {"frame.interface_id", "flare.kind", "flare.block", "flare.rank", "flare.elem.float32", "_ws.expert.message"});
+  ASSERT_EQ(rows.size(), 6u);
+  // 10 bytes: the fields that fit (to the op) and no block.
+  EXPECT_EQ(rows[0], "7\t0\t\t\t\tFlare header truncated: 10 of 16 bytes");
+  EXPECT_EQ(
+      rows[1],
+      "7\t0\t1\t2\t\tElement count 4 x 4 bytes (int32) = 16 bytes, but the packet carries 12 bytes after the header");
+  EXPECT_EQ(rows[2], "7\t0\t1\t2\t\tUnknown Flare version 2 (this dissector reads version 1)");
+  EXPECT_EQ(
+      rows[3],
+      "7\t5\t1\t2\t\tUnknown kind 5 (0 contrib, 1 result)|Unknown element type 9 (0 int32, 1 int16, 2 int8, 3 "
+      "float32)|Unknown operator 3 (0 sum, 1 min, 2 max)|Element count 0 (a Flare packet carries 1 to 65535 elements)");
+  EXPECT_EQ(rows[4], "7\t0\t5\t3\t0.75|-2\t");
+  // UDP port 5000 is not Flare's unless Decode As says so.
+  EXPECT_EQ(rows[5].substr(0, 6), "7\t\t\t\t\t");
+  EXPECT_EQ(fields(dir, "e.pcapng", {"flare.block", "flare.elem.int32"}, "-d udp.port==5000,flare -Y udp.port==5000"),
+            std::vector<std::string>{"6\t5"});
+
+  // As -V shows it: the expert info under the elements.
+  const CliResult v = tshark(dir, "-r e.pcapng -V -Y frame.number==2");
+  EXPECT_EQ(
+      section(v.out, "    Elements:"),
+      "    Elements: 4 x int32\n"
+      "        [0] Element: 1\n"
+      "        [1] Element: 2\n"
+      "        [2] Element: 3\n"
+      "        [Expert Info (Error/Malformed): Element count 4 x 4 bytes (int32) = 16 bytes, but the packet "
+      "carries 12 bytes after the header]\n"
+      "            [Element count 4 x 4 bytes (int32) = 16 bytes, but the packet carries 12 bytes after the header]\n"
+      "            [Severity level: Error]\n"
+      "            [Group: Malformed]\n")
+      << v.out;
+}
+
+// aggregate_global, reduce_l1 and pingpong side by side, on packets written here.
+TEST(WiresharkDissector, PspinExamplesResultsShowTheSumsWorkedOutByHand) {
+  ScratchDir dir;
+  std::string trace;
+  // aggregate_global, message 0 of 2 packets to result port 3.
+  trace += hex_line(0, 3, udp_frame(3, 9102, message(0, 0, 2, 3, {1, 2, 3})));
+  trace += hex_line(100, 4, udp_frame(4, 9102, message(0, 1, 2, 3, {4, 5, 0xFFFFFFFF})));
+  // reduce_l1, message 0 of 2 packets to result port 2.
+  trace += hex_line(200, 1, udp_frame(1, 9103, message(0, 0, 2, 2, {5, 6, 7})));
+  trace += hex_line(300, 1, udp_frame(1, 9103, message(0, 1, 2, 2, {10, 20, 0xFFFFFFFE})));
+  // pingpong: packet 1 of message 4's 3.
+  trace += hex_line(400, 5, udp_frame(5, 9101, message(4, 1, 3, 5, {8, 9})));
+  write_file(dir / "t.txt", trace);
+  const CliResult r = flaresim(
+      "run --trace t.txt --egress e.pcapng --parser.rules 'udp_dport=9101 -> pspin_pingpong; udp_dport=9102 -> "
+      "pspin_aggregate_global; udp_dport=9103 -> pspin_reduce_l1'",
+      dir);
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+
+  const std::vector<std::string> rows =
+      fields(dir, "e.pcapng",
+             {"frame.interface_id", "pspin_ex.example", "pspin_ex.type", "pspin_ex.msg", "pspin_ex.index",
+              "pspin_ex.packets", "pspin_ex.result_port", "pspin_ex.cluster", "pspin_ex.clusters", "pspin_ex.word"});
+  // aggregate_global: one frame (cluster 0 of 1) to port 3, 1+2+3+4+5+(2^32-1) = 14 (mod 2^32).
+  // pingpong: the packet back to port 5, a reply with its message header.
+  // reduce_l1: a frame per cluster (0 .. 3 of 4) to port 2, whose words add up to 5+10, 6+20 and
+  // 7+(2^32-2) = 5 (mod 2^32).
+  std::vector<std::string> others, reduce;
+  for (const std::string& row : rows) (row.rfind("2\t3\t2\t0\t", 0) == 0 ? reduce : others).push_back(row);
+  EXPECT_EQ(sorted(others), sorted({"3\t2\t2\t0\t\t\t\t0\t1\t14", "5\t1\t1\t4\t1\t3\t5\t\t\t8|9"}));
+  ASSERT_EQ(reduce.size(), 4u) << ::testing::PrintToString(rows);
+  std::vector<uint32_t> sums(3, 0);
+  std::vector<std::string> clusters;
+  for (const std::string& row : reduce) {
+    std::istringstream cells(row);
+    std::vector<std::string> c;
+    for (std::string cell; std::getline(cells, cell, '\t');) c.push_back(cell);
+    ASSERT_EQ(c.size(), 10u) << row;
+    clusters.push_back(c[7] + " of " + c[8]);
+    std::istringstream words(c[9]);
+    size_t i = 0;
+    for (std::string w; std::getline(words, w, '|'); ++i) {
+      ASSERT_LT(i, 3u) << row;
+      sums[i] += uint32_t(std::stoul(w));
+    }
+    EXPECT_EQ(i, 3u) << row;
+  }
+  EXPECT_EQ(sorted(clusters), sorted({"0 of 4", "1 of 4", "2 of 4", "3 of 4"}));
+  EXPECT_EQ(sums, (std::vector<uint32_t>{15, 26, 5}));
+
+  const CliResult v = tshark(dir, "-r e.pcapng -V -Y 'pspin_ex.example == 1'");
+  EXPECT_EQ(section(v.out, "PsPIN example"),
+            "PsPIN example, pspin_pingpong, message 4\n"
+            "    [Example: pspin_pingpong (1)]\n"
+            "    [Frame: reply (1)]\n"
+            "    Message id: 4\n"
+            "    Packet index: 1\n"
+            "    Packets in the message: 3\n"
+            "    Result port: 5\n"
+            "    Reserved: 0x0000\n"
+            "    Data: 2 words\n"
+            "        [0] Word: 8\n"
+            "        [1] Word: 9\n")
+      << v.out;
+  const CliResult s =
+      tshark(dir, "-r e.pcapng -Y 'pspin_ex.example == 2' -T fields -e _ws.col.Protocol -e _ws.col.Info");
+  EXPECT_EQ(s.out, "PsPIN example\tpspin_aggregate_global result msg=0 cluster 0 of 1, 1 word\n");
+}
+
+// The packets `flaresim gen` writes: message and index as its options say.
+TEST(WiresharkDissector, PspinExamplesGeneratedPacketsShowTheirMessages) {
+  ScratchDir dir;
+  const CliResult g = flaresim("gen pspin_histogram_l1 --messages 2 --packets 2 --size 64 -o t.pcapng", dir);
+  ASSERT_EQ(g.code, 0) << g.err;
+  // 64-byte IPv4 packets: 20 + 8 header bytes, 12 of message header, 24 of data: 6 words each.
+  const std::vector<std::string> rows = fields(
+      dir, "t.pcapng",
+      {"pspin_ex.example", "pspin_ex.type", "pspin_ex.msg", "pspin_ex.index", "pspin_ex.packets", "_ws.col.Info"});
+  EXPECT_EQ(rows, (std::vector<std::string>{"4\t0\t0\t0\t2\tpspin_histogram_l1 msg=0 packet 0 of 2, 6 words",
+                                            "4\t0\t0\t1\t2\tpspin_histogram_l1 msg=0 packet 1 of 2, 6 words",
+                                            "4\t0\t1\t0\t2\tpspin_histogram_l1 msg=1 packet 0 of 2, 6 words",
+                                            "4\t0\t1\t1\t2\tpspin_histogram_l1 msg=1 packet 1 of 2, 6 words"}));
+}
+
+// Frames the example handlers would drop, routed to port 7 as above.
+TEST(WiresharkDissector, PspinExamplesMalformedFramesGetExpertInfo) {
+  ScratchDir dir;
+  const Bytes full = message(0, 0, 1, 0, {});
+  Bytes part_word = message(2, 0, 1, 0, {7}, 0x00ab);
+  part_word.push_back(1), part_word.push_back(2);
+  Bytes result;  // cluster 4 of 4, from the switch
+  put_be(result, 3, 4), put_be(result, 4, 4), put_be(result, 4, 4), put_le32(result, 1);
+  std::string trace = hex_line(0, 2, udp_frame(2, 9103, Bytes(full.begin(), full.begin() + 7))) +
+                      hex_line(100, 2, udp_frame(2, 9102, message(1, 0, 0, 0, {5}))) +
+                      hex_line(200, 2, udp_frame(2, 9104, message(1, 0, 1, 0, {}))) +
+                      hex_line(300, 2, udp_frame(2, 9103, part_word)) +
+                      hex_line(400, 2, udp_frame(2, 9103, result, true)) +
+                      hex_line(500, 2, udp_frame(2, 9103, message(5, 0, 1, 0, std::vector<uint32_t>(2033, 1))));
+  write_file(dir / "t.txt", trace);
+  const CliResult r = flaresim("run --trace t.txt --parser.rules '' --routing.default_route 7 --egress e.pcapng", dir);
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+
+  const std::vector<std::string> rows = fields(
+      dir, "e.pcapng", {"pspin_ex.example", "pspin_ex.type", "pspin_ex.msg", "pspin_ex.word", "_ws.expert.message"},
+      "-Y 'frame.len < 1000'");
+  EXPECT_EQ(
+      rows,
+      (std::vector<std::string>{
+          "3\t0\t0\t\tMessage header truncated: 7 of 12 bytes",
+          "2\t0\t1\t5\tPacket count 0 (a message has 1 to 65535 packets)",
+          "4\t0\t1\t\tNo data word (0 data bytes): pspin_histogram_l1 drops the packet as malformed",
+          "3\t0\t2\t7\tReserved field is 0x00ab, not zero|2 bytes after the last whole word (the handlers ignore them)",
+          "3\t2\t3\t1\tCluster 4 is not below the result's 4 clusters"}));
+  // 2033 words: 8132 data bytes.
+  EXPECT_EQ(fields(dir, "e.pcapng", {"pspin_ex.msg", "_ws.expert.message"}, "-Y 'frame.len > 1000'"),
+            std::vector<std::string>{
+                "5\t8132 data bytes, more than the 8128 a packet may carry: pspin_reduce_l1 drops it (too_long)"});
+}
+
+// Copied into the personal Lua plugins folder ($HOME/.local/lib/wireshark/plugins), the scripts
+// load with no -X option, for root too (Debian's init.lua lets root run user scripts).
+TEST(WiresharkDissector, ScriptsLoadFromThePersonalPluginsFolder) {
+  ScratchDir dir;
+  ASSERT_NO_FATAL_FAILURE(run_flare_allreduce(dir));
+  const std::string plugins = dir / "home/.local/lib/wireshark/plugins";
+  ASSERT_EQ(std::system(("mkdir -p '" + plugins + "' && cp '" + kScripts + "flare.lua' '" + kScripts +
+                         "pspin_examples.lua' '" + plugins + "/'")
+                            .c_str()),
+            0);
+  const CliResult r = tshark(dir, "-r e.pcapng -Y frame.number==1 -T fields -e flare.block -e flare.elem.int32",
+                             "HOME='" + dir.path() + "/home'", "");
+  EXPECT_EQ(r.out, "0\t11,22,33,-36\n");
+  const CliResult f = tshark(dir, "-G folders", "HOME='" + dir.path() + "/home'", "");
+  EXPECT_NE(f.out.find("Personal Lua Plugins:\t" + plugins + "\n"), std::string::npos) << f.out;
+}
+
+}  // namespace
+}  // namespace fs::test
