@@ -151,11 +151,23 @@ void check_packet_size(const std::string& where, size_t n) {
 
 // ---- text traces ----
 
-// The line forms a text trace may use: hex, and every registered protocol's syntax.
+// The line forms a text trace may use: hex, and every registered syntax; syntaxes whose usage
+// continues alike after their keyword share one form ('eth|ip|tcp|udp key=value...').
 std::string line_forms() {
-  std::string forms = "expected '<time> <port> hex <bytes>'";
-  for (const TraceSyntax* t : trace_syntaxes()) forms += " or '<time> <port> " + t->usage() + "'";
-  return forms;
+  std::vector<std::pair<std::string, std::string>> forms;  // (keywords, the usage after the keyword)
+  for (const TraceSyntax* t : trace_syntaxes()) {
+    const std::string usage = t->usage(), kw = t->keyword();
+    const bool keyword_first = usage.rfind(kw + " ", 0) == 0;
+    const std::string rest = keyword_first ? usage.substr(kw.size()) : "";
+    auto same = std::find_if(forms.begin(), forms.end(), [&](const auto& f) { return keyword_first && f.second == rest; });
+    if (same != forms.end())
+      same->first += "|" + kw;
+    else
+      forms.emplace_back(keyword_first ? kw : usage, rest);
+  }
+  std::string out = "expected '<time> <port> hex <bytes>'";
+  for (const auto& [keywords, rest] : forms) out += " or '<time> <port> " + keywords + rest + "'";
+  return out;
 }
 
 std::vector<TraceRecord> parse_text(const std::string& name, const uint8_t* data, size_t len,
