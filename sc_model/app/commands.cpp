@@ -18,6 +18,7 @@
 #include "common/text.h"
 #include "config/config_io.h"
 #include "common/errors.h"
+#include "net/port_rule.h"
 #include "net/trace_reader.h"
 #include "net/trace_writer.h"
 #include "plugin/protocol.h"
@@ -77,8 +78,10 @@ int cmd_run(const std::vector<std::string>& args) {
       ("verify", po::value<std::string>(), "expected results file (from 'flaresim gen'); exit 1 on mismatch")
       ("seed", po::value<std::string>(), "seed of the run (same as --sim.seed)")
       ("hpu-model", po::value<std::string>(), "native or iss (same as --hpu.model)")
-      ("pcap-port", po::value<std::string>()->default_value("src-mac"),
-       "ingress port of classic pcap packets: src-mac (low 16 bits of the source MAC) or a port number")
+      ("pcap-port", po::value<std::string>()->default_value("auto"),
+       "ingress ports of a capture's packets (traces/FORMAT.md): interface (pcapng's interface id), src-mac (low 16 "
+       "bits of the source MAC), a port number, mac-table:FILE, ip-table:FILE, vlan or vlan:untagged=PORT; auto: "
+       "interface for a pcapng with several interfaces or written by flaresim, src-mac otherwise")
       ("capture-times", po::value<std::string>()->default_value("relative"),
        "pcap/pcapng timestamps: relative (time 0 = the capture's first packet) or absolute")
       ("trace-insn", po::value<std::string>(), "instruction trace of every handler run (needs --hpu.model iss)")
@@ -133,6 +136,7 @@ int cmd_run(const std::vector<std::string>& args) {
   OutputFiles outputs;
   for (const char* in : {"trace", "config", "verify"})
     if (vm.count(in)) outputs.input(std::string("--") + in, vm[in].as<std::string>());
+  if (!port_rule_file(req.pcap_port).empty()) outputs.input("--pcap-port", port_rule_file(req.pcap_port));
   auto optional = [&](const char* option) -> std::ostream* {
     return vm.count(option) ? &outputs.add(std::string("--") + option, vm[option].as<std::string>()) : nullptr;
   };
@@ -147,6 +151,7 @@ int cmd_run(const std::vector<std::string>& args) {
   std::ostream& report = outputs.writes_stdout() ? std::cerr : std::cout;
 
   RunResult result = run_simulation(req);
+  if (!result.trace_note.empty()) std::cerr << "flaresim: note: " << result.trace_note << "\n";
   // Results checked against what was expected: the --verify file's, and the closed-loop hosts'.
   // The outcome goes into the stats, which are written either way (a failed check is a finished
   // run whose results are wrong); the command then fails.

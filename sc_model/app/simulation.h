@@ -19,7 +19,7 @@ struct RunRequest {
   Config cfg;
   std::string trace_path;    // "" = none (closed-loop hosts drive the switch)
   std::string config_path;   // for the record in the stats file; "" if none
-  std::string pcap_port = "src-mac";  // ingress port rule for classic pcap traces
+  std::string pcap_port = "auto";  // ingress port rule for captures (net/port_rule.h)
   bool relative_capture_times = true;  // pcap/pcapng: time 0 = the capture's first packet
   bool keep_egress = false;  // keep every departing frame in RunResult::egress
   bool progress = false;     // print progress to stderr while running
@@ -37,6 +37,9 @@ struct RunResult {
   std::unique_ptr<ResultVerifier> hosts_expected;  // closed-loop hosts: what they must get
   std::string hosts_what;                          // and what they are, for messages
   std::string hosts_summary;
+  // A note for the user about how the trace was read ("" if none): a one-interface pcapng's
+  // ingress ports taken from the source MACs by default.
+  std::string trace_note;
 };
 
 // Runs the whole simulation; throws InputError / SimError, or Interrupted (common/interrupt.h)

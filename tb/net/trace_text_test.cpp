@@ -140,7 +140,9 @@ TEST(TraceText, OptionErrors) {
     parse_trace("x", nullptr, 0, o);
     FAIL() << "no error";
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "pcap_port 'eth0': expected src-mac or a decimal port number");
+    EXPECT_STREQ(e.what(),
+                 "pcap_port 'eth0': expected auto, interface, src-mac, a port number, mac-table:FILE, ip-table:FILE, "
+                 "vlan or vlan:untagged=PORT");
   }
   o.pcap_port = "64";
   try {
