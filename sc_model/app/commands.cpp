@@ -42,6 +42,7 @@ const char* kUsage =
     "  iss   run a bare RISC-V program (rv32imafc ELF) on the instruction-set simulator\n"
     "  sweep run every combination of a sweep file's configuration values and merge their results\n"
     "        (sweep SWEEP.ini [--jobs N] [--slurm]: here, or as a Slurm job array; docs/SWEEP.md)\n"
+    "  trace merge, shift or filter packet traces (trace merge|shift|filter ...; traces/FORMAT.md)\n"
     "'flaresim <command> --help' shows a command's options.\n";
 
 enum class StatsFormat { kJson, kCsv };
@@ -263,7 +264,8 @@ int cli_main(int argc, char** argv) {
     if (cmd == "iss") return cmd_iss(args);
     if (cmd == "sweep") return cmd_sweep(args);
     if (cmd == "plot") return cmd_plot(args);
-    throw InputError("unknown command '" + cmd + "' (valid: run, gen, info, iss, sweep, plot)");
+    if (cmd == "trace") return cmd_trace(args);
+    throw InputError("unknown command '" + cmd + "' (valid: run, gen, info, iss, sweep, plot, trace)");
   } catch (const Interrupted& e) {
     std::cerr << "flaresim: interrupted by " << signal_name(e.signal()) << " while " << e.during()
               << "; no output file was written\n";
