@@ -97,7 +97,7 @@ bool parse_io(const std::string& sub, const std::string& usage, const std::vecto
 template <typename Edit>
 int run_edit(const std::string& sub, const Io& io, Edit edit) {
   OutputFiles outputs;
-  for (const std::string& in : io.inputs) outputs.input("input", in);
+  for (const std::string& in : io.inputs) outputs.input("trace " + in, in);
   if (!port_rule_file(io.read.pcap_port).empty()) outputs.input("--pcap-port", port_rule_file(io.read.pcap_port));
   std::ostream& out = outputs.add("-o", io.output);
   std::vector<std::vector<TraceRecord>> traces;
@@ -122,7 +122,7 @@ void add_port_map(const std::string& text, std::vector<MergeInput>& inputs, unsi
   if (colon == std::string::npos || !parse_token_uint(text.substr(0, colon), 0xFFFFFFFFull, &n) || n == 0)
     bad_value("port-map", text, want);
   if (n > inputs.size())
-    throw InputError("--port-map " + text + ": there are only " + std::to_string(inputs.size()) + " inputs");
+    throw InputError("--port-map " + text + ": no input " + std::to_string(n) + " (" + std::to_string(inputs.size()) + " given)");
   MergeInput& in = inputs[n - 1];
   if (in.port_offset != 0) throw InputError("--port-map " + text + ": input " + std::to_string(n) + " has a --port-offset too");
   std::stringstream items(text.substr(colon + 1));

@@ -162,7 +162,7 @@ PortRule PortRule::resolved(CaptureKind capture) const {
 }
 
 std::string PortRule::describe() const {
-  return "pcap_port " + spec_ + (chosen_because_.empty() ? "" : ", " + chosen_because_);
+  return "pcap_port " + spec_ + (chosen_because_.empty() ? "" : ", " + chosen_because_ + "; other rules: traces/FORMAT.md");
 }
 
 void PortRule::unmapped(const std::string& where, const std::string& why) const {

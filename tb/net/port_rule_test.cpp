@@ -218,7 +218,7 @@ TEST(PortRule, AutoPicksByTheKindOfFile) {
   TraceOptions o;
   EXPECT_EQ(error_of([&] { parse_trace("c", foreign.data(), foreign.size(), o); }),
             "c: packet 1: port 20229 from the source MAC 02:00:00:00:4f:05 >= num_ports 64 (pcap_port src-mac, the "
-            "default for a one-interface pcapng)");
+            "default for a one-interface pcapng; other rules: traces/FORMAT.md)");
 }
 
 }  // namespace

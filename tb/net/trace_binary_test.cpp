@@ -246,7 +246,7 @@ TEST(TracePcapng, Errors) {
     o.num_ports = 4;
     EXPECT_EQ(error_of(f.b, o),
               "f: packet 1: interface 4 >= num_ports 4 (pcap_port interface, the default for a pcapng with several "
-              "interfaces)");
+              "interfaces; other rules: traces/FORMAT.md)");
   }
   {
     Buf f = base;
@@ -370,12 +370,12 @@ TEST(TracePcap, Errors) {
   pcap_rec(p, 0, 0, eth(256));
   EXPECT_EQ(error_of(p.b),
             "f: packet 1: port 256 from the source MAC 02:00:00:00:01:00 >= num_ports 64 (pcap_port src-mac, the "
-            "default for classic pcap)");
+            "default for classic pcap; other rules: traces/FORMAT.md)");
   Buf s = pcap_header(false, false);
   pcap_rec(s, 0, 0, Bytes(10, 0));
   EXPECT_EQ(error_of(s.b),
             "f: packet 1: packet of 10 bytes has no source MAC to take the port from (pcap_port src-mac, the default "
-            "for classic pcap)");
+            "for classic pcap; other rules: traces/FORMAT.md)");
   Buf e = pcap_header(false, false);
   pcap_rec(e, 0, 0, Bytes());
   EXPECT_EQ(error_of(e.b), "f: packet 1: empty packet");
