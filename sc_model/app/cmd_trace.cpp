@@ -43,9 +43,9 @@ po::options_description io_options() {
       ("format", po::value<std::string>(), "text or pcapng, whatever the -o name")
       ("ports", po::value<unsigned>()->default_value(64),
        "switch ports (1..65536): the inputs' ports are below it, and a pcapng output has one interface per port")
-      ("pcap-port", po::value<std::string>()->default_value("auto"),
-       "ingress ports of the packets of captures, as for run: auto, interface, src-mac, a port number, "
-       "mac-table:FILE, ip-table:FILE, vlan or vlan:untagged=PORT (traces/FORMAT.md)")
+      ("pcap-port", po::value<std::string>()->default_value(TraceOptions().pcap_port),
+       (std::string("ingress ports of the packets of captures, as for run: ") + port_rule_choices() +
+        " (traces/FORMAT.md)").c_str())
       ("capture-times", po::value<std::string>()->default_value("relative"),
        "capture timestamps: relative (time 0 = each capture's first packet) or absolute");
   return d;

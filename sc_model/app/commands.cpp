@@ -79,10 +79,10 @@ int cmd_run(const std::vector<std::string>& args) {
       ("verify", po::value<std::string>(), "expected results file (from 'flaresim gen'); exit 1 on mismatch")
       ("seed", po::value<std::string>(), "seed of the run (same as --sim.seed)")
       ("hpu-model", po::value<std::string>(), "native or iss (same as --hpu.model)")
-      ("pcap-port", po::value<std::string>()->default_value("auto"),
-       "ingress ports of a capture's packets (traces/FORMAT.md): interface (pcapng's interface id), src-mac (low 16 "
-       "bits of the source MAC), a port number, mac-table:FILE, ip-table:FILE, vlan or vlan:untagged=PORT; auto: "
-       "interface for a pcapng with several interfaces or written by flaresim, src-mac otherwise")
+      ("pcap-port", po::value<std::string>()->default_value(TraceOptions().pcap_port),
+       (std::string("ingress ports of a capture's packets: ") + port_rule_choices() +
+        " (traces/FORMAT.md); auto: the pcapng interface id for a pcapng with several interfaces or written by "
+        "flaresim, the low 16 bits of the source MAC otherwise").c_str())
       ("capture-times", po::value<std::string>()->default_value("relative"),
        "pcap/pcapng timestamps: relative (time 0 = the capture's first packet) or absolute")
       ("trace-insn", po::value<std::string>(), "instruction trace of every handler run (needs --hpu.model iss)")

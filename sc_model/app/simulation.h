@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/config.h"
+#include "net/trace_reader.h"
 #include "plugin/protocol.h"
 
 namespace fs {
@@ -19,7 +20,7 @@ struct RunRequest {
   Config cfg;
   std::string trace_path;    // "" = none (closed-loop hosts drive the switch)
   std::string config_path;   // for the record in the stats file; "" if none
-  std::string pcap_port = "auto";  // ingress port rule for captures (net/port_rule.h)
+  std::string pcap_port = TraceOptions().pcap_port;  // ingress port rule for captures (net/port_rule.h)
   bool relative_capture_times = true;  // pcap/pcapng: time 0 = the capture's first packet
   bool keep_egress = false;  // keep every departing frame in RunResult::egress
   bool progress = false;     // print progress to stderr while running

@@ -17,8 +17,6 @@ namespace fs {
 
 namespace {
 
-const char* kRules = "auto, interface, src-mac, a port number, mac-table:FILE, ip-table:FILE, vlan or vlan:untagged=PORT";
-
 struct Entry {
   uint16_t port;
   size_t line;
@@ -109,6 +107,10 @@ struct PortRule::Tables {
   }
 };
 
+const char* port_rule_choices() {
+  return "auto, interface, src-mac, a port number, mac-table:FILE, ip-table:FILE, vlan or vlan:untagged=PORT";
+}
+
 std::string port_rule_file(const std::string& spec) {
   for (const char* prefix : {"mac-table:", "ip-table:"})
     if (spec.rfind(prefix, 0) == 0) return spec.substr(std::strlen(prefix));
@@ -144,7 +146,7 @@ PortRule::PortRule(const std::string& spec, unsigned num_ports) : spec_(spec), n
     kind_ = PortRuleKind::kFixed;
     fixed_ = port_number(spec, "a port number");
   } else {
-    throw InputError("pcap_port " + quote_token(spec) + ": expected " + kRules);
+    throw InputError("pcap_port " + quote_token(spec) + ": expected " + port_rule_choices());
   }
 }
 

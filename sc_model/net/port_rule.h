@@ -56,6 +56,9 @@ class PortRule {
   std::shared_ptr<const Tables> tables_;
 };
 
+// The rules pcap_port takes, for messages and --help: "auto, interface, src-mac, ...".
+const char* port_rule_choices();
+
 // The table file a pcap_port value names (mac-table:FILE, ip-table:FILE), "" if none: an input
 // of the command, which no output may overwrite.
 std::string port_rule_file(const std::string& spec);
