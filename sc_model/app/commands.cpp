@@ -19,6 +19,7 @@
 #include "common/text.h"
 #include "config/config_io.h"
 #include "common/errors.h"
+#include "net/port_rule.h"
 #include "net/trace_reader.h"
 #include "net/trace_writer.h"
 #include "plugin/protocol.h"
@@ -42,6 +43,7 @@ const char* kUsage =
     "  iss   run a bare RISC-V program (rv32imafc ELF) on the instruction-set simulator\n"
     "  sweep run every combination of a sweep file's configuration values and merge their results\n"
     "        (sweep SWEEP.ini [--jobs N] [--slurm]: here, or as a Slurm job array; docs/SWEEP.md)\n"
+    "  trace merge, shift or filter packet traces (trace merge|shift|filter ...; traces/FORMAT.md)\n"
     "'flaresim <command> --help' shows a command's options.\n";
 
 enum class StatsFormat { kJson, kCsv };
@@ -78,8 +80,10 @@ int cmd_run(const std::vector<std::string>& args) {
       ("verify", po::value<std::string>(), "expected results file (from 'flaresim gen'); exit 1 on mismatch")
       ("seed", po::value<std::string>(), "seed of the run (same as --sim.seed)")
       ("hpu-model", po::value<std::string>(), "native or iss (same as --hpu.model)")
-      ("pcap-port", po::value<std::string>()->default_value("src-mac"),
-       "ingress port of classic pcap packets: src-mac (low 16 bits of the source MAC) or a port number")
+      ("pcap-port", po::value<std::string>()->default_value(TraceOptions().pcap_port),
+       (std::string("ingress ports of a capture's packets: ") + port_rule_choices() +
+        " (traces/FORMAT.md); auto: the pcapng interface id for a pcapng with several interfaces or written by "
+        "flaresim, the low 16 bits of the source MAC otherwise").c_str())
       ("capture-times", po::value<std::string>()->default_value("relative"),
        "pcap/pcapng timestamps: relative (time 0 = the capture's first packet) or absolute")
       ("trace-insn", po::value<std::string>(),
@@ -138,6 +142,7 @@ int cmd_run(const std::vector<std::string>& args) {
   OutputFiles outputs;
   for (const char* in : {"trace", "config", "verify"})
     if (vm.count(in)) outputs.input(std::string("--") + in, vm[in].as<std::string>());
+  if (!port_rule_file(req.pcap_port).empty()) outputs.input("--pcap-port", port_rule_file(req.pcap_port));
   auto optional = [&](const char* option) -> std::ostream* {
     return vm.count(option) ? &outputs.add(std::string("--") + option, vm[option].as<std::string>()) : nullptr;
   };
@@ -154,6 +159,7 @@ int cmd_run(const std::vector<std::string>& args) {
   std::ostream& report = outputs.writes_stdout() ? std::cerr : std::cout;
 
   RunResult result = run_simulation(req);
+  if (!result.trace_note.empty()) std::cerr << "flaresim: note: " << result.trace_note << "\n";
   // Results checked against what was expected: the --verify file's, and the closed-loop hosts'.
   // The outcome goes into the stats, which are written either way (a failed check is a finished
   // run whose results are wrong); the command then fails. A run a handler fault stopped is not
@@ -284,7 +290,8 @@ int cli_main(int argc, char** argv) {
     if (cmd == "iss") return cmd_iss(args);
     if (cmd == "sweep") return cmd_sweep(args);
     if (cmd == "plot") return cmd_plot(args);
-    throw InputError("unknown command '" + cmd + "' (valid: run, gen, info, iss, sweep, plot)");
+    if (cmd == "trace") return cmd_trace(args);
+    throw InputError("unknown command '" + cmd + "' (valid: run, gen, info, iss, sweep, plot, trace)");
   } catch (const Interrupted& e) {
     std::cerr << "flaresim: interrupted by " << signal_name(e.signal()) << " while " << e.during()
               << "; no output file was written\n";

@@ -13,6 +13,7 @@ int cmd_info(const std::vector<std::string>& args);
 int cmd_iss(const std::vector<std::string>& args);  // sc_model/app/cmd_iss.cpp
 int cmd_sweep(const std::vector<std::string>& args);  // sc_model/app/cmd_sweep.cpp
 int cmd_plot(const std::vector<std::string>& args);   // sc_model/app/cmd_plot.cpp (runs plot.py)
+int cmd_trace(const std::vector<std::string>& args);  // sc_model/app/cmd_trace.cpp
 int cli_main(int argc, char** argv);
 
 }  // namespace fs

@@ -114,7 +114,8 @@ RunResult run_simulation(const RunRequest& req) {
   topts.pcap_port = req.pcap_port;
   topts.relative_capture_times = req.relative_capture_times;
   std::vector<TraceRecord> records;
-  if (!req.trace_path.empty()) records = read_trace(req.trace_path, topts);
+  TraceInfo trace_info;
+  if (!req.trace_path.empty()) records = read_trace(req.trace_path, topts, &trace_info);
 
   std::vector<PacketPtr> packets;
   packets.reserve(records.size());
@@ -146,6 +147,10 @@ RunResult run_simulation(const RunRequest& req) {
   }
 
   RunResult result;
+  if (trace_info.format == TraceFormat::kPcapng && trace_info.port_rule == "src-mac" && !trace_info.port_rule_why.empty())
+    result.trace_note = req.trace_path + " has one interface: each packet's ingress port is the last two bytes of its "
+                        "source MAC (--pcap-port src-mac, " + trace_info.port_rule_why +
+                        "; traces/FORMAT.md lists the other rules)";
   std::unique_ptr<PcapngWriter> pcap;
   if (req.egress) pcap = std::make_unique<PcapngWriter>(*req.egress, req.cfg.ports.count);
   sw.on_departure([&](unsigned port, Picos time, const Packet& p) {
@@ -173,7 +178,7 @@ RunResult run_simulation(const RunRequest& req) {
   stats["flaresim"] = {{"version", build_version()}, {"git_commit", build_git_commit()}, {"stats_schema", kStatsSchema}};
   stats["seed"] = req.cfg.seed;
   stats["end"] = {{"reason", result.fault.empty() ? "finished" : "handler_fault"}, {"fault", result.fault}};
-  stats["inputs"] = {{"trace", req.trace_path}, {"config_file", req.config_path}};
+  stats["inputs"] = {{"trace", req.trace_path}, {"config_file", req.config_path}, {"port_rule", trace_info.port_rule}};
   stats["config"] = config_to_json(req.cfg);
   stats.update(collect_stats(sw, end));
   const RunView view{req.cfg, sw, end};

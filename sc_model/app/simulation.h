@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/config.h"
+#include "net/trace_reader.h"
 #include "plugin/protocol.h"
 #include "pspin/insn_trace.h"
 
@@ -20,7 +21,7 @@ struct RunRequest {
   Config cfg;
   std::string trace_path;    // "" = none (closed-loop hosts drive the switch)
   std::string config_path;   // for the record in the stats file; "" if none
-  std::string pcap_port = "src-mac";  // ingress port rule for classic pcap traces
+  std::string pcap_port = TraceOptions().pcap_port;  // ingress port rule for captures (net/port_rule.h)
   bool relative_capture_times = true;  // pcap/pcapng: time 0 = the capture's first packet
   bool keep_egress = false;  // keep every departing frame in RunResult::egress
   bool progress = false;     // print progress to stderr while running
@@ -43,6 +44,9 @@ struct RunResult {
   // The handler fault that stopped the run (hpu.on_fault = abort), "" if it ran to its end. The
   // stats and every output describe the run up to the fault.
   std::string fault;
+  // A note for the user about how the trace was read ("" if none): a one-interface pcapng's
+  // ingress ports taken from the source MACs by default.
+  std::string trace_note;
 };
 
 // Runs the whole simulation; throws InputError / SimError, or Interrupted (common/interrupt.h)

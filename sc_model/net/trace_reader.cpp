@@ -17,6 +17,7 @@
 #include "common/errors.h"
 #include "common/interrupt.h"
 #include "fs_packet.h"
+#include "net/port_rule.h"
 #include "net/trace_syntax.h"
 
 namespace fs {
@@ -151,11 +152,23 @@ void check_packet_size(const std::string& where, size_t n) {
 
 // ---- text traces ----
 
-// The line forms a text trace may use: hex, and every registered protocol's syntax.
+// The line forms a text trace may use: hex, and every registered syntax; syntaxes whose usage
+// continues alike after their keyword share one form ('eth|ip|tcp|udp key=value...').
 std::string line_forms() {
-  std::string forms = "expected '<time> <port> hex <bytes>'";
-  for (const TraceSyntax* t : trace_syntaxes()) forms += " or '<time> <port> " + t->usage() + "'";
-  return forms;
+  std::vector<std::pair<std::string, std::string>> forms;  // (keywords, the usage after the keyword)
+  for (const TraceSyntax* t : trace_syntaxes()) {
+    const std::string usage = t->usage(), kw = t->keyword();
+    const bool keyword_first = usage.rfind(kw + " ", 0) == 0;
+    const std::string rest = keyword_first ? usage.substr(kw.size()) : "";
+    auto same = std::find_if(forms.begin(), forms.end(), [&](const auto& f) { return keyword_first && f.second == rest; });
+    if (same != forms.end())
+      same->first += "|" + kw;
+    else
+      forms.emplace_back(keyword_first ? kw : usage, rest);
+  }
+  std::string out = "expected '<time> <port> hex <bytes>'";
+  for (const auto& [keywords, rest] : forms) out += " or '<time> <port> " + keywords + rest + "'";
+  return out;
 }
 
 std::vector<TraceRecord> parse_text(const std::string& name, const uint8_t* data, size_t len,
@@ -262,24 +275,26 @@ void stable_sort_by_time(std::vector<TraceRecord>& v) {
                    [](const TraceRecord& a, const TraceRecord& b) { return a.time < b.time; });
 }
 
-// Resolves TraceOptions::pcap_port: -1 for src-mac, else the fixed port.
-long pcap_port_mode(const TraceOptions& opts) {
-  if (opts.pcap_port == "src-mac") return -1;
-  uint64_t v;
-  if (!parse_token_uint(opts.pcap_port, 0xFFFFFFFFull, &v))
-    throw InputError("pcap_port " + quote_token(opts.pcap_port) +
-                     ": expected src-mac or a decimal port number");
-  if (v >= opts.num_ports)
-    throw InputError("pcap_port " + opts.pcap_port + " >= num_ports " +
-                     std::to_string(opts.num_ports));
-  return long(v);
+// Why a capture of link type `linktype` cannot be read, and what to do; "" for Ethernet.
+std::string linktype_problem(uint32_t linktype) {
+  if (linktype == 1) return "";
+  const std::string only = "only Ethernet (linktype 1) is read";
+  if (linktype == 113 || linktype == 276)
+    return "linktype " + std::to_string(linktype) + (linktype == 113 ? " (LINUX_SLL" : " (LINUX_SLL2") +
+           ", a Linux cooked capture such as tcpdump -i any writes) has no Ethernet header; " + only +
+           ": capture on one Ethernet interface (tcpdump -i eth0)";
+  static const std::map<uint32_t, const char*> names = {
+      {0, "NULL, BSD loopback"}, {101, "RAW, IP without a link layer"}, {105, "IEEE802_11, Wi-Fi"},
+      {127, "IEEE802_11_RADIOTAP, Wi-Fi"}, {228, "IPV4, IP without a link layer"}, {229, "IPV6, IP without a link layer"}};
+  const auto it = names.find(linktype);
+  return "unsupported linktype " + std::to_string(linktype) + (it == names.end() ? "" : std::string(" (") + it->second + ")") +
+         "; " + only + ": capture on an Ethernet interface";
 }
 
 // ---- classic pcap ----
 
 std::vector<TraceRecord> parse_pcap(const std::string& name, const uint8_t* d, size_t n,
-                                    const TraceOptions& opts) {
-  const long fixed_port = pcap_port_mode(opts);
+                                    const TraceOptions& opts, const PortRule& rule) {
   if (n < 24) fail_at(at_block(name, 0), "truncated pcap file header");
   const uint32_t le_magic = Reader{d, false}.u32(0);
   const bool be = (le_magic == 0xd4c3b2a1u || le_magic == 0x4d3cb2a1u);
@@ -289,9 +304,9 @@ std::vector<TraceRecord> parse_pcap(const std::string& name, const uint8_t* d, s
     fail_at(at_block(name, 0), "unsupported pcap version " + std::to_string(r.u16(4)) + "." +
                                    std::to_string(r.u16(6)));
   const uint32_t linktype = r.u32(20);
-  if (linktype != 1)
-    fail_at(at_block(name, 0),
-            "unsupported linktype " + std::to_string(linktype) + " (only Ethernet, 1)");
+  if (linktype != 1) fail_at(at_block(name, 0), linktype_problem(linktype));
+  if (rule.kind() == PortRuleKind::kInterface)
+    fail_at(at_block(name, 0), "pcap_port interface: a classic pcap has no interfaces (traces/FORMAT.md lists the other rules)");
   std::vector<TraceRecord> out;
   std::vector<i128> absolute;  // capture timestamps, parallel to out
   size_t off = 24;
@@ -319,19 +334,7 @@ std::vector<TraceRecord> parse_pcap(const std::string& name, const uint8_t* d, s
     absolute.push_back(i128(u128(sec) * kPicosPerS + u128(frac) * (nano ? 1000u : 1000000u)));
     rec.data.assign(d + off, d + off + incl);
     off += incl;
-    uint64_t port;
-    if (fixed_port >= 0) {
-      port = uint64_t(fixed_port);
-    } else {
-      if (rec.data.size() < 12)
-        fail_at(where, "packet of " + std::to_string(rec.data.size()) +
-                           " bytes has no source MAC to take the port from");
-      port = fs_be16(&rec.data[10]);
-    }
-    if (port >= opts.num_ports)
-      fail_at(where, "port " + std::to_string(port) + " (from the source MAC) >= num_ports " +
-                         std::to_string(opts.num_ports));
-    rec.port = uint16_t(port);
+    rec.port = rule.port_of(rec.data.data(), rec.data.size(), -1, where);
     out.push_back(std::move(rec));
   }
   set_capture_times(out, absolute, opts.relative_capture_times);
@@ -364,11 +367,22 @@ i128 ts_to_picos(uint64_t ts, const Iface& i) {
 }
 
 
+// The kind of pcapng file, for pcap_port auto: `most_interfaces` is the largest number of
+// interfaces a section declares, `from_flaresim` whether the first section's shb_userappl is
+// "flaresim".
+CaptureKind pcapng_kind(size_t most_interfaces, bool from_flaresim) {
+  if (from_flaresim) return CaptureKind::kPcapngFromFlaresim;
+  return most_interfaces > 1 ? CaptureKind::kPcapngSeveralInterfaces : CaptureKind::kPcapngOneInterface;
+}
+
 std::vector<TraceRecord> parse_pcapng(const std::string& name, const uint8_t* d, size_t n,
-                                      const TraceOptions& opts) {
+                                      const TraceOptions& opts, PortRule& rule) {
   std::vector<TraceRecord> out;
   std::vector<i128> absolute;  // capture timestamps, parallel to out
+  std::vector<uint32_t> if_ids;  // interface ids, parallel to out
   std::vector<Iface> ifaces;
+  size_t most_interfaces = 0, sections = 0;
+  bool from_flaresim = false;
   Reader r{d, false};
   uint64_t pkt = 0;
   size_t off = 0;
@@ -412,12 +426,14 @@ std::vector<TraceRecord> parse_pcapng(const std::string& name, const uint8_t* d,
       if (r.u16(body + 4) != 1)
         fail_at(where, "unsupported pcapng version " + std::to_string(r.u16(body + 4)) + "." +
                            std::to_string(r.u16(body + 6)));
+      if (++sections == 1)
+        options(body + 16, [&](uint32_t code, size_t v, uint32_t vlen) {
+          if (code == 4) from_flaresim = std::string(reinterpret_cast<const char*>(d + v), vlen) == "flaresim";  // shb_userappl
+        });
     } else if (type == 1) {  // Interface Description Block
       if (body_len < 8) fail_at(where, "interface description block too short");
       const uint32_t linktype = r.u16(body);
-      if (linktype != 1)
-        fail_at(where, "interface " + std::to_string(ifaces.size()) + ": unsupported linktype " +
-                           std::to_string(linktype) + " (only Ethernet, 1)");
+      if (linktype != 1) fail_at(where, "interface " + std::to_string(ifaces.size()) + ": " + linktype_problem(linktype));
       Iface iface;
       options(body + 8, [&](uint32_t code, size_t v, uint32_t vlen) {
         if (code == 9) {  // if_tsresol
@@ -431,6 +447,7 @@ std::vector<TraceRecord> parse_pcapng(const std::string& name, const uint8_t* d,
         }
       });
       ifaces.push_back(iface);
+      most_interfaces = std::max(most_interfaces, ifaces.size());
     } else if (type == 6) {  // Enhanced Packet Block
       ++pkt;
       const std::string pwhere = at_packet(name, pkt);
@@ -447,12 +464,9 @@ std::vector<TraceRecord> parse_pcapng(const std::string& name, const uint8_t* d,
       if (cap < orig)
         fail_at(pwhere, "captured length " + std::to_string(cap) + " < original length " +
                             std::to_string(orig) + " (packet was cut by the snapshot length)");
-      if (if_id >= opts.num_ports)
-        fail_at(pwhere, "port " + std::to_string(if_id) + " (interface id) >= num_ports " +
-                            std::to_string(opts.num_ports));
       TraceRecord rec;
       rec.where = pwhere;
-      rec.port = uint16_t(if_id);
+      if_ids.push_back(if_id);
       absolute.push_back(ts_to_picos(ts, ifaces[if_id]));
       rec.data.assign(d + body + 20, d + body + 20 + cap);
       out.push_back(std::move(rec));
@@ -463,6 +477,9 @@ std::vector<TraceRecord> parse_pcapng(const std::string& name, const uint8_t* d,
     }
     off += blen;
   }
+  rule = rule.resolved(pcapng_kind(most_interfaces, from_flaresim));
+  for (size_t k = 0; k < out.size(); ++k)
+    out[k].port = rule.port_of(out[k].data.data(), out[k].data.size(), long(if_ids[k]), out[k].where);
   set_capture_times(out, absolute, opts.relative_capture_times);
   stable_sort_by_time(out);
   return out;
@@ -483,21 +500,31 @@ bool looks_like_trace(const uint8_t* data, size_t len) {
 }
 
 std::vector<TraceRecord> parse_trace(const std::string& name, const uint8_t* data, size_t len,
-                                     const TraceOptions& opts) {
+                                     const TraceOptions& opts, TraceInfo* info) {
   if (opts.num_ports < 1 || opts.num_ports > 65536)
     throw InputError("num_ports " + std::to_string(opts.num_ports) + " not in 1..65536");
-  pcap_port_mode(opts);  // reject a bad pcap_port whatever the format
-  switch (trace_format(data, len)) {
-    case TraceFormat::kPcapng: return parse_pcapng(name, data, len, opts);
-    case TraceFormat::kPcap: return parse_pcap(name, data, len, opts);
-    case TraceFormat::kText: break;
+  PortRule rule(opts.pcap_port, opts.num_ports);  // a bad rule or table is refused whatever the format
+  const TraceFormat format = trace_format(data, len);
+  std::vector<TraceRecord> out;
+  switch (format) {
+    case TraceFormat::kPcapng: out = parse_pcapng(name, data, len, opts, rule); break;
+    case TraceFormat::kPcap:
+      rule = rule.resolved(CaptureKind::kPcap);
+      out = parse_pcap(name, data, len, opts, rule);
+      break;
+    case TraceFormat::kText: out = parse_text(name, data, len, opts); break;
   }
-  return parse_text(name, data, len, opts);
+  if (info) {
+    info->format = format;
+    info->port_rule = format == TraceFormat::kText ? "" : rule.spec();
+    info->port_rule_why = format == TraceFormat::kText ? "" : rule.chosen_because();
+  }
+  return out;
 }
 
-std::vector<TraceRecord> read_trace(const std::string& path, const TraceOptions& opts) {
+std::vector<TraceRecord> read_trace(const std::string& path, const TraceOptions& opts, TraceInfo* info) {
   const Bytes content = read_trace_bytes(path);
-  return parse_trace(path, content.data(), content.size(), opts);
+  return parse_trace(path, content.data(), content.size(), opts, info);
 }
 
 Bytes read_trace_bytes(const std::string& path) {

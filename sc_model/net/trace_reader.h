@@ -22,13 +22,24 @@ struct TraceRecord {
 
 struct TraceOptions {
   unsigned num_ports = 64;  // ports are 0..num_ports-1 (1..65536)
-  // Classic pcap has no interfaces: "src-mac" takes the ingress port from the last two bytes of
-  // the source MAC (big-endian, the host addressing convention); a decimal number puts every
-  // packet on that port. pcapng always uses the interface id.
-  std::string pcap_port = "src-mac";
+  // How a capture's packets get their ingress ports (net/port_rule.h, traces/FORMAT.md "Ingress
+  // ports of captures"): auto, interface, src-mac, a port number, mac-table:FILE, ip-table:FILE,
+  // vlan or vlan:untagged=PORT. auto: the interface id for a pcapng with several interfaces or
+  // written by flaresim, the source MAC's last two bytes otherwise. Text traces name their ports.
+  std::string pcap_port = "auto";
   // pcap/pcapng timestamps are wall-clock times: by default the model's time 0 is the capture's
   // earliest packet. false takes the timestamps as they are (they must fit in 64-bit ps).
   bool relative_capture_times = true;
+};
+
+// A trace's format, from its first four bytes (pcapng's and pcap's magic numbers); text otherwise.
+enum class TraceFormat { kPcapng, kPcap, kText };
+
+// What reading a trace decided, for the stats and messages of its command.
+struct TraceInfo {
+  TraceFormat format = TraceFormat::kText;
+  std::string port_rule;      // the rule that gave a capture's packets their ports ("" for text)
+  std::string port_rule_why;  // why pcap_port auto chose it, e.g. "the default for classic pcap" ("" if given)
 };
 
 // Largest packet a trace may hold.
@@ -36,21 +47,19 @@ constexpr size_t kMaxTracePacket = 65535;
 
 // Reads the trace at `path`. Text traces keep file order (times must be non-decreasing);
 // pcap/pcapng records are stably sorted by time.
-std::vector<TraceRecord> read_trace(const std::string& path, const TraceOptions& opts);
+std::vector<TraceRecord> read_trace(const std::string& path, const TraceOptions& opts, TraceInfo* info = nullptr);
 // The bytes of a trace file or stream (a FIFO, a character device), read to the end; InputError
 // for a directory, a stream that is no trace (NUL bytes in what is not pcapng or pcap) or one
 // over kMaxTraceBytes; Interrupted (common/interrupt.h) when a signal stops the read.
 constexpr size_t kMaxTraceBytes = size_t(4) << 30;
 Bytes read_trace_bytes(const std::string& path);
-// A trace's format, from its first four bytes (pcapng's and pcap's magic numbers); text otherwise.
-enum class TraceFormat { kPcapng, kPcap, kText };
 TraceFormat trace_format(const uint8_t* data, size_t len);
 // False if the first `len` bytes read cannot start a trace: not pcapng or pcap, and a NUL byte.
 bool looks_like_trace(const uint8_t* data, size_t len);
 
 // Same, from bytes already in memory; `name` is used in messages and `where`.
 std::vector<TraceRecord> parse_trace(const std::string& name, const uint8_t* data, size_t len,
-                                     const TraceOptions& opts);
+                                     const TraceOptions& opts, TraceInfo* info = nullptr);
 
 // Helpers shared with the other text formats. Each returns false and sets *err to a short
 // reason (without a place) on bad input.

@@ -1,14 +1,21 @@
-// Registered text-trace syntaxes and the token helpers (see trace_syntax.h).
+// Registered text-trace syntaxes (the built-in field syntaxes and the protocols') and the token
+// helpers (see trace_syntax.h).
 #include "net/trace_syntax.h"
 
 #include <algorithm>
 #include <stdexcept>
 
+#include "net/field_syntax.h"
+
 namespace fs {
 namespace {
 
-std::vector<const TraceSyntax*>& registry() {  // by keyword
-  static std::vector<const TraceSyntax*> syntaxes;
+std::vector<const TraceSyntax*>& registry() {  // by keyword; the built-in field syntaxes from the start
+  static std::vector<const TraceSyntax*> syntaxes = [] {
+    std::vector<const TraceSyntax*> v = field_trace_syntaxes();
+    std::sort(v.begin(), v.end(), [](const TraceSyntax* a, const TraceSyntax* b) { return a->keyword() < b->keyword(); });
+    return v;
+  }();
   return syntaxes;
 }
 
@@ -64,6 +71,19 @@ bool parse_token_uint(const std::string& s, uint64_t max, uint64_t* out) {
     const uint64_t d = uint64_t(c - '0');
     if (v > (max - d) / 10) return false;
     v = v * 10 + d;
+  }
+  *out = v;
+  return true;
+}
+
+bool parse_token_number(const std::string& s, uint64_t max, uint64_t* out) {
+  if (s.size() < 3 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) return parse_token_uint(s, max, out);
+  uint64_t v = 0;
+  for (size_t i = 2; i < s.size(); ++i) {
+    const char c = s[i];
+    const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    if (d < 0 || v > (max - uint64_t(d)) / 16) return false;
+    v = v * 16 + uint64_t(d);
   }
   *out = v;
   return true;

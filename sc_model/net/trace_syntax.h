@@ -1,6 +1,7 @@
-// Text-trace syntaxes that protocols add: a line '<time> <port> KEYWORD ...' whose frame the
-// protocol builds from the tokens after the keyword (traces/FORMAT.md). The trace reader knows
-// only 'hex' itself. Protocols register their syntax before main() runs (plugin/protocol.h).
+// Text-trace syntaxes: a line '<time> <port> KEYWORD ...' whose frame the syntax builds from the
+// tokens after the keyword (traces/FORMAT.md). The trace reader knows only 'hex' itself; the
+// registry starts with the built-in field syntaxes (eth, ip, udp, tcp: net/field_syntax.h), and
+// protocols register theirs before main() runs (plugin/protocol.h).
 // Also the token helpers every syntax uses for its messages and numbers.
 #pragma once
 #include <cstdint>
@@ -33,5 +34,7 @@ std::string quote_token(const std::string& tok);
 bool token_is_digits(const std::string& s);
 // Unsigned decimal without sign; false if not digits or above max.
 bool parse_token_uint(const std::string& s, uint64_t max, uint64_t* out);
+// The same, or hexadecimal after "0x" ("0x88b5"): header fields in field lines and filters.
+bool parse_token_number(const std::string& s, uint64_t max, uint64_t* out);
 
 }  // namespace fs

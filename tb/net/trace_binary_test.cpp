@@ -181,7 +181,9 @@ TEST(TracePcapng, Errors) {
     Buf f = base;
     idb(f, 113);
     EXPECT_EQ(error_of(f.b),
-              "f: block at offset 28: interface 0: unsupported linktype 113 (only Ethernet, 1)");
+              "f: block at offset 28: interface 0: linktype 113 (LINUX_SLL, a Linux cooked capture such as tcpdump -i "
+              "any writes) has no Ethernet header; only Ethernet (linktype 1) is read: capture on one Ethernet "
+              "interface (tcpdump -i eth0)");
   }
   {
     Buf f = base;
@@ -242,7 +244,9 @@ TEST(TracePcapng, Errors) {
     epb(f, 4, 0, eth(0));
     TraceOptions o;
     o.num_ports = 4;
-    EXPECT_EQ(error_of(f.b, o), "f: packet 1: port 4 (interface id) >= num_ports 4");
+    EXPECT_EQ(error_of(f.b, o),
+              "f: packet 1: interface 4 >= num_ports 4 (pcap_port interface, the default for a pcapng with several "
+              "interfaces; other rules: traces/FORMAT.md)");
   }
   {
     Buf f = base;
@@ -346,7 +350,8 @@ TEST(TracePcap, NanosecondsBigEndianFixedPort) {
 
 TEST(TracePcap, Errors) {
   EXPECT_EQ(error_of(pcap_header(false, false, 101).b),
-            "f: block at offset 0: unsupported linktype 101 (only Ethernet, 1)");
+            "f: block at offset 0: unsupported linktype 101 (RAW, IP without a link layer); only Ethernet (linktype 1) "
+            "is read: capture on an Ethernet interface");
   Buf v = pcap_header(false, false);
   v.b[4] = 3;
   EXPECT_EQ(error_of(v.b), "f: block at offset 0: unsupported pcap version 3.4");
@@ -363,11 +368,14 @@ TEST(TracePcap, Errors) {
   EXPECT_EQ(error_of(t2.b), "f: packet 2: truncated packet data: 20 bytes announced, 14 present");
   Buf p = pcap_header(false, false);
   pcap_rec(p, 0, 0, eth(256));
-  EXPECT_EQ(error_of(p.b), "f: packet 1: port 256 (from the source MAC) >= num_ports 64");
+  EXPECT_EQ(error_of(p.b),
+            "f: packet 1: port 256 from the source MAC 02:00:00:00:01:00 >= num_ports 64 (pcap_port src-mac, the "
+            "default for classic pcap; other rules: traces/FORMAT.md)");
   Buf s = pcap_header(false, false);
   pcap_rec(s, 0, 0, Bytes(10, 0));
   EXPECT_EQ(error_of(s.b),
-            "f: packet 1: packet of 10 bytes has no source MAC to take the port from");
+            "f: packet 1: packet of 10 bytes has no source MAC to take the port from (pcap_port src-mac, the default "
+            "for classic pcap; other rules: traces/FORMAT.md)");
   Buf e = pcap_header(false, false);
   pcap_rec(e, 0, 0, Bytes());
   EXPECT_EQ(error_of(e.b), "f: packet 1: empty packet");
@@ -388,6 +396,33 @@ TEST(TracePcap, Errors) {
   pcap_rec(o, 0xFFFFFFFF, 0, eth(1));
   EXPECT_EQ(error_of(o.b),
             "f: packet 1: timestamp does not fit in 64-bit picoseconds (about 213 days)");
+}
+
+TEST(TracePcap, OtherLinkTypesAreRefusedWithWhatToDo) {
+  EXPECT_EQ(error_of(pcap_header(false, false, 276).b),
+            "f: block at offset 0: linktype 276 (LINUX_SLL2, a Linux cooked capture such as tcpdump -i any writes) has "
+            "no Ethernet header; only Ethernet (linktype 1) is read: capture on one Ethernet interface (tcpdump -i "
+            "eth0)");
+  EXPECT_EQ(error_of(pcap_header(false, false, 147).b),
+            "f: block at offset 0: unsupported linktype 147; only Ethernet (linktype 1) is read: capture on an Ethernet "
+            "interface");
+  Buf f;
+  shb(f);
+  idb(f, 1);
+  idb(f, 0);
+  EXPECT_EQ(error_of(f.b),
+            "f: block at offset 48: interface 1: unsupported linktype 0 (NULL, BSD loopback); only Ethernet (linktype "
+            "1) is read: capture on an Ethernet interface");
+}
+
+TEST(TracePcap, InterfaceRuleNeedsInterfaces) {
+  Buf f = pcap_header(false, false);
+  pcap_rec(f, 0, 0, eth(1));
+  TraceOptions o = absolute_times();
+  o.pcap_port = "interface";
+  EXPECT_EQ(error_of(f.b, o),
+            "f: block at offset 0: pcap_port interface: a classic pcap has no interfaces (traces/FORMAT.md lists the "
+            "other rules)");
 }
 
 // Deterministic garbage: every truncation and many byte mutations of valid files either parse or
