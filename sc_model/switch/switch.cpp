@@ -32,6 +32,7 @@ Switch::Switch(sc_core::sc_module_name name, const Config& cfg) : sc_core::sc_mo
   parser_->to_pspin.bind(pspin_->in);
   SC_THREAD(replay);
   parser_->to_router.bind(*router_);
+  parser_->learn.bind(*router_);
   for (unsigned p = 0; p < cfg_.ports.count; ++p) {
     router_->egress.bind(*egress_[p]);
     pspin_->command_unit().egress.bind(*egress_[p]);
