@@ -140,6 +140,14 @@ void Parser::match(PacketPtr p, const Headers& h) {
       p->block_id = be32(hs.block_id_offset);
       if (hs.block_group_offset >= 0) p->block_group = be32(hs.block_group_offset);
     }
+    if (flow_key_) {
+      std::string why;
+      if (!flow_key_bytes(*flow_key_, h, p->data.data(), &key_bytes_, &why)) {
+        drops_.count("malformed");
+        return;
+      }
+      p->flow_hash = flow_hash(key_bytes_);
+    }
     ++matched;
     to_pspin->accept(std::move(p));
     return;

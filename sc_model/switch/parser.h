@@ -3,9 +3,10 @@
 // CRC engine (parser.icrc; wrong: dropped as icrc), shows every frame that passed to the learning
 // bridge (learn), matches the frame against the configured rules (EtherType, IP protocol, UDP
 // destination port; seen through VLAN tags, over IPv4 or IPv6) and sends matching frames,
-// tagged with their handler set and block id, to the PsPIN unit; all other frames go to the
-// routing table. The one CRC engine takes a frame at a time, after the parser's latency, for
-// one cycle per beat: RoCEv2 frames wait for it and for their check; other frames pass them.
+// tagged with their handler set, block id and (under the flow policy) flow hash, to the PsPIN
+// unit; all other frames go to the routing table. The one CRC engine takes a frame at a time,
+// after the parser's latency, for one cycle per beat: RoCEv2 frames wait for it and for their
+// check; other frames pass them.
 #pragma once
 #include <memory>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "common/delay_line.h"
 #include "common/stats_tree.h"
 #include "config/config.h"
+#include "net/flow_key.h"
 #include "net/headers.h"
 #include "net/icrc.h"
 #include "net/packet_sink.h"
@@ -47,6 +49,9 @@ class Parser : public sc_core::sc_module, public PacketSinkIf {
   Parser(sc_core::sc_module_name name, const ParserConfig& cfg, Clock clock, DropLedger& drops,
          std::unique_ptr<IcrcCore> icrc = nullptr);
   void accept(PacketPtr p) override;
+  // Under the flow policy: every matched frame's flow hash is computed from this key (a frame
+  // without the key's payload bytes is malformed).
+  void use_flow_key(FlowKey key) { flow_key_ = std::move(key); }
   // The handler sets the rules name (indices into handler_sets()), in rule order, each once.
   std::vector<int> handler_sets_used() const;
 
@@ -65,6 +70,8 @@ class Parser : public sc_core::sc_module, public PacketSinkIf {
   void match(PacketPtr p, const Headers& h);  // after the checks: to the PsPIN unit or the router
 
   std::vector<MatchRule> rules_;
+  std::optional<FlowKey> flow_key_;
+  Bytes key_bytes_;  // the flow key of the frame at hand (kept to reuse its storage)
   std::unique_ptr<IcrcCore> icrc_;
   Picos cycle_ps_;
   Picos engine_free_ = 0;  // the CRC engine takes one frame at a time
