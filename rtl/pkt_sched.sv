@@ -16,13 +16,17 @@
 //                   fewer than cfg_home_max outstanding tasks; else to the least loaded cluster,
 //                   the lowest index on ties. The block stands for PsPIN's message id, whose low
 //                   bits name the home cluster.
-//   (3 is taken as fcfs.)
+//   3 flow:         every packet of a flow goes to one cluster: req_block carries the flow's hash
+//                   (the switch's parser computes it, sc_model/net/flow_key.h), the cluster is
+//                   req_block mod clusters, and a packet whose cluster holds cfg_home_max
+//                   outstanding tasks is not placed (it waits: affinity is kept).
 // A finished task on a cluster with none outstanding is ignored (the switch never sends one). A
 // packet whose cluster is full is not placed: req_ready is low and the sender holds it
-// (back-pressure). Full: the counter's maximum, or under home-cluster cfg_home_max tasks, and
-// then every cluster is full, since the least loaded one is. The hier-fcfs subset and the home
-// cluster take combinational 32-bit modulo and division by run-time values; a faster build would
-// precompute them or restrict the sizes to powers of two (as PsPIN does: 4 clusters).
+// (back-pressure). Full: the counter's maximum, or under home-cluster and flow cfg_home_max
+// tasks (under home-cluster every cluster is then full, since the least loaded one is). The
+// hier-fcfs subset and the home (flow) cluster take combinational 32-bit modulo and division by
+// run-time values; a faster build would precompute them or restrict the sizes to powers of two
+// (as PsPIN does: 4 clusters).
 module pkt_sched #(
     parameter int MAX_CLUSTERS = 64,  // the largest cfg_clusters, 1 .. 64 (lint: BLKLOOPINIT above)
     parameter int COUNT_W      = 16   // outstanding tasks per cluster: 0 .. 2^COUNT_W - 1
@@ -30,13 +34,13 @@ module pkt_sched #(
     input  logic               clk,
     input  logic               rst,           // synchronous, active high
     input  logic [7:0]         cfg_clusters,  // 1 .. MAX_CLUSTERS
-    input  logic [1:0]         cfg_policy,    // 0: fcfs, 1: hier-fcfs, 2: home-cluster
+    input  logic [1:0]         cfg_policy,    // 0: fcfs, 1: hier-fcfs, 2: home-cluster, 3: flow
     input  logic [7:0]         cfg_subsets,   // hier-fcfs: subsets per cluster, 1 .. 255
-    input  logic [COUNT_W-1:0] cfg_home_max,  // home-cluster: most outstanding tasks per cluster, >= 1
+    input  logic [COUNT_W-1:0] cfg_home_max,  // home-cluster, flow: most outstanding tasks per cluster, >= 1
     input  logic               done_valid,
     input  logic [7:0]         done_cluster,
     input  logic               req_valid,
-    input  logic [31:0]        req_block,
+    input  logic [31:0]        req_block,     // the block id; under flow, the flow hash
     output logic               req_ready,     // the packet can be placed this cycle
     output logic               grant_valid,
     output logic [7:0]         grant_cluster,
@@ -45,9 +49,10 @@ module pkt_sched #(
   localparam logic [COUNT_W-1:0] COUNT_MAX = {COUNT_W{1'b1}};
   localparam int IDX_W = $clog2(MAX_CLUSTERS > 1 ? MAX_CLUSTERS : 2);  // index bits of the counters
 
-  logic hier, home;
+  logic hier, home, flow;
   assign hier = cfg_policy == 2'd1;
   assign home = cfg_policy == 2'd2;
+  assign flow = cfg_policy == 2'd3;
 
   logic [COUNT_W-1:0] outstanding [MAX_CLUSTERS];
   logic [7:0]         next_rr;
@@ -89,9 +94,10 @@ module pkt_sched #(
 
   // Outstanding tasks at which a cluster takes no more.
   logic [COUNT_W-1:0] limit;
-  assign limit = home ? cfg_home_max : COUNT_MAX;
+  assign limit = home || flow ? cfg_home_max : COUNT_MAX;
 
   // home-cluster: the home cluster while it has room, else the least loaded (lowest index first).
+  // flow: the home cluster, full or not.
   logic [7:0] home_cluster, least_loaded, home_pick;
   always_comb begin
     home_cluster = 8'(req_block % clusters);
@@ -102,7 +108,7 @@ module pkt_sched #(
   end
 
   logic [7:0] pick;
-  assign pick      = hier ? hier_cluster : home ? home_pick : fcfs_pick;
+  assign pick      = hier ? hier_cluster : home ? home_pick : flow ? home_cluster : fcfs_pick;
   assign req_ready = counts[pick[IDX_W-1:0]] < limit;
 
   always_ff @(posedge clk) begin
@@ -121,7 +127,7 @@ module pkt_sched #(
       if (req_valid && req_ready) begin
         grant_cluster <= pick;
         grant_subset  <= hier ? hier_subset : 8'd0;
-        if (!hier && !home) next_rr <= pick + 8'd1 == cfg_clusters ? 8'd0 : pick + 8'd1;
+        if (!hier && !home && !flow) next_rr <= pick + 8'd1 == cfg_clusters ? 8'd0 : pick + 8'd1;
       end
     end
   end

@@ -265,7 +265,10 @@ int cmd_info(const std::vector<std::string>& args) {
                "  hier-fcfs     all packets of a block to one subset of scheduler.subset HPUs; blocks spread over "
                "subsets\n"
                "  home-cluster  PsPIN's: all packets of block b to cluster b mod clusters while it holds fewer than "
-               "scheduler.max_outstanding tasks, else to the least loaded cluster (lowest index on ties)\n";
+               "scheduler.max_outstanding tasks, else to the least loaded cluster (lowest index on ties)\n"
+               "  flow          all packets of a flow to one cluster, the CRC-32 of its scheduler.flow_key fields (5tuple: "
+               "addresses, protocol, ports; VLAN tags seen through) mod clusters, for any handler set; a packet waits "
+               "while its cluster holds scheduler.max_outstanding tasks\n";
   return 0;
 }
 

@@ -66,7 +66,7 @@ nlohmann::json collect_stats(Switch& sw, Picos end) {
 
   StatsTree& drops = j["drops"];
   drops["total"] = sw.drops.total();
-  for (const char* cause : {"malformed", "icrc", "oversize", "buffer_full", "no_route", "egress_full"})
+  for (const char* cause : {"malformed", "icrc", "oversize", "buffer_full", "no_route", "filtered", "egress_full"})
     drops["by_cause"][cause] = 0;
   for (const auto& kv : sw.drops.by_cause) drops["by_cause"][kv.first] = kv.second;
   // Handlers' drops: every installed set's dropping outcomes and `fault`, zeros included.
@@ -104,6 +104,7 @@ nlohmann::json collect_stats(Switch& sw, Picos end) {
   StatsTree& util = j["hpus"]["utilisation"];
   util["min"] = nh ? umin : 0.0, util["avg"] = nh ? usum / double(nh) : 0.0, util["max"] = umax;
 
+  sw.router().report(j["routing"]);
   pspin.packet_buffer().report(j["packet_buffer"], end);
   pspin.scheduler().report(j["scheduler"]);
   pspin.command_unit().report(j["commands"]);

@@ -16,7 +16,7 @@ enum class HpuIsa { kRv32imafc, kRv32imafcXpulp };
 enum class FaultAction { kAbort, kDrop };
 enum class OnOff { kOn, kOff };
 enum class IcrcCheck { kCheck, kOff };
-enum class SchedPolicy { kFcfs, kHierFcfs, kHomeCluster };
+enum class SchedPolicy { kFcfs, kHierFcfs, kHomeCluster, kFlow };
 
 template <typename E>
 struct ChoiceNames;
@@ -46,7 +46,7 @@ struct ChoiceNames<iss::IcacheReplacement> {
 };
 template <>
 struct ChoiceNames<SchedPolicy> {
-  static constexpr std::array<const char*, 3> names = {"fcfs", "hier-fcfs", "home-cluster"};
+  static constexpr std::array<const char*, 4> names = {"fcfs", "hier-fcfs", "home-cluster", "flow"};
 };
 
 // The name of a choice, and the choice of a name (false: no such name).

@@ -233,11 +233,11 @@ void validate_config(const Config& c) {
                        " must be powers of two, the line no larger than the cache, and 'icache.ways' = " +
                        std::to_string(ways) + " must divide the number of lines");
   }
-  if (c.routing.default_route != "drop") {
+  if (c.routing.default_route != "drop" && c.routing.default_route != "learn") {
     const std::string& d = c.routing.default_route;
     if (d.empty() || d.find_first_not_of("0123456789") != std::string::npos || d.size() > 5 ||
         std::stoul(d) >= c.ports.count)
-      throw InputError("bad value '" + d + "' for 'routing.default_route': expected 'drop' or a port from 0 to " +
+      throw InputError("bad value '" + d + "' for 'routing.default_route': expected 'learn', 'drop' or a port from 0 to " +
                        std::to_string(c.ports.count - 1));
   }
 }

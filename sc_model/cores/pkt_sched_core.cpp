@@ -37,7 +37,7 @@ unsigned PktSchedModel::home_pick(uint32_t block, const std::vector<uint32_t>& c
 }
 
 uint32_t PktSchedModel::limit() const {
-  return cfg_.policy == PktSchedPolicy::kHomeCluster ? cfg_.home_max : kCountMax;
+  return cfg_.policy == PktSchedPolicy::kHomeCluster || cfg_.policy == PktSchedPolicy::kFlow ? cfg_.home_max : kCountMax;
 }
 
 PktSchedOut PktSchedModel::tick(const PktSchedIn& in) {
@@ -47,6 +47,7 @@ PktSchedOut PktSchedModel::tick(const PktSchedIn& in) {
   switch (cfg_.policy) {
     case PktSchedPolicy::kHierFcfs: pick = hier_pick(in.req_block, &subset); break;
     case PktSchedPolicy::kHomeCluster: pick = home_pick(in.req_block, counts); break;
+    case PktSchedPolicy::kFlow: pick = in.req_block % unsigned(counts.size()); break;
     case PktSchedPolicy::kFcfs:
     default: pick = fcfs_pick(counts); break;
   }

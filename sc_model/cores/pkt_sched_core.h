@@ -11,13 +11,13 @@
 namespace fs {
 
 // The policies, numbered as the RTL's cfg_policy input.
-enum class PktSchedPolicy : uint8_t { kFcfs = 0, kHierFcfs = 1, kHomeCluster = 2 };
+enum class PktSchedPolicy : uint8_t { kFcfs = 0, kHierFcfs = 1, kHomeCluster = 2, kFlow = 3 };
 
 struct PktSchedConfig {
   unsigned clusters = 4;  // 1 .. 65535 (the RTL: 1 .. 64)
   PktSchedPolicy policy = PktSchedPolicy::kFcfs;
   unsigned subsets = 1;        // hier-fcfs: subsets of HPUs per cluster, 1 .. 255
-  unsigned home_max = 0xFFFF;  // home-cluster: most outstanding tasks per cluster, 1 .. kCountMax
+  unsigned home_max = 0xFFFF;  // home-cluster, flow: most outstanding tasks per cluster, 1 .. kCountMax
 };
 
 // One cycle's inputs: at most one finished task and at most one packet to place.
@@ -25,7 +25,7 @@ struct PktSchedIn {
   bool done_valid = false;
   uint16_t done_cluster = 0;
   bool req_valid = false;
-  uint32_t req_block = 0;
+  uint32_t req_block = 0;  // the packet's block id; under flow, its flow hash
 };
 
 // req_ready: before the clock edge (the packet can be placed); grant_*: after it.

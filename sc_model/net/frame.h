@@ -1,6 +1,7 @@
-// Ethernet/IPv4/UDP frame handling for everything outside the switch pipeline: a parser that
-// never throws and reports the first problem it finds, and a UDP frame builder. Frames follow
-// the host addressing convention of fs_packet.h; protocols build their own formats on top.
+// Ethernet/IPv4/UDP frame handling for everything outside the switch pipeline: a view of a
+// frame's headers (walked by net/headers.h) that never throws and reports the first problem it
+// finds, and a UDP frame builder. Frames follow the host addressing convention of fs_packet.h;
+// protocols build their own formats on top.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -11,9 +12,12 @@
 
 namespace fs {
 
-// What parse_frame learned about a frame. Only the fields of the layers found are set; the
-// others stay zero/false. l4_offset/l4_len describe the UDP payload (after the 8-byte UDP
-// header, bounded by the UDP length so Ethernet padding is excluded) and are 0 when udp=false.
+// What parse_frame learned about a frame: a short view of walk_headers (net/headers.h), for
+// code outside the switch pipeline that wants a frame's UDP payload. Only the fields of the
+// layers found are set; the others stay zero/false. ethertype is the one after any VLAN tags;
+// src_ip/dst_ip are set for IPv4 only; udp is a UDP header over IPv4 or IPv6, not in a
+// fragment. l4_offset/l4_len describe the UDP payload (after the 8-byte UDP header, bounded by
+// the UDP length so Ethernet padding is excluded) and are 0 when udp=false.
 struct FrameInfo {
   bool ok = false;
   std::string error;  // short reason when ok=false, empty otherwise
@@ -27,12 +31,8 @@ struct FrameInfo {
   uint32_t l4_len = 0;     // UDP payload length
 };
 
-// Parses an Ethernet II frame (no FCS). Never throws. Malformed frames give ok=false:
-//   frame shorter than 14 bytes; IPv4 header truncated, version != 4, IHL < 5, total length
-//   smaller than the header or larger than the bytes present, bad header checksum; UDP header
-//   truncated, UDP length < 8 or larger than the IP payload.
-// Non-IPv4 ethertypes are ok with ipv4=false. IPv4 fragments (MF set or offset != 0) are ok
-// with udp=false: their L4 header cannot be checked on its own. The UDP checksum is not checked.
+// Parses an Ethernet II frame (no FCS) with walk_headers: never throws; a malformed frame (see
+// walk_headers for every case and its reason) gives ok=false. The UDP checksum is not checked.
 FrameInfo parse_frame(const uint8_t* data, size_t len);
 
 // Largest UDP payload an IPv4 packet without options can carry (65535 - 20 - 8).

@@ -2,40 +2,20 @@
 // (see icrc.h).
 #include "net/icrc.h"
 
-#include <array>
 #include <string>
 
 #include "common/errors.h"
+#include "net/crc32.h"
 
 namespace fs {
 namespace {
 
-constexpr uint32_t kPoly = 0xEDB88320u;  // CRC-32, reflected
-constexpr uint32_t kInit = 0xFFFFFFFFu;
+constexpr uint32_t kPoly = kCrc32Poly;
+constexpr uint32_t kInit = kCrc32Init;
 
 uint16_t be16(const uint8_t* p) { return uint16_t(p[0] << 8 | p[1]); }
 
 [[noreturn]] void not_roce(const std::string& why) { throw InputError("not a RoCEv2 frame: " + why); }
-
-// The software reference's byte-at-a-time table.
-const std::array<uint32_t, 256>& crc_table() {
-  static const std::array<uint32_t, 256> table = [] {
-    std::array<uint32_t, 256> t{};
-    for (uint32_t n = 0; n < 256; ++n) {
-      uint32_t c = n;
-      for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ kPoly : c >> 1;
-      t[n] = c;
-    }
-    return t;
-  }();
-  return table;
-}
-
-uint32_t crc_run(uint32_t crc, const uint8_t* p, size_t n) {
-  const auto& t = crc_table();
-  for (size_t i = 0; i < n; ++i) crc = t[(crc ^ p[i]) & 0xFF] ^ (crc >> 8);
-  return crc;
-}
 
 // The twin's byte step, a bit at a time as rtl/icrc_engine.sv writes it.
 uint32_t crc_byte_bits(uint32_t crc, uint8_t b) {
@@ -127,7 +107,7 @@ uint32_t icrc_of_stream(const IcrcStream& s) {
   Bytes masked = s.data;
   for (size_t i = 0; i < masked.size(); ++i)
     if (s.mask[i]) masked[i] = 0xFF;
-  return ~crc_run(kInit, masked.data(), masked.size());
+  return crc32(masked.data(), masked.size());
 }
 
 uint32_t roce_icrc(const uint8_t* frame, size_t len) { return icrc_of_stream(icrc_stream(frame, len)); }

@@ -1,6 +1,6 @@
 // The packet as it travels through the switch model: its bytes plus the metadata each block
-// attaches (ingress port and time, the handler set the parser matched, the block id used by the
-// scheduler). Shared by pointer so that queues and buffers hold no copies.
+// attaches (ingress port and time, the handler set the parser matched, the block id or flow hash
+// used by the scheduler). Shared by pointer so that queues and buffers hold no copies.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -21,6 +21,7 @@ struct Packet {
   int handler_set = -1;       // set by the parser when a rule matches; -1 = routed
   uint32_t block_id = 0;      // set by the parser for handler sets that name a block
   uint32_t block_group = 0;   // and, for those that name one, the block's group (allreduce id)
+  uint32_t flow_hash = 0;     // set by the parser under the flow policy: the hash of its flow key
   uint32_t payload_offset = 0;  // where the handler's payload (after the UDP header) starts
   // Its way through the PsPIN unit (0: not yet): the NIC inbound engine takes it and starts
   // writing it into L2 packet memory; the write is done and its handler execution request goes

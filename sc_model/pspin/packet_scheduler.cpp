@@ -14,6 +14,7 @@ PktSchedPolicy core_policy(SchedPolicy p) {
   switch (p) {
     case SchedPolicy::kHierFcfs: return PktSchedPolicy::kHierFcfs;
     case SchedPolicy::kHomeCluster: return PktSchedPolicy::kHomeCluster;
+    case SchedPolicy::kFlow: return PktSchedPolicy::kFlow;
     case SchedPolicy::kFcfs: break;
   }
   return PktSchedPolicy::kFcfs;
@@ -57,7 +58,7 @@ void PacketScheduler::offer(PacketPtr p) {
 bool PacketScheduler::try_place(PacketPtr& p) {
   PktSchedIn in;
   in.req_valid = true;
-  in.req_block = p->block_id;
+  in.req_block = policy_ == Policy::kFlow ? p->flow_hash : p->block_id;
   const PktSchedOut out = core_->tick(in);
   if (!out.grant_valid) return false;
   Task t;

@@ -7,10 +7,12 @@
 // b mod (clusters * hpus/S), cluster = subset mod clusters), so block b's home cluster is always
 // b mod clusters, where handlers keep its state. home-cluster (PsPIN's policy, the block standing
 // for PsPIN's message id): block b's packets go to b mod clusters while it holds fewer than
-// scheduler.max_outstanding tasks, else to the least loaded cluster (lowest index on ties). A
-// cluster counts at most PktSchedCore::kCountMax outstanding tasks (home-cluster:
-// max_outstanding); a packet for a full cluster is held (and every packet after it) until a task
-// finishes.
+// scheduler.max_outstanding tasks, else to the least loaded cluster (lowest index on ties). flow:
+// every packet of a flow (its flow hash h, from the parser: net/flow_key.h) goes to cluster
+// h mod clusters, and waits there when that cluster holds max_outstanding tasks: affinity is
+// never given up. A cluster counts at most PktSchedCore::kCountMax outstanding tasks
+// (home-cluster, flow: max_outstanding); a packet for a full cluster is held (and every packet
+// after it, whatever its cluster: one queue, in order) until a task finishes.
 #pragma once
 #include <deque>
 #include <memory>

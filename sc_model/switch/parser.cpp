@@ -6,7 +6,6 @@
 
 #include "common/errors.h"
 #include "common/text.h"
-#include "net/frame.h"
 #include "pspin/handler_sets.h"
 
 namespace fs {
@@ -72,8 +71,8 @@ Parser::Parser(sc_core::sc_module_name name, const ParserConfig& cfg, Clock cloc
       cycle_ps_(clock.period_ps),
       icrc_stage_("icrc_stage", 0,
                   [this](PacketPtr p) {
-                    const FrameInfo f = parse_frame(p->data.data(), p->data.size());
-                    match(std::move(p), f);
+                    const Headers h = walk_headers(p->data.data(), p->data.size());
+                    match(std::move(p), h);
                   }),
       drops_(drops),
       stage_("stage", clock.cycles_ps(cfg.latency_cycles), [this](PacketPtr p) { classify(std::move(p)); }) {}
@@ -88,8 +87,8 @@ std::vector<int> Parser::handler_sets_used() const {
 void Parser::accept(PacketPtr p) { stage_.push(std::move(p)); }
 
 void Parser::classify(PacketPtr p) {
-  const FrameInfo f = parse_frame(p->data.data(), p->data.size());
-  if (!f.ok) {
+  const Headers h = walk_headers(p->data.data(), p->data.size());
+  if (!h.ok) {
     drops_.count("malformed");
     return;
   }
@@ -114,31 +113,40 @@ void Parser::classify(PacketPtr p) {
     icrc_stage_.push_at(std::move(p), engine_free_);
     return;
   }
-  match(std::move(p), f);
+  match(std::move(p), h);
 }
 
-void Parser::match(PacketPtr p, const FrameInfo& f) {
+void Parser::match(PacketPtr p, const Headers& h) {
+  if (learn.size()) learn->learn(*p, h);
   for (const MatchRule& r : rules_) {
-    if (r.ethertype && f.ethertype != *r.ethertype) continue;
-    if (r.ip_proto && (!f.ipv4 || f.ip_proto != *r.ip_proto)) continue;
-    if (r.udp_dport && (!f.udp || f.udp_dport != *r.udp_dport)) continue;
+    if (r.ethertype && h.ethertype != *r.ethertype) continue;
+    if (r.ip_proto && (h.ip == IpVersion::kNone || h.ip_proto != *r.ip_proto)) continue;
+    if (r.udp_dport && (!h.udp || h.dst_port != *r.udp_dport)) continue;
     const HandlerSet& hs = handler_sets()[size_t(r.handler_set)];
     p->handler_set = r.handler_set;
-    p->payload_offset = f.udp ? f.l4_offset : 0;
+    p->payload_offset = h.udp ? h.payload_offset : 0;
     if (hs.block_id_offset >= 0) {
       // The block id (and group) must be inside the UDP payload; a frame too short to carry them
       // is malformed.
       const uint32_t need = uint32_t(std::max(hs.block_id_offset, hs.block_group_offset)) + 4;
-      if (!f.udp || f.l4_len < need) {
+      if (!h.udp || h.payload_len < need) {
         drops_.count("malformed");
         return;
       }
       auto be32 = [&](int off) {
-        const uint8_t* b = p->data.data() + f.l4_offset + off;
+        const uint8_t* b = p->data.data() + h.payload_offset + off;
         return (uint32_t(b[0]) << 24) | (uint32_t(b[1]) << 16) | (uint32_t(b[2]) << 8) | b[3];
       };
       p->block_id = be32(hs.block_id_offset);
       if (hs.block_group_offset >= 0) p->block_group = be32(hs.block_group_offset);
+    }
+    if (flow_key_) {
+      std::string why;
+      if (!flow_key_bytes(*flow_key_, h, p->data.data(), &key_bytes_, &why)) {
+        drops_.count("malformed");
+        return;
+      }
+      p->flow_hash = flow_hash(key_bytes_);
     }
     ++matched;
     to_pspin->accept(std::move(p));

@@ -1,10 +1,12 @@
-// The parser/matcher: validates each frame's headers (malformed frames are dropped and counted),
-// checks the invariant CRC of RoCEv2 frames (VLAN-tagged too) on its CRC engine (parser.icrc;
-// wrong: dropped as icrc), matches the frame against the configured rules (EtherType, IP
-// protocol, UDP destination port) and sends matching frames, tagged with their handler set and
-// block id, to the PsPIN unit; all other frames go to the routing table. The one CRC engine
-// takes a frame at a time, after the parser's latency, for one cycle per beat: RoCEv2 frames
-// wait for it and for their check; other frames pass them.
+// The parser/matcher: validates each frame's headers (walked by net/headers.h; malformed frames
+// are dropped and counted), checks the invariant CRC of RoCEv2 frames (VLAN-tagged too) on its
+// CRC engine (parser.icrc; wrong: dropped as icrc), shows every frame that passed to the learning
+// bridge (learn), matches the frame against the configured rules (EtherType, IP protocol, UDP
+// destination port; seen through VLAN tags, over IPv4 or IPv6) and sends matching frames,
+// tagged with their handler set, block id and (under the flow policy) flow hash, to the PsPIN
+// unit; all other frames go to the routing table. The one CRC engine takes a frame at a time,
+// after the parser's latency, for one cycle per beat: RoCEv2 frames wait for it and for their
+// check; other frames pass them.
 #pragma once
 #include <memory>
 #include <optional>
@@ -14,9 +16,11 @@
 #include "common/delay_line.h"
 #include "common/stats_tree.h"
 #include "config/config.h"
-#include "net/frame.h"
+#include "net/flow_key.h"
+#include "net/headers.h"
 #include "net/icrc.h"
 #include "net/packet_sink.h"
+#include "switch/mac_table.h"
 
 namespace fs {
 
@@ -36,6 +40,8 @@ class Parser : public sc_core::sc_module, public PacketSinkIf {
  public:
   sc_core::sc_port<PacketSinkIf> to_pspin;   // matched: processed by a handler
   sc_core::sc_port<PacketSinkIf> to_router;  // not matched: forwarded by the routing table
+  // Told of every frame that passed the checks, matched or not (the router's learning bridge).
+  sc_core::sc_port<StationLearnIf, 1, sc_core::SC_ZERO_OR_MORE_BOUND> learn;
 
   // Configured by the parser.* keys (the rules are parsed here; InputError names a bad one).
   // icrc: the CRC engine that checks RoCEv2 frames, on the PsPIN clock (nullptr: they are not
@@ -43,6 +49,9 @@ class Parser : public sc_core::sc_module, public PacketSinkIf {
   Parser(sc_core::sc_module_name name, const ParserConfig& cfg, Clock clock, DropLedger& drops,
          std::unique_ptr<IcrcCore> icrc = nullptr);
   void accept(PacketPtr p) override;
+  // Under the flow policy: every matched frame's flow hash is computed from this key (a frame
+  // without the key's payload bytes is malformed).
+  void use_flow_key(FlowKey key) { flow_key_ = std::move(key); }
   // The handler sets the rules name (indices into handler_sets()), in rule order, each once.
   std::vector<int> handler_sets_used() const;
 
@@ -58,9 +67,11 @@ class Parser : public sc_core::sc_module, public PacketSinkIf {
 
  private:
   void classify(PacketPtr p);
-  void match(PacketPtr p, const FrameInfo& f);  // after the checks: to the PsPIN unit or the router
+  void match(PacketPtr p, const Headers& h);  // after the checks: to the PsPIN unit or the router
 
   std::vector<MatchRule> rules_;
+  std::optional<FlowKey> flow_key_;
+  Bytes key_bytes_;  // the flow key of the frame at hand (kept to reuse its storage)
   std::unique_ptr<IcrcCore> icrc_;
   Picos cycle_ps_;
   Picos engine_free_ = 0;  // the CRC engine takes one frame at a time

@@ -1,26 +1,40 @@
-// The routing table for frames no parser rule matched: longest-prefix match on the IPv4
-// destination, then the default route (a port, or drop). Frames go to the egress queues.
+// Forwarding of the frames no parser rule matched: the routing table (longest-prefix match on
+// the IPv4 or IPv6 destination, inside any VLAN tags), then the default route: the MAC learning
+// bridge (the default), a port, or drop (counted as "no_route"). The bridge learns from every
+// frame the parser passes (StationLearnIf, switch/mac_table.h), per VLAN (the outer tag's id;
+// untagged frames are VLAN 0), and sends a frame to the port its destination was learned on,
+// filters it (drop cause "filtered") if that is the port it came in on, and floods unknown
+// unicast, broadcast and multicast to every other port (a copy each). Frames go to the egress
+// queues.
 #pragma once
+#include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "common/delay_line.h"
+#include "common/stats_tree.h"
 #include "config/config.h"
+#include "net/headers.h"
 #include "net/packet_sink.h"
+#include "switch/mac_table.h"
 
 namespace fs {
 
 struct Route {
-  uint32_t prefix;
-  unsigned length;  // 0..32
-  unsigned port;
+  IpVersion family = IpVersion::kIpv4;
+  uint32_t prefix = 0;                  // an IPv4 route's network
+  std::array<uint8_t, 16> prefix6 = {};  // an IPv6 route's network
+  unsigned length = 0;                  // 0..32 (IPv4), 0..128 (IPv6)
+  unsigned port = 0;
 };
 
-// Parses "a.b.c.d/len -> port" entries separated by ';'; throws InputError naming
-// 'routing.routes', the entry and the reason.
+// Parses "a.b.c.d/len -> port" and "x:x::x/len -> port" entries separated by ';' (host bits
+// beyond the length are cleared); throws InputError naming 'routing.routes', the entry and the
+// reason.
 std::vector<Route> parse_routes(const std::string& text, unsigned num_ports);
 
-class Router : public sc_core::sc_module, public PacketSinkIf {
+class Router : public sc_core::sc_module, public PacketSinkIf, public StationLearnIf {
  public:
   sc_core::sc_port<PacketSinkIf, 0> egress;  // bound once per port, in port order
 
@@ -28,15 +42,32 @@ class Router : public sc_core::sc_module, public PacketSinkIf {
   // of `num_ports` ports.
   Router(sc_core::sc_module_name name, const RoutingConfig& cfg, unsigned num_ports, Clock clock, DropLedger& drops);
   void accept(PacketPtr p) override;
+  // Learns where the frame's source lives (default route learn; otherwise nothing to do).
+  void learn(const Packet& p, const Headers& h) override;
 
-  // The egress port for a frame, or -1 to drop it.
+  // The port the routing table or a default port gives a frame, or -1 if neither does (it is
+  // then dropped, or bridged under default route learn).
   int lookup(const Packet& p) const;
 
+  // Its counters, into the stats' "routing" object.
+  void report(StatsTree& out) const;
+  uint64_t routed = 0;        // frames a route sent on
+  uint64_t defaulted = 0;     // frames sent to the default port
+  uint64_t bridged = 0;       // frames sent to the port their destination was learned on
+  uint64_t flooded = 0;       // frames flooded
+  uint64_t flood_copies = 0;  // the copies they made
+
  private:
+  enum class Default { kLearn, kDrop, kPort };
+  int route(const Headers& h) const;  // the longest matching prefix's port, or -1
   void forward(PacketPtr p);
+  void bridge(PacketPtr p, const Headers& h);
+  void flood(PacketPtr p);
 
   std::vector<Route> routes_;
-  int default_port_;
+  Default default_;
+  int default_port_ = -1;
+  std::unique_ptr<MacTable> macs_;  // default route learn
   DropLedger& drops_;
   DelayLine<PacketPtr> stage_;
 };

@@ -21,6 +21,8 @@ Switch::Switch(sc_core::sc_module_name name, const Config& cfg) : sc_core::sc_mo
       icrc = std::make_unique<IcrcEngineModel>(kIcrcEngineBytesPerCycle);
   }
   parser_ = std::make_unique<Parser>("parser", cfg_.parser, clock, drops, std::move(icrc));
+  const FlowKey flow_key = parse_flow_key(cfg_.scheduler.flow_key);  // checked whatever the policy
+  if (cfg_.scheduler.policy == SchedPolicy::kFlow) parser_->use_flow_key(flow_key);
   router_ = std::make_unique<Router>("router", cfg_.routing, cfg_.ports.count, clock, drops);
   // The control plane installs the handler sets the parser's rules name.
   pspin_ = std::make_unique<PspinUnit>("pspin", cfg_, parser_->handler_sets_used(), drops, rtl_.get());
@@ -32,6 +34,7 @@ Switch::Switch(sc_core::sc_module_name name, const Config& cfg) : sc_core::sc_mo
   parser_->to_pspin.bind(pspin_->in);
   SC_THREAD(replay);
   parser_->to_router.bind(*router_);
+  parser_->learn.bind(*router_);
   for (unsigned p = 0; p < cfg_.ports.count; ++p) {
     router_->egress.bind(*egress_[p]);
     pspin_->command_unit().egress.bind(*egress_[p]);

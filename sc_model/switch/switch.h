@@ -38,6 +38,7 @@ class Switch : public sc_core::sc_module {
   const std::vector<std::unique_ptr<IngressPort>>& ingress() const { return ingress_; }
   const std::vector<std::unique_ptr<EgressPort>>& egress() const { return egress_; }
   Parser& parser() { return *parser_; }
+  Router& router() { return *router_; }
   PspinUnit& pspin() { return *pspin_; }
 
  private:

@@ -1,7 +1,7 @@
 // Tests of the parser/matcher (sc_model/switch/parser): parse_match_rules accepts and rejects
 // (exact messages), and a Parser module with a recording sink on each output: which frames go to
-// the PsPIN unit (with handler set, block id and payload offset), which to the router, which are
-// dropped as "malformed", and the parser's fixed latency.
+// the PsPIN unit (with handler set, block id and payload offset; VLAN-tagged and IPv6 frames too),
+// which to the router, which are dropped as "malformed", and the parser's fixed latency.
 #include "switch/parser.h"
 
 #include <gtest/gtest.h>
@@ -213,9 +213,11 @@ TEST(BlocksParser, AllConditionsOfARuleMustHoldAndOrderIsKept) {
   ParserBench b("ip_proto=17,udp_dport=5000 -> flare_dense", 0);
   Bytes to5000 = udp_frame(5000, 16);
   to5000[FLARE_PAYLOAD_OFFSET + FLARE_OFF_BLOCK + 3] = 9;  // block id 9
-  Bytes proto6 = udp_frame(5000, 16);  // same frame relabelled TCP (checksum recomputed)
+  // The same frame relabelled SCTP (132), checksum recomputed: a protocol whose header the
+  // parser does not walk (a TCP header is checked, and these bytes are no valid one).
+  Bytes proto6 = udp_frame(5000, 16);
   uint8_t* ip = proto6.data() + FS_ETH_BYTES;
-  ip[9] = 6;
+  ip[9] = 132;
   ip[10] = ip[11] = 0;
   fs_put_be16(ip + 10, fs_ipv4_checksum(ip, FS_IPV4_BYTES));
   // Three frames at the same time come out in the order they went in.
@@ -233,6 +235,52 @@ TEST(BlocksParser, AllConditionsOfARuleMustHoldAndOrderIsKept) {
   EXPECT_EQ(b.router.got[1].pkt->data, proto6);
   EXPECT_EQ(b.router.got[2].pkt->data, udp_frame(4950, 16, 2));
   for (const Arrival& a : b.router.got) EXPECT_EQ(a.time, 1000u);
+  EXPECT_EQ(b.drops.total(), 0u);
+}
+
+// `f` with 802.1Q tags (VLAN 5, 6, ...) between the MAC addresses and the EtherType.
+Bytes tagged(Bytes f, int tags) {
+  for (int t = tags - 1; t >= 0; --t) f.insert(f.begin() + 12, {0x81, 0x00, 0x00, uint8_t(5 + t)});
+  return f;
+}
+
+// The UDP datagram of an IPv4 frame from udp_frame() carried by IPv6 (no extension header).
+Bytes over_ipv6(const Bytes& v4) {
+  Bytes f(v4.begin(), v4.begin() + 12);
+  const size_t udp_len = v4.size() - FS_ETH_BYTES - FS_IPV4_BYTES;
+  f.insert(f.end(), {0x86, 0xdd, 0x60, 0, 0, 0, uint8_t(udp_len >> 8), uint8_t(udp_len), 17, 64});
+  for (int i = 0; i < 32; ++i) f.push_back(uint8_t(i));  // source and destination addresses
+  f.insert(f.end(), v4.begin() + FS_ETH_BYTES + FS_IPV4_BYTES, v4.end());
+  return f;
+}
+
+TEST(BlocksParser, RulesSeeThroughVlanTagsAndMatchIpv6) {
+  quiet_systemc();
+  // Rules: IPv4 UDP to 5000 -> flare_dense; any IP protocol 17 to port 4950 -> flare_dense. The
+  // block id (9, 10, 11, 12) is read at the same place of the UDP payload however deep it is:
+  // payload at 42 untagged, 46 behind one tag, 50 behind two, 62 over IPv6.
+  ParserBench b("ethertype=0x0800,udp_dport=5000 -> flare_dense; ip_proto=17,udp_dport=4950 -> flare_dense", 0);
+  auto with_block = [](uint16_t dport, uint8_t block) {
+    Bytes f = udp_frame(dport, 16);
+    f[FLARE_PAYLOAD_OFFSET + FLARE_OFF_BLOCK + 3] = block;
+    return f;
+  };
+  b.send(1000, tagged(with_block(5000, 9), 1));
+  b.send(1000, tagged(with_block(5000, 10), 2));
+  b.send(1000, over_ipv6(with_block(4950, 11)));
+  b.send(1000, tagged(over_ipv6(with_block(4950, 12)), 1));
+  b.send(1000, over_ipv6(with_block(5000, 13)));  // IPv6: not EtherType 0x0800 -> routed
+  b.send(1000, tagged(with_block(80, 14), 2));    // no rule -> routed
+  sc_core::sc_start();
+  ASSERT_EQ(b.pspin.got.size(), 4u);
+  const uint32_t offsets[] = {46, 50, 62, 66};
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(b.pspin.got[i].pkt->block_id, 9u + i) << i;
+    EXPECT_EQ(b.pspin.got[i].pkt->payload_offset, offsets[i]) << i;
+  }
+  ASSERT_EQ(b.router.got.size(), 2u);
+  EXPECT_EQ(b.router.got[0].pkt->data, over_ipv6(with_block(5000, 13)));
+  EXPECT_EQ(b.router.got[1].pkt->data, tagged(with_block(80, 14), 2));
   EXPECT_EQ(b.drops.total(), 0u);
 }
 

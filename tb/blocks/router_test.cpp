@@ -1,10 +1,15 @@
-// Tests of the routing table (sc_model/switch/router): parse_routes accepts and rejects (exact
-// messages), longest-prefix match, the default route (a port, or drop counted as "no_route"),
-// non-IPv4 frames going to the default, and a Router module forwarding after its latency.
+// Tests of the routing table (sc_model/switch/router): parse_routes accepts and rejects IPv4 and
+// IPv6 routes (exact messages), longest-prefix match for both, VLAN-tagged frames routed on their
+// inner header, the default route (a port, or drop counted as "no_route"), non-IP frames going to
+// the default, and a Router module forwarding after its latency. The learning bridge (the default
+// route learn) is tested in bridge_test.cpp.
 #include "switch/router.h"
 
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+
+#include <array>
 #include <memory>
 
 #include "blocks/sc_testbench.h"
@@ -46,8 +51,8 @@ Bytes frame_to(uint32_t dst_ip) {
 
 Bytes non_ipv4_frame() {
   Bytes f(60, 0);
-  f[12] = 0x86;  // EtherType 0x86DD (IPv6): not parsed as IPv4
-  f[13] = 0xDD;
+  f[12] = 0x08;  // EtherType 0x0806 (ARP): not IP (IPv6 is routed: see the IPv6 tests)
+  f[13] = 0x06;
   return f;
 }
 
@@ -177,6 +182,101 @@ TEST(BlocksRouter, DefaultPortTakesUnroutedAndNonIpv4) {
   ASSERT_EQ(b.sinks[1]->got.size(), 1u);
   EXPECT_EQ(b.sinks[1]->got[0].time, 300u);
   EXPECT_EQ(b.drops.total(), 0u);
+}
+
+// An Ethernet + IPv6 (no extension header) + UDP frame to `dst`, with `tags` 802.1Q tags.
+Bytes frame6_to(const char* dst, int tags = 0) {
+  Bytes f = {0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01};
+  for (int t = 0; t < tags; ++t) f.insert(f.end(), {0x81, 0x00, 0x00, uint8_t(10 + t)});
+  f.insert(f.end(), {0x86, 0xdd, 0x60, 0, 0, 0, 0x00, 0x08, 17, 64});
+  uint8_t a[16];
+  EXPECT_EQ(inet_pton(AF_INET6, "2001:db8::99", a), 1);
+  f.insert(f.end(), a, a + 16);
+  EXPECT_EQ(inet_pton(AF_INET6, dst, a), 1) << dst;
+  f.insert(f.end(), a, a + 16);
+  f.insert(f.end(), {0x03, 0xe8, 0x07, 0xd0, 0x00, 0x08, 0x00, 0x00});  // UDP 1000 -> 2000, no payload
+  return f;
+}
+
+// frame_to() with 802.1Q tags (VLAN 10, 11, ...) between the MAC addresses and the EtherType.
+Bytes tagged(Bytes f, int tags) {
+  for (int t = tags - 1; t >= 0; --t) f.insert(f.begin() + 12, {0x81, 0x00, 0x00, uint8_t(10 + t)});
+  return f;
+}
+
+TEST(BlocksRouter, ParseRoutesAcceptsIpv6) {
+  const std::vector<Route> r = parse_routes("2001:db8::/32 -> 1; 2001:db8:1:7::1/62 -> 2; ::/0 -> 3; 10.0.0.0/8 -> 0", 4);
+  ASSERT_EQ(r.size(), 4u);
+  EXPECT_EQ(r[0].family, fs::IpVersion::kIpv6);
+  EXPECT_EQ(r[0].length, 32u);
+  EXPECT_EQ(r[0].port, 1u);
+  const std::array<uint8_t, 16> db8 = {0x20, 0x01, 0x0d, 0xb8};
+  EXPECT_EQ(r[0].prefix6, db8);
+  // Host bits beyond /62 are cleared: the fourth group 0x0007 keeps its bits above bit 62 (0x0004).
+  const std::array<uint8_t, 16> net62 = {0x20, 0x01, 0x0d, 0xb8, 0x00, 0x01, 0x00, 0x04};
+  EXPECT_EQ(r[1].prefix6, net62);
+  EXPECT_EQ(r[1].length, 62u);
+  EXPECT_EQ(r[2].length, 0u);
+  EXPECT_EQ(r[2].prefix6, (std::array<uint8_t, 16>{}));
+  EXPECT_EQ(r[3].family, fs::IpVersion::kIpv4);
+}
+
+TEST(BlocksRouter, ParseRoutesRejectsIpv6WithExactMessages) {
+  const std::string shape = "expected 'x:x::x/len -> port'";
+  EXPECT_EQ(route_error("2001:db8::/32"), prefix("2001:db8::/32") + shape);
+  EXPECT_EQ(route_error("2001:db8:: -> 1"), prefix("2001:db8:: -> 1") + shape);
+  EXPECT_EQ(route_error("2001:db8::/32 -> x"), prefix("2001:db8::/32 -> x") + shape);
+  EXPECT_EQ(route_error("2001:db8::g/32 -> 1"), prefix("2001:db8::g/32 -> 1") + "not an IPv6 address");
+  EXPECT_EQ(route_error("2001:db8:::1/32 -> 1"), prefix("2001:db8:::1/32 -> 1") + "not an IPv6 address");
+  EXPECT_EQ(route_error("2001:db8::/129 -> 1"), prefix("2001:db8::/129 -> 1") + "prefix length must be 0-128");
+  EXPECT_EQ(route_error("2001:db8::/32 -> 4"), prefix("2001:db8::/32 -> 4") + "port 4 does not exist");
+}
+
+TEST(BlocksRouter, Ipv6LongestPrefixMatchAndFamiliesApart) {
+  quiet_systemc();
+  fs::DropLedger drops;
+  // /62 covers the fourth group 4..7; the IPv4 /0 route catches no IPv6 packet and the IPv6 /0
+  // route no IPv4 one.
+  fs::Router r("r", routing("2001:db8::/32 -> 1; 2001:db8:1::/48 -> 2; 2001:db8:1:4::/62 -> 3; 0.0.0.0/0 -> 0", -1, 0),
+               4, kClock, drops);
+  EXPECT_EQ(r.lookup(*make_packet(frame6_to("2001:db8:1:7::5"))), 3);   // /62
+  EXPECT_EQ(r.lookup(*make_packet(frame6_to("2001:db8:1:4::"))), 3);    // /62
+  EXPECT_EQ(r.lookup(*make_packet(frame6_to("2001:db8:1:8::"))), 2);    // /48 only
+  EXPECT_EQ(r.lookup(*make_packet(frame6_to("2001:db8:1:3::"))), 2);    // /48 only
+  EXPECT_EQ(r.lookup(*make_packet(frame6_to("2001:db8:ffff::1"))), 1);  // /32 only
+  EXPECT_EQ(r.lookup(*make_packet(frame6_to("2001:db9::1"))), -1);      // no IPv6 route
+  EXPECT_EQ(r.lookup(*make_packet(frame_to(ip(192, 168, 0, 1)))), 0);   // IPv4 /0
+  fs::Router six("six", routing("::/0 -> 2", 3, 0), 4, kClock, drops);
+  EXPECT_EQ(six.lookup(*make_packet(frame6_to("fe80::1"))), 2);
+  EXPECT_EQ(six.lookup(*make_packet(frame_to(ip(10, 0, 0, 1)))), 3);  // the default port
+}
+
+TEST(BlocksRouter, VlanTaggedFramesAreRoutedOnTheirInnerHeader) {
+  quiet_systemc();
+  fs::DropLedger drops;
+  fs::Router r("r", routing("10.1.0.0/16 -> 2; 2001:db8::/32 -> 3", -1, 0), 4, kClock, drops);
+  for (int tags : {1, 2}) {
+    EXPECT_EQ(r.lookup(*make_packet(tagged(frame_to(ip(10, 1, 2, 3)), tags))), 2) << tags;
+    EXPECT_EQ(r.lookup(*make_packet(frame6_to("2001:db8::7", tags))), 3) << tags;
+    EXPECT_EQ(r.lookup(*make_packet(tagged(frame_to(ip(10, 2, 0, 1)), tags))), -1) << tags;
+  }
+}
+
+TEST(BlocksRouter, Ipv6MissesAreDroppedAsNoRoute) {
+  quiet_systemc();
+  // Default drop: the routed IPv6 frame leaves on port 1 after 2 cycles, the unrouted one (and an
+  // IPv4 frame, with no IPv4 route) are counted as no_route.
+  RouterBench b("2001:db8::/32 -> 1", -1, 2);
+  b.send(1000, frame6_to("2001:db8::1"));
+  b.send(1100, frame6_to("2001:db9::1"));
+  b.send(1200, frame_to(ip(10, 0, 0, 1)));
+  sc_core::sc_start();
+  ASSERT_EQ(b.sinks[1]->got.size(), 1u);
+  EXPECT_EQ(b.sinks[1]->got[0].time, 3000u);
+  EXPECT_EQ(b.sinks[1]->got[0].pkt->data, frame6_to("2001:db8::1"));
+  EXPECT_EQ(b.drops.by_cause.size(), 1u);
+  EXPECT_EQ(b.drops.by_cause["no_route"], 2u);
+  EXPECT_EQ(b.router.routed, 1u);
 }
 
 }  // namespace

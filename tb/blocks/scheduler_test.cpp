@@ -1,6 +1,7 @@
 // Tests of the global packet scheduler (sc_model/pspin/packet_scheduler): fcfs placement (least
 // outstanding tasks, round robin on ties), hier-fcfs placement of blocks on subsets (hand-computed
-// table), home-cluster placement with overflow and held packets, policy names and
+// table), home-cluster placement with overflow and held packets, flow placement by flow hash
+// (waiting, with the packets behind, when its cluster is full), policy names and
 // scheduler.max_outstanding, the accept() path through the scheduler's fixed latency, and packets
 // held while their cluster's counter is full.
 #include "pspin/packet_scheduler.h"
@@ -210,6 +211,42 @@ TEST(BlocksScheduler, HomeClusterSendsBlocksHomeOverflowsAndHolds) {
   EXPECT_EQ(b.sched.assigned(), (std::vector<uint64_t>{3, 3}));
 }
 
+fs::PacketPtr flow_packet(uint32_t hash) {
+  fs::PacketPtr p = make_packet(fs::Bytes(64, 0));
+  p->flow_hash = hash;
+  p->block_id = 3;  // not what flow places by
+  return p;
+}
+
+TEST(BlocksScheduler, FlowKeepsAFlowOnItsClusterAndWaitsWhenItIsFull) {
+  quiet_systemc();
+  // 4 clusters, at most 2 outstanding tasks each; a packet's cluster is its flow hash mod 4.
+  // Counts [c0, c1, c2, c3] after each step:
+  //   hash 1 -> 1; hash 5 -> 1                        [0,2,0,0]
+  //   hash 9 -> 1 is full: held, although 0, 2, 3 are empty
+  //   hash 2 -> held behind it (one queue, in order), although 2 is empty
+  //   done(1) [0,1,0,0]: hash 9 -> 1, then hash 2 -> 2  [0,2,1,0]
+  //   hash 0xFFFFFFFF -> 3 (4294967295 mod 4)          [0,2,1,1]
+  SchedBench b(PacketScheduler::Policy::kFlow, 4, 8, 1, 0, 2);
+  if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  for (uint32_t h : {1u, 5u, 9u, 2u}) b.sched.accept(flow_packet(h));
+  EXPECT_EQ(b.out.size(), 2u);
+  EXPECT_EQ(b.sched.held, 2u);
+  b.sched.done(1);
+  EXPECT_EQ(b.out.size(), 4u);
+  b.sched.accept(flow_packet(0xFFFFFFFFu));
+  ASSERT_EQ(b.out.size(), 5u);
+  const uint32_t hashes[] = {1, 5, 9, 2, 0xFFFFFFFFu};
+  const unsigned clusters[] = {1, 1, 1, 2, 3};
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(b.out[i].task.pkt->flow_hash, hashes[i]) << i;
+    EXPECT_EQ(b.out[i].task.cluster, clusters[i]) << i;
+    EXPECT_EQ(b.out[i].task.subset, -1) << i;
+  }
+  EXPECT_EQ(b.sched.held, 2u);
+  EXPECT_EQ(b.sched.assigned(), (std::vector<uint64_t>{0, 3, 1, 1}));
+}
+
 TEST(BlocksScheduler, PolicyNames) {
   // The policy is parsed once, by its key (config/choices.h).
   const fs::ConfigKey* key = fs::find_config_key("scheduler.policy");
@@ -219,13 +256,15 @@ TEST(BlocksScheduler, PolicyNames) {
   EXPECT_EQ(cfg.scheduler.policy, PacketScheduler::Policy::kHierFcfs);
   key->set(cfg, "home-cluster");
   EXPECT_EQ(cfg.scheduler.policy, PacketScheduler::Policy::kHomeCluster);
+  key->set(cfg, "flow");
+  EXPECT_EQ(cfg.scheduler.policy, PacketScheduler::Policy::kFlow);
   key->set(cfg, "fcfs");
   EXPECT_EQ(cfg.scheduler.policy, PacketScheduler::Policy::kFcfs);
   try {
     key->set(cfg, "lifo");
     FAIL() << "no error";
   } catch (const fs::InputError& e) {
-    EXPECT_STREQ(e.what(), "bad value 'lifo' for 'scheduler.policy': expected one of fcfs, hier-fcfs, home-cluster");
+    EXPECT_STREQ(e.what(), "bad value 'lifo' for 'scheduler.policy': expected one of fcfs, hier-fcfs, home-cluster, flow");
   }
 }
 

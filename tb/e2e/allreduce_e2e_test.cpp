@@ -158,8 +158,10 @@ TEST(E2EAllreduce, ConfigurableUdpPort) {
   ASSERT_EQ(gen.code, 0) << gen.err;
   EXPECT_NE(gen.out.find("--parser.rules 'udp_dport=5000 -> flare_dense'"), std::string::npos) << gen.out;
   EXPECT_NE(slurp(dir / "t.txt.expected").find("\nudp_port 5000\n"), std::string::npos);
-  // With the default rule (port 4950) nothing matches: every frame is routed, and dropped.
-  const CliResult miss = flaresim("run --trace t.txt --stats s.json --flare.ports 0-2 --verify t.txt.expected", dir);
+  // With the default rule (port 4950) nothing matches: every frame is routed, and dropped (no
+  // route: the default route set to drop, where the switch would otherwise bridge them).
+  const CliResult miss = flaresim(
+      "run --trace t.txt --stats s.json --flare.ports 0-2 --verify t.txt.expected --routing.default_route drop", dir);
   EXPECT_EQ(miss.code, 1);
   auto s = nlohmann::json::parse(slurp(dir / "s.json"));
   EXPECT_EQ(s["drops"]["by_cause"]["no_route"], 9);

@@ -105,8 +105,9 @@ TEST(E2EBadInput, BadConfigValueNamesKeyAndChoices) {
   write_file(dir / "t.txt", "");
   const CliResult r = flaresim("run --trace t.txt --stats s.json --scheduler.policy lifo", dir);
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("bad value 'lifo' for 'scheduler.policy': expected one of fcfs, hier-fcfs, home-cluster\n"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("bad value 'lifo' for 'scheduler.policy': expected one of fcfs, hier-fcfs, home-cluster, flow\n"),
+      std::string::npos)
       << r.err;
   const CliResult n = flaresim("run --trace t.txt --stats s.json --pspin.clusters many", dir);
   EXPECT_EQ(n.code, 2);

@@ -68,18 +68,18 @@ TEST(Frame, EthernetPaddingIsNotPayload) {
 
 TEST(Frame, NonIpv4IsOk) {
   Bytes f(kHandFrame.begin(), kHandFrame.begin() + 14);
-  f[12] = 0x86;
-  f[13] = 0xdd;  // IPv6 ethertype, no payload at all
+  f[12] = 0x08;
+  f[13] = 0x06;  // ARP ethertype, no payload at all (IPv6 is walked: net/headers_test.cpp)
   const FrameInfo i = parse_frame(f.data(), f.size());
   EXPECT_TRUE(i.ok);
   EXPECT_FALSE(i.ipv4);
   EXPECT_FALSE(i.udp);
-  EXPECT_EQ(i.ethertype, 0x86dd);
+  EXPECT_EQ(i.ethertype, 0x0806);
 }
 
 TEST(Frame, NonUdpIpv4IsOkWithoutUdp) {
   Bytes f = kHandFrame;
-  f[14 + 9] = 6;  // TCP
+  f[14 + 9] = 1;  // ICMP (TCP headers are walked: net/headers_test.cpp)
   f[24] = f[25] = 0;
   const uint16_t c = fs_ipv4_checksum(&f[14], 20);
   f[24] = uint8_t(c >> 8);
@@ -87,7 +87,7 @@ TEST(Frame, NonUdpIpv4IsOkWithoutUdp) {
   const FrameInfo i = parse_frame(f.data(), f.size());
   EXPECT_TRUE(i.ok) << i.error;
   EXPECT_TRUE(i.ipv4);
-  EXPECT_EQ(i.ip_proto, 6);
+  EXPECT_EQ(i.ip_proto, 1);
   EXPECT_FALSE(i.udp);
   EXPECT_EQ(i.l4_offset, 0u);
 }

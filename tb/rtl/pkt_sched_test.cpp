@@ -1,7 +1,8 @@
 // The packet scheduler's RTL (rtl/pkt_sched.sv, Verilated) against its C++ model in lockstep:
 // random transactions under every policy and several sizes, then directed cases run on both
-// (policy decisions worked out by hand, home-cluster's overflow and back-pressure, a counter at
-// its maximum, finished tasks on idle clusters, reset in the middle of a run).
+// (policy decisions worked out by hand, home-cluster's overflow and back-pressure, flow waiting
+// for its cluster, a counter at its maximum, finished tasks on idle clusters, reset in the middle
+// of a run).
 #include <gtest/gtest.h>
 
 #include <random>
@@ -26,6 +27,12 @@ PktSchedConfig home_config(unsigned clusters, unsigned home_max) {
   c.clusters = clusters;
   c.policy = PktSchedPolicy::kHomeCluster;
   c.home_max = home_max;
+  return c;
+}
+
+PktSchedConfig flow_config(unsigned clusters, unsigned max) {
+  PktSchedConfig c = home_config(clusters, max);
+  c.policy = PktSchedPolicy::kFlow;
   return c;
 }
 
@@ -102,6 +109,46 @@ TEST(RtlPktSched, HomeClusterLockstepWithTheModelOnRandomTransactions) {
   // The comparison covered every kind of decision: home, overflow to another cluster, refusal.
   EXPECT_GT(home, 30000u);
   EXPECT_GT(elsewhere, 8000u);
+  EXPECT_GT(refused, 15000u);
+}
+
+TEST(RtlPktSched, FlowLockstepWithTheModelOnRandomTransactions) {
+  // As for home-cluster: phases that fill the clusters (packets wait for theirs) and drain them.
+  // Flow hashes are any 32-bit value, or small ones so that flows share clusters. Every grant must
+  // be on the hash's cluster: flow never places a packet elsewhere.
+  RtlContext rtl;
+  PktSchedRtl hw(rtl);
+  PktSchedModel model;
+  std::mt19937_64 rng(14);
+  uint64_t transactions = 0, granted = 0, refused = 0, elsewhere = 0;
+  const PktSchedConfig configs[] = {flow_config(4, 20), flow_config(4, 1),  flow_config(5, 3),
+                                    flow_config(64, 2), flow_config(1, 20), flow_config(3, 65535)};
+  for (const PktSchedConfig& c : configs) {
+    hw.reset(c);
+    model.reset(c);
+    std::vector<unsigned> busy(c.clusters, 0);
+    for (int n = 0; n < 20000; ++n, ++transactions) {
+      const bool draining = (n / 1000) % 2 == 1;
+      PktSchedIn in;
+      in.req_valid = rng() % 8 < 5;
+      in.req_block = uint32_t(rng() % 2 == 0 ? rng() : rng() % 16);
+      in.done_valid = rng() % 8 < (draining ? 6u : 1u);
+      unsigned pick = unsigned(rng() % c.clusters);
+      for (unsigned i = 0; i < c.clusters && busy[pick] == 0; ++i) pick = (pick + 1) % c.clusters;
+      in.done_cluster = uint16_t(rng() % 16 == 0 ? rng() % 256 : pick);
+      const PktSchedOut want = model.tick(in);
+      const PktSchedOut got = hw.tick(in);
+      ASSERT_EQ(got, want) << "config clusters " << c.clusters << " max " << c.home_max << " transaction " << n
+                           << ": rtl " << show(got) << ", model " << show(want);
+      if (in.done_valid && in.done_cluster < c.clusters && busy[in.done_cluster] > 0) --busy[in.done_cluster];
+      if (got.grant_valid) ++busy[got.grant_cluster], ++granted;
+      if (got.grant_valid && got.grant_cluster != in.req_block % c.clusters) ++elsewhere;
+      if (in.req_valid && !got.req_ready) ++refused;
+    }
+  }
+  EXPECT_EQ(transactions, 120000u);
+  EXPECT_EQ(elsewhere, 0u);
+  EXPECT_GT(granted, 30000u);
   EXPECT_GT(refused, 15000u);
 }
 
@@ -202,6 +249,27 @@ TEST(RtlPktSched, HomeClusterAllFullHoldsThePacketUntilATaskFinishes) {
     PktSchedConfig fcfs = config(1, false);
     fcfs.home_max = 1;
     EXPECT_EQ(run_steps(*core, fcfs, {{0, -1}, {0, -1}, {0, -1}}), (std::vector<int>{0, 0, 0}));
+  }
+}
+
+TEST(RtlPktSched, FlowWaitsForItsClusterWhileOthersAreEmpty) {
+  // 4 clusters, at most 2 tasks each; cluster = hash mod 4, counts [c0, c1, c2, c3]:
+  //   hash 1 -> 1, hash 5 -> 1                                   [0,2,0,0]
+  //   hash 9 -> 1 is full: not placed (0, 2, 3 are empty)
+  //   hash 2 -> 2; hash 0xFFFFFFFF -> 3 (4294967295 = 4 * 1073741823 + 3)   [0,2,1,1]
+  //   done 1 with hash 9 in the same cycle: counted first: 1 has room -> 1  [0,2,1,1]
+  //   hash 13 -> 1 full again: not placed; done 2 (no packet); hash 13 -> still not placed
+  //   done 1 (no packet); hash 13 -> 1                             [0,2,0,1]
+  // 3 clusters: 0xFFFFFFFE -> 2 (4294967294 = 3 * 1431655764 + 2), 7 -> 1, 9 -> 0.
+  RtlContext rtl;
+  PktSchedRtl hw(rtl);
+  PktSchedModel model;
+  for (PktSchedCore* core : {static_cast<PktSchedCore*>(&hw), static_cast<PktSchedCore*>(&model)}) {
+    EXPECT_EQ(run_steps(*core, flow_config(4, 2),
+                        {{1, -1}, {5, -1}, {9, -1}, {2, -1}, {0xFFFFFFFF, -1}, {9, 1}, {13, -1}, {-1, 2}, {13, -1},
+                         {-1, 1}, {13, -1}}),
+              (std::vector<int>{1, 1, -1, 2, 3, 1, -1, -1, -1, -1, 1}));
+    EXPECT_EQ(run_steps(*core, flow_config(3, 2), {{0xFFFFFFFE, -1}, {7, -1}, {9, -1}}), (std::vector<int>{2, 1, 0}));
   }
 }
 
