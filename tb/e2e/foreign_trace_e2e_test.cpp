@@ -78,6 +78,36 @@ TEST(E2EForeignTrace, OneInterfacePcapngTakesItsPortsFromTheSourceMacsAndSaysSo)
             "(pcap_port src-mac, the default for a one-interface pcapng; other rules: traces/FORMAT.md)\n");
 }
 
+// A capture from elsewhere is forwarded as a switch would (the learning bridge, routing.default_route
+// = learn; docs/ARCHITECTURE.md), with its ports from the default rule. Worked by hand on 64 ports:
+// packet 1 (host 1 to host 2, UDP) floods to the 63 other ports; packet 2 (host 2 to host 1, TCP)
+// goes to port 1, learned from packet 1; packet 3 (host 1 to host 2, IPv6) to port 2, learned
+// from packet 2; packet 4 (host 5 to host 1 in VLAN 10, where nobody was learned) floods again.
+TEST(E2EForeignTrace, PlainTrafficFromAOneInterfaceCaptureIsForwarded) {
+  ScratchDir dir;
+  python(dir,
+         "mac = lambda n: '02:00:00:00:00:%02x' % n\n"
+         "pcapng('lan.pcapng', [\n"
+         "  Ether(src=mac(1), dst=mac(2)) / IP(src='10.1.0.1', dst='10.1.0.2') / UDP(sport=1000, dport=2000),\n"
+         "  Ether(src=mac(2), dst=mac(1)) / IP(src='10.1.0.2', dst='10.1.0.1') / TCP(sport=2000, dport=1000),\n"
+         "  Ether(src=mac(1), dst=mac(2)) / IPv6(src='fd00::1', dst='fd00::2') / UDP(sport=1000, dport=2000),\n"
+         "  Ether(src=mac(5), dst=mac(1)) / Dot1Q(vlan=10) / IP(src='10.1.0.5', dst='10.1.0.1') / TCP()])\n");
+  const CliResult r = replay(dir, "lan.pcapng");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json stats = nlohmann::json::parse(slurp(dir / "s.json"));
+  std::map<unsigned, uint64_t> out;
+  for (const auto& p : stats["ports"])
+    if (p["packets_out"].get<uint64_t>()) out[p["port"].get<unsigned>()] = p["packets_out"].get<uint64_t>();
+  Ports expected;
+  for (unsigned port = 0; port < 64; ++port) {
+    const uint64_t n = (port != 1) + (port == 1) + (port == 2) + (port != 5);  // packets 1, 2, 3, 4
+    if (n) expected[port] = n;
+  }
+  EXPECT_EQ(out, expected);
+  EXPECT_EQ(stats["totals"]["packets_out"], 63 + 1 + 1 + 63);
+  EXPECT_EQ(stats["drops"]["total"], 0);
+}
+
 TEST(E2EForeignTrace, SeveralInterfacesAreSeveralPorts) {
   ScratchDir dir;
   // Interface i sends i + 1 packets from host 10 + i; mergecap keeps the three interfaces apart.
