@@ -65,13 +65,11 @@ class HandlerHarness {
   HandlerHarness(const fs::Config& cfg, fs::HandlerSet set, bool install = true)
       : cfg_(cfg), set_(std::move(set)), memory_(cfg.pspin, cfg.hpu) {
     const uint32_t l1_size = memory_.l1_layout().state_bytes();
-    const uint32_t l2_size = uint32_t(memory_.l2_handler().size());
+    const uint32_t l2_size = uint32_t(memory_.l2_handler_bytes());
     memory_.assign(kSet, fs::HandlerSetMemory{0, l1_size, 0, l2_size});
     if (install) {  // the set alone owns all of L1 and L2, as when it is the switch's only set
       set_.control->memory_need(cfg, l1_size, l2_size);
-      fs::InstallTarget target{memory_.l2_handler().data(), l2_size, l1_size, cfg.pspin.clusters, {}};
-      for (unsigned c = 0; c < memory_.clusters(); ++c) target.l1_state.push_back(memory_.l1(c).state());
-      set_.control->install(cfg, target);
+      set_.control->install(cfg, memory_.install_target(kSet));
     }
   }
   HandlerHarness(const HandlerHarness&) = delete;
@@ -82,9 +80,9 @@ class HandlerHarness {
     return code >= 0 && size_t(code) < set().outcomes.size() ? set().outcomes[size_t(code)].name
                                                               : "code_" + std::to_string(code);
   }
-  uint8_t* l1(uint32_t cluster) { return memory_.l1(cluster).state(); }
+  uint8_t* l1(uint32_t cluster) { return memory_.set_l1(kSet, cluster).data(); }
   uint32_t l1_size() const { return memory_.l1_layout().state_bytes(); }
-  fs::ZeroedMemory& handler_memory() { return memory_.l2_handler(); }
+  fs::GuardedMemory& handler_memory() { return memory_.set_l2(kSet); }
 
   // Runs the handler on `frame` as HPU `hpu` of cluster `cluster`.
   HandlerCall run(const fs::Bytes& frame, uint32_t ingress_port = 0, uint32_t cluster = 0, uint32_t hpu = 0) {
