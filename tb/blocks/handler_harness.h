@@ -12,6 +12,7 @@
 //   c.log             every fs_log line as the handler log has it ("0.000 <cluster> <hpu> <set> <text>")
 //   c.packet          the frame in the packet slot after the handler (handlers may rewrite it in place)
 //   h.l1(cluster), h.handler_memory()   state kept across packets (inspect or corrupt it)
+//   a handler fault throws HandlerFault (below)
 //
 // Memory is the simulator's own (pspin/memory/pspin_memory.h): each cluster's L1 state area is
 // pspin.l1_bytes minus one kL1PacketSlotBytes slot per HPU; L2 handler memory is
@@ -23,6 +24,13 @@
 // NULL for a bad cluster; fs_dma_copy copies at once. run() installs the HandlerApi's back end
 // (fs_set_backend) for the call only and restores the previous one. Pass install=false to get
 // zeroed handler memory instead.
+// The handler runs as a native HPU runs it, as a guarded native call (pspin/native_call.h): the
+// L1 state areas, the handler memory and the packet slot have guard pages, so an access past
+// their end (or before the packet slot's start) traps, and a run longer than
+// cfg.hpu.native_watchdog_ms is stopped; run() then throws HandlerFault with the message a native
+// HPU's fault has in the simulator ("handler NAME (cluster C, HPU H): store access fault 12 bytes
+// past the end of cluster 0's L1 state area (offset 4107 of its 4096 bytes) at host pc 0x... in
+// f at file.c:31"), followed by " on packet N from port P", N counting the harness's runs from 0.
 // A handler not yet in the registry can be tried by passing its own fs::HandlerSet (fn, outcome
 // names and, optionally, an installer).
 #pragma once
@@ -35,12 +43,14 @@
 #include <vector>
 
 #include "protocols/flare_dense/flare_setup.h"
+#include "common/errors.h"
 #include "config/config.h"
 #include "fs_handler.h"
 #include "net/packet.h"
 #include "pspin/handler_api.h"
 #include "pspin/handler_sets.h"
 #include "pspin/memory/pspin_memory.h"
+#include "pspin/native_call.h"
 
 namespace fs_tb {
 
@@ -49,6 +59,11 @@ struct SentFrame {
   std::vector<uint32_t> ports;  // one port for send and host write
   uint64_t host_addr = 0;
   fs::Bytes data;
+};
+
+// A handler fault in HandlerHarness::run (the message as above).
+struct HandlerFault : fs::SimError {
+  using fs::SimError::SimError;
 };
 
 struct HandlerCall {
@@ -98,10 +113,12 @@ class HandlerHarness {
     std::ostringstream log_text;
     fs::HandlerLog log(&log_text);
     fs::HandlerApi api(env, job, result, hooks, &log);
-    const fs_backend_t backend = api.backend();
-    const fs_backend_t* previous = fs_set_backend(&backend);
-    call.outcome = set().fn(&job.args);
-    fs_set_backend(previous);
+    fs::run_native_handler(job, api, result, cfg_.hpu.native_watchdog_ms);
+    const uint64_t packet = runs_++;
+    if (!result.fault.empty())
+      throw HandlerFault(result.fault + " on packet " + std::to_string(packet) + " from port " +
+                         std::to_string(ingress_port));
+    call.outcome = result.outcome;
     for (fs::HandlerCommand& cmd : result.commands)
       call.sent.push_back(SentFrame{cmd.kind == fs::HandlerCommand::kSend        ? SentFrame::kSend
                                     : cmd.kind == fs::HandlerCommand::kMulticast ? SentFrame::kMulticast
@@ -130,6 +147,7 @@ class HandlerHarness {
   fs::Config cfg_;
   fs::HandlerSet set_;
   fs::PspinMemory memory_;
+  uint64_t runs_ = 0;  // packets run so far
 };
 
 }  // namespace fs_tb
