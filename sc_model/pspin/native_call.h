@@ -25,8 +25,8 @@
 // The SIGSEGV and SIGBUS handlers are installed at the first guarded call, over AddressSanitizer's
 // if it installed one (ASan allows this by default), and pass every fault that is not a guarded
 // call's to the handler they replaced, so ASan still reports the simulator's own crashes. Each
-// thread that makes guarded calls gets an alternate signal stack if it has none, so that a
-// handler that overflows its stack is reported too.
+// thread that makes guarded calls gets an alternate signal stack if it has none, so that reporting
+// does not depend on the room left on the handler's stack.
 #pragma once
 #include <cstdint>
 
