@@ -17,6 +17,8 @@
 //    time, because a native handler has no cycles of its own to count (its cycles are the cost
 //    model's) and a handler that waits in a system call uses no CPU time but hangs the run all
 //    the same; the bound only ends runaway runs and never touches the results of runs that end.
+//    An AddressSanitizer report of the handler's that has begun is let finish (it ends the
+//    program).
 // A signal never leaves from inside the simulator's own C++ code: the host back end's entries
 // (HandlerApi::backend) bracket each call with native_api_enter/leave; a watchdog that fires in a
 // call is carried out when the call returns (its place is then the handler's call,
