@@ -8,6 +8,8 @@
 #include "fs_handler.h"
 
 static const fs_backend_t* current;
+/* Where the handler made its latest call: the call's return address in the handler. */
+static const void* caller;
 
 static const fs_backend_t* need(const char* call, int present) {
   if (!current) {
@@ -21,6 +23,8 @@ static const fs_backend_t* need(const char* call, int present) {
   return current;
 }
 
+const void* fs_backend_caller(void) { return caller; }
+
 const fs_backend_t* fs_set_backend(const fs_backend_t* backend) {
   const fs_backend_t* old = current;
   current = backend;
@@ -31,6 +35,7 @@ const fs_backend_t* fs_set_backend(const fs_backend_t* backend) {
 #define FS_FORWARD(name, ret, params, args)                                   \
   ret fs_##name params {                                                      \
     const fs_backend_t* b = need("fs_" #name, current && current->name != 0); \
+    caller = __builtin_return_address(0);                                     \
     return b->name FS_BACKEND_ARGS args;                                      \
   }
 #define FS_API_DEVICE(name, ret, params, args, ...) FS_FORWARD(name, ret, params, args)

@@ -189,6 +189,9 @@ typedef struct fs_backend {
 
 /* Installs the back end used by the API calls above (host builds only); returns the previous. */
 const fs_backend_t* fs_set_backend(const fs_backend_t* backend);
+/* Where the handler made its latest call through the back end (the call's return address in the
+ * handler; host builds only): a native watchdog that stops a handler inside a call names it. */
+const void* fs_backend_caller(void);
 
 #ifdef __cplusplus
 }

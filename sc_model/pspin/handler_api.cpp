@@ -2,8 +2,13 @@
 // handler log.
 #include "pspin/handler_api.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <type_traits>
+
+#include "common/guarded_memory.h"
+#include "pspin/native_call.h"
 
 namespace fs {
 
@@ -16,6 +21,17 @@ namespace fs {
 #undef FS_API_DEVICE
 #undef FS_API_LOCAL
 #undef FS_API_HELPER
+
+namespace {
+
+// A pointer the handler passed reaches memory next to the simulated memories that no HPU
+// addresses (a guard or padding: common/guarded_memory.h). The ISS's runtime registers refuse
+// such guest addresses before the call; natively the call refuses them itself, so that the guard
+// pages never trap inside the simulator. Other host pointers (a native handler's stack, its
+// constant data) are used as they are.
+bool stray(const void* p, uint64_t len) { return reaches_guard(p, size_t(len)); }
+
+}  // namespace
 
 void HandlerLog::line(Picos time, uint32_t cluster, uint32_t hpu, const std::string& set, std::string_view text) {
   if (!out_) return;
@@ -37,14 +53,14 @@ void HandlerApi::issue(HandlerCommand cmd) {
 
 // The frame's bytes are taken at the call: the handler may change them afterwards.
 int HandlerApi::send(const void* frame, uint32_t len, uint32_t port) {
-  if (len > kMaxFrameBytes || port >= env_.num_ports) return -1;
+  if (len > kMaxFrameBytes || port >= env_.num_ports || stray(frame, len)) return -1;
   const auto* b = static_cast<const uint8_t*>(frame);
   issue({HandlerCommand::kSend, {port}, 0, Bytes(b, b + len)});
   return 0;
 }
 
 int HandlerApi::multicast(const void* frame, uint32_t len, const uint32_t* ports, uint32_t nports) {
-  if (len > kMaxFrameBytes || nports > kMaxPorts) return -1;
+  if (len > kMaxFrameBytes || nports > kMaxPorts || stray(frame, len) || stray(ports, uint64_t(nports) * 4)) return -1;
   for (uint32_t i = 0; i < nports; ++i)
     if (ports[i] >= env_.num_ports) return -1;
   const auto* b = static_cast<const uint8_t*>(frame);
@@ -53,7 +69,7 @@ int HandlerApi::multicast(const void* frame, uint32_t len, const uint32_t* ports
 }
 
 int HandlerApi::host_write(uint32_t port, uint64_t addr, const void* data, uint32_t len) {
-  if (len > kMaxFrameBytes || port >= env_.num_ports) return -1;
+  if (len > kMaxFrameBytes || port >= env_.num_ports || stray(data, len)) return -1;
   const auto* b = static_cast<const uint8_t*>(data);
   issue({HandlerCommand::kHostWrite, {port}, addr, Bytes(b, b + len)});
   return 0;
@@ -82,12 +98,13 @@ int HandlerApi::timer_cancel(uint32_t id) {
 
 uint8_t* HandlerApi::cluster_l1(uint32_t cluster_id, uint32_t* size) {
   // The running set's range of that cluster's L1 state area.
-  if (cluster_id >= memory_.set_l1.size()) return nullptr;
+  if (cluster_id >= memory_.set_l1.size() || stray(size, size ? 4 : 0)) return nullptr;
   if (size) *size = memory_.set_l1[cluster_id].size;
   return memory_.set_l1[cluster_id].host;
 }
 
 int HandlerApi::dma_copy(void* dst, const void* src, uint32_t len) {
+  if (stray(dst, len) || stray(src, len)) return -1;
   if (len) std::memmove(dst, src, len);
   run_.counters.dma_bytes += len;
   wait_ = hooks_.dma(len);
@@ -96,6 +113,7 @@ int HandlerApi::dma_copy(void* dst, const void* src, uint32_t len) {
 }
 
 int HandlerApi::log_write(const char* text, uint32_t len) {
+  if (stray(text, std::min<uint32_t>(len, FS_LOG_MAX_LINE))) return -1;
   ++run_.log_lines;
   if (!log_) return 0;
   std::string line(text, text + std::min<uint32_t>(len, FS_LOG_MAX_LINE));
@@ -107,10 +125,25 @@ int HandlerApi::log_write(const char* text, uint32_t len) {
 }
 
 namespace {
-// The host back end's entries: each forwards to the HandlerApi in ctx.
+// The host back end's entries: each forwards to the HandlerApi in ctx, bracketed as a call into
+// the simulator (a native watchdog waits for its return: pspin/native_call.h).
+template <typename Call>
+auto into_simulator(Call call) {
+  native_api_enter();
+  if constexpr (std::is_void_v<decltype(call())>) {
+    call();
+    native_api_leave();
+  } else {
+    const auto result = call();
+    native_api_leave();
+    return result;
+  }
+}
 struct Forward {
 #define FS_API_CALL_(name, ret, params, args) \
-  static ret name FS_API_CTX_PARAMS params { return static_cast<HandlerApi*>(ctx)->name args; }
+  static ret name FS_API_CTX_PARAMS params {  \
+    return into_simulator([&] { return static_cast<HandlerApi*>(ctx)->name args; }); \
+  }
 #define FS_API_DEVICE(name, ret, params, args, ...) FS_API_CALL_(name, ret, params, args)
 #define FS_API_LOCAL(name, ret, params, args, doc) FS_API_CALL_(name, ret, params, args)
 #define FS_API_HELPER(...)

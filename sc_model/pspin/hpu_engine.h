@@ -131,10 +131,13 @@ class NativeEngine : public HpuEngine {
  public:
   // Cost model: fixed + per byte of packet; fs_dma_copy calls are queued on the cluster DMA after
   // that (HandlerRun::dma_copies), or without one cost the DMA latency and bytes over bandwidth.
-  // Configured by hpu.native_* and the dma.* keys.
+  // The handler runs as a guarded native call (pspin/native_call.h): a memory fault or a run
+  // longer than hpu.native_watchdog_ms is a fault of the run. Configured by hpu.native_* and the
+  // dma.* keys.
   NativeEngine(const HpuConfig& hpu, const DmaConfig& dma)
       : fixed_(hpu.native_fixed_cycles),
         per_byte_(hpu.native_cycles_per_byte),
+        watchdog_ms_(hpu.native_watchdog_ms),
         dma_latency_(dma.latency_cycles),
         dma_bw_(dma.bytes_per_cycle) {}
   HandlerRun execute(const HandlerJob& job, const HpuEnvironment& env) override;
@@ -142,6 +145,7 @@ class NativeEngine : public HpuEngine {
  private:
   uint64_t fixed_;
   double per_byte_;
+  uint32_t watchdog_ms_;
   uint32_t dma_latency_, dma_bw_;
 };
 

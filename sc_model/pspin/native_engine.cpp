@@ -1,12 +1,13 @@
-// Native handler execution: installs the host back end of a HandlerApi for the run (so the
-// handler's calls are carried out as on the ISS), runs the C handler, and charges cycles by the
-// native cost model. Every call happens at the time the handler starts. Its DMA copies are left
-// to the HPU, which queues them on the cluster's DMA engine once the handler's cycles have
-// passed (without a DMA engine they cost its latency and bandwidth).
+// Native handler execution: runs the C handler as a guarded native call (pspin/native_call.h)
+// with a HandlerApi serving its calls (so they are carried out as on the ISS), and charges cycles
+// by the native cost model (a run that faults too). Every call happens at the time the handler
+// starts. Its DMA copies are left to the HPU, which queues them on the cluster's DMA engine once
+// the handler's cycles have passed (without a DMA engine they cost its latency and bandwidth).
 #include <cmath>
 
 #include "common/sc_time_util.h"
 #include "pspin/handler_api.h"
+#include "pspin/native_call.h"
 
 namespace fs {
 namespace {
@@ -40,10 +41,7 @@ HandlerRun NativeEngine::execute(const HandlerJob& job, const HpuEnvironment& en
   const uint64_t compute = fixed_ + uint64_t(std::ceil(per_byte_ * double(args.pkt_len)));
   NativeHooks hooks(run, env, dma_latency_, dma_bw_);
   HandlerApi api(env, job, run, hooks, log_);
-  const fs_backend_t backend = api.backend();
-  const fs_backend_t* previous = fs_set_backend(&backend);
-  run.outcome = (args.ingress_port == FS_TIMER_PORT ? job.set.timer_fn : job.set.fn)(&args);
-  fs_set_backend(previous);
+  run_native_handler(job, api, run, watchdog_ms_);
   run.cycles = compute + hooks.dma_cycles;
   run.counters.dma_wait_cycles = hooks.dma_cycles;
   return run;

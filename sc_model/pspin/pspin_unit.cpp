@@ -110,7 +110,7 @@ void PspinUnit::report_memory(StatsTree& out) const {
 void PspinUnit::install_handler_sets(const Config& cfg) {
   std::vector<std::string> names;
   std::vector<MemoryNeed> needs;
-  const uint64_t l1 = memory_.l1_layout().state_bytes(), l2 = memory_.l2_handler().size();
+  const uint64_t l1 = memory_.l1_layout().state_bytes(), l2 = memory_.l2_handler_bytes();
   for (int set : installed_) {
     names.push_back(handler_sets()[size_t(set)].name);
     needs.push_back(handler_sets()[size_t(set)].control->memory_need(cfg, l1, l2));
@@ -118,10 +118,7 @@ void PspinUnit::install_handler_sets(const Config& cfg) {
   const std::vector<HandlerSetMemory> layout = lay_out_handler_memory(names, needs, l1, l2);
   for (size_t i = 0; i < installed_.size(); ++i) {
     memory_.assign(installed_[i], layout[i]);
-    const HandlerSetMemory& m = layout[i];
-    InstallTarget target{memory_.l2_handler().data() + m.l2_offset, m.l2_bytes, m.l1_bytes, cfg.pspin.clusters, {}};
-    for (unsigned c = 0; c < memory_.clusters(); ++c) target.l1_state.push_back(memory_.l1(c).state() + m.l1_offset);
-    handler_sets()[size_t(installed_[i])].control->install(cfg, target);
+    handler_sets()[size_t(installed_[i])].control->install(cfg, memory_.install_target(installed_[i]));
   }
 }
 

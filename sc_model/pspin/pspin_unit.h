@@ -14,7 +14,6 @@
 
 #include "config/config.h"
 #include "common/stats.h"
-#include "common/zeroed_memory.h"
 #include "pspin/cluster.h"
 #include "pspin/command_unit.h"
 #include "pspin/handler_api.h"
@@ -48,7 +47,6 @@ class PspinUnit : public sc_core::sc_module {
   const Retire& retire() const { return retire_; }
   const std::vector<std::unique_ptr<Cluster>>& clusters() const { return clusters_; }
   PspinMemory& memory() { return memory_; }
-  ZeroedMemory& handler_memory() { return memory_.l2_handler(); }
   // Where handler set `set` (an index into handler_sets()) has its memory; zero sizes if the set
   // is not installed.
   const HandlerSetMemory& set_memory(int set) const { return memory_.set_memory(set); }

@@ -47,10 +47,10 @@ void dump_handler_state(std::ostream& out, PspinUnit& unit) {
     for (unsigned c = 0; c < mem.clusters(); ++c) {
       out << "\n## " << name << " L1 of cluster " << c << " (" << m.l1_bytes << " bytes at state area offset "
           << m.l1_offset << ")\n";
-      hex_dump(out, mem.l1(c).state() + m.l1_offset, m.l1_bytes);
+      hex_dump(out, mem.set_l1(set, c).data(), m.l1_bytes);
     }
     out << "\n## " << name << " L2 handler memory (" << m.l2_bytes << " bytes at offset " << m.l2_offset << ")\n";
-    hex_dump(out, mem.l2_handler().data() + m.l2_offset, m.l2_bytes);
+    hex_dump(out, mem.set_l2(set).data(), m.l2_bytes);
   }
 }
 

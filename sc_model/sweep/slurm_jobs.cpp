@@ -10,9 +10,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/command.h"
 #include "common/errors.h"
 #include "common/text.h"
-#include "sweep/command.h"
 
 namespace fsys = std::filesystem;
 

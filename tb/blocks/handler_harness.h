@@ -12,6 +12,7 @@
 //   c.log             every fs_log line as the handler log has it ("0.000 <cluster> <hpu> <set> <text>")
 //   c.packet          the frame in the packet slot after the handler (handlers may rewrite it in place)
 //   h.l1(cluster), h.handler_memory()   state kept across packets (inspect or corrupt it)
+//   a handler fault throws HandlerFault (below)
 //
 // Memory is the simulator's own (pspin/memory/pspin_memory.h): each cluster's L1 state area is
 // pspin.l1_bytes minus one kL1PacketSlotBytes slot per HPU; L2 handler memory is
@@ -23,6 +24,13 @@
 // NULL for a bad cluster; fs_dma_copy copies at once. run() installs the HandlerApi's back end
 // (fs_set_backend) for the call only and restores the previous one. Pass install=false to get
 // zeroed handler memory instead.
+// The handler runs as a native HPU runs it, as a guarded native call (pspin/native_call.h): the
+// L1 state areas, the handler memory and the packet slot have guard pages, so an access past
+// their end (or before the packet slot's start) traps, and a run longer than
+// cfg.hpu.native_watchdog_ms is stopped; run() then throws HandlerFault with the message a native
+// HPU's fault has in the simulator ("handler NAME (cluster C, HPU H): store access fault 12 bytes
+// past the end of cluster 0's L1 state area (offset 4107 of its 4096 bytes) at host pc 0x... in
+// f at file.c:31"), followed by " on packet N from port P", N counting the harness's runs from 0.
 // A handler not yet in the registry can be tried by passing its own fs::HandlerSet (fn, outcome
 // names and, optionally, an installer).
 #pragma once
@@ -35,12 +43,14 @@
 #include <vector>
 
 #include "protocols/flare_dense/flare_setup.h"
+#include "common/errors.h"
 #include "config/config.h"
 #include "fs_handler.h"
 #include "net/packet.h"
 #include "pspin/handler_api.h"
 #include "pspin/handler_sets.h"
 #include "pspin/memory/pspin_memory.h"
+#include "pspin/native_call.h"
 
 namespace fs_tb {
 
@@ -49,6 +59,11 @@ struct SentFrame {
   std::vector<uint32_t> ports;  // one port for send and host write
   uint64_t host_addr = 0;
   fs::Bytes data;
+};
+
+// A handler fault in HandlerHarness::run (the message as above).
+struct HandlerFault : fs::SimError {
+  using fs::SimError::SimError;
 };
 
 struct HandlerCall {
@@ -65,13 +80,11 @@ class HandlerHarness {
   HandlerHarness(const fs::Config& cfg, fs::HandlerSet set, bool install = true)
       : cfg_(cfg), set_(std::move(set)), memory_(cfg.pspin, cfg.hpu) {
     const uint32_t l1_size = memory_.l1_layout().state_bytes();
-    const uint32_t l2_size = uint32_t(memory_.l2_handler().size());
+    const uint32_t l2_size = uint32_t(memory_.l2_handler_bytes());
     memory_.assign(kSet, fs::HandlerSetMemory{0, l1_size, 0, l2_size});
     if (install) {  // the set alone owns all of L1 and L2, as when it is the switch's only set
       set_.control->memory_need(cfg, l1_size, l2_size);
-      fs::InstallTarget target{memory_.l2_handler().data(), l2_size, l1_size, cfg.pspin.clusters, {}};
-      for (unsigned c = 0; c < memory_.clusters(); ++c) target.l1_state.push_back(memory_.l1(c).state());
-      set_.control->install(cfg, target);
+      set_.control->install(cfg, memory_.install_target(kSet));
     }
   }
   HandlerHarness(const HandlerHarness&) = delete;
@@ -82,9 +95,9 @@ class HandlerHarness {
     return code >= 0 && size_t(code) < set().outcomes.size() ? set().outcomes[size_t(code)].name
                                                               : "code_" + std::to_string(code);
   }
-  uint8_t* l1(uint32_t cluster) { return memory_.l1(cluster).state(); }
+  uint8_t* l1(uint32_t cluster) { return memory_.set_l1(kSet, cluster).data(); }
   uint32_t l1_size() const { return memory_.l1_layout().state_bytes(); }
-  fs::ZeroedMemory& handler_memory() { return memory_.l2_handler(); }
+  fs::GuardedMemory& handler_memory() { return memory_.set_l2(kSet); }
 
   // Runs the handler on `frame` as HPU `hpu` of cluster `cluster`.
   HandlerCall run(const fs::Bytes& frame, uint32_t ingress_port = 0, uint32_t cluster = 0, uint32_t hpu = 0) {
@@ -100,10 +113,12 @@ class HandlerHarness {
     std::ostringstream log_text;
     fs::HandlerLog log(&log_text);
     fs::HandlerApi api(env, job, result, hooks, &log);
-    const fs_backend_t backend = api.backend();
-    const fs_backend_t* previous = fs_set_backend(&backend);
-    call.outcome = set().fn(&job.args);
-    fs_set_backend(previous);
+    fs::run_native_handler(job, api, result, cfg_.hpu.native_watchdog_ms);
+    const uint64_t packet = runs_++;
+    if (!result.fault.empty())
+      throw HandlerFault(result.fault + " on packet " + std::to_string(packet) + " from port " +
+                         std::to_string(ingress_port));
+    call.outcome = result.outcome;
     for (fs::HandlerCommand& cmd : result.commands)
       call.sent.push_back(SentFrame{cmd.kind == fs::HandlerCommand::kSend        ? SentFrame::kSend
                                     : cmd.kind == fs::HandlerCommand::kMulticast ? SentFrame::kMulticast
@@ -132,6 +147,7 @@ class HandlerHarness {
   fs::Config cfg_;
   fs::HandlerSet set_;
   fs::PspinMemory memory_;
+  uint64_t runs_ = 0;  // packets run so far
 };
 
 }  // namespace fs_tb

@@ -49,6 +49,9 @@ TEST(BlocksPspinMemory, L1WithoutRoomForStateIsAnInputError) {
   }
 }
 
+// Each set's ranges are host memories of their own (guarded: common/guarded_memory.h), so that a
+// native handler that overruns its state traps rather than reaching another set's; in the TCDM
+// (its banks) they lie where the layout puts them, side by side.
 TEST(BlocksPspinMemory, TwoSetsSeeDisjointRangesOfTheSameMemory) {
   const fs::Config cfg = small();
   fs::PspinMemory mem(cfg.pspin, cfg.hpu);
@@ -56,13 +59,24 @@ TEST(BlocksPspinMemory, TwoSetsSeeDisjointRangesOfTheSameMemory) {
   mem.assign(5, fs::HandlerSetMemory{1024, 1024, 4096, 4096});
   const fs::HpuMemoryView& a = mem.view(1, 0, 3);
   const fs::HpuMemoryView& b = mem.view(1, 0, 5);
-  EXPECT_EQ(a.local_l1().host, mem.l1(1).state());
-  EXPECT_EQ(b.local_l1().host, mem.l1(1).state() + 1024);
-  EXPECT_EQ(b.set_l1[0].host, mem.l1(0).state() + 1024);
+  EXPECT_EQ(a.local_l1().host, mem.set_l1(3, 1).data());
+  EXPECT_EQ(b.local_l1().host, mem.set_l1(5, 1).data());
+  EXPECT_EQ(b.set_l1[0].host, mem.set_l1(5, 0).data());
+  EXPECT_EQ(mem.set_l1(5, 0).size(), 1024u);
+  EXPECT_EQ(a.local_l1().tcdm_offset, 0u);
   EXPECT_EQ(b.set_l1[0].tcdm_offset, 1024u);
-  EXPECT_EQ(a.l2_handler.host, mem.l2_handler().data());
-  EXPECT_EQ(b.l2_handler.host, mem.l2_handler().data() + 4096);
+  EXPECT_EQ(b.local_l1().tcdm_offset, 1024u);
+  EXPECT_EQ(a.l2_handler.host, mem.set_l2(3).data());
+  EXPECT_EQ(b.l2_handler.host, mem.set_l2(5).data());
   EXPECT_EQ(b.l2_handler.size, 4096u);
+  EXPECT_EQ(mem.set_l2(5).size(), 4096u);
+  // Disjoint: every pair of the sets' ranges in cluster 1 and L2 is apart.
+  const fs::MemRange ranges[] = {a.local_l1(), b.local_l1(), a.set_l1[0], b.set_l1[0], a.l2_handler, b.l2_handler};
+  for (const fs::MemRange& x : ranges)
+    for (const fs::MemRange& y : ranges)
+      if (&x != &y) {
+        EXPECT_TRUE(x.host + x.size <= y.host || y.host + y.size <= x.host);
+      }
   // The HPU's slot and stack are the same whichever set runs.
   EXPECT_EQ(a.pkt_slot.host, b.pkt_slot.host);
   EXPECT_EQ(a.stack.host, b.stack.host);
@@ -78,7 +92,7 @@ TEST(BlocksPspinMemory, TwoSetsSeeDisjointRangesOfTheSameMemory) {
   EXPECT_EQ(args.cluster_id, 1u);
   EXPECT_EQ(args.hpu_id, 0u);
   EXPECT_EQ(args.num_clusters, 2u);
-  EXPECT_EQ(args.l1, mem.l1(1).state() + 1024);
+  EXPECT_EQ(args.l1, mem.set_l1(5, 1).data());
   EXPECT_EQ(args.l1_size, 1024u);
   EXPECT_EQ(args.handler_mem_size, 4096u);
 }
@@ -181,13 +195,12 @@ TEST(BlocksPspinMemory, AddressMapOfHpu1OfCluster0) {
   const Want want[] = {
       {FS_PKT_SLOT_BASE, 9216, mem.l1(0).slot(1), 0, 2048 + 9216, fs::iss::kLocalL1Access, fs::iss::kPrivate, true},
       {FS_STACK_BASE, 512, mem.l1(0).stack(1), 0, 20480 + 512, fs::iss::kLocalL1Access, fs::iss::kPrivate, true},
-      {FS_L2_HANDLER_BASE, 4096, mem.l2_handler().data() + 4096, 15, 0, fs::iss::kL2Access, fs::iss::kGlobalShared,
-       false},
-      {FS_L1_LOCAL_BASE, 1024, mem.l1(0).state() + 1024, 0, 1024, fs::iss::kLocalL1Access, fs::iss::kClusterShared,
+      {FS_L2_HANDLER_BASE, 4096, mem.set_l2(0).data(), 15, 0, fs::iss::kL2Access, fs::iss::kGlobalShared, false},
+      {FS_L1_LOCAL_BASE, 1024, mem.set_l1(0, 0).data(), 0, 1024, fs::iss::kLocalL1Access, fs::iss::kClusterShared,
        true},
-      {FS_L1_GLOBAL_BASE, 1024, mem.l1(0).state() + 1024, 0, 1024, fs::iss::kLocalL1Access,
+      {FS_L1_GLOBAL_BASE, 1024, mem.set_l1(0, 0).data(), 0, 1024, fs::iss::kLocalL1Access,
        fs::iss::kClusterShared, true},
-      {FS_L1_GLOBAL_BASE + FS_L1_GLOBAL_STRIDE, 1024, mem.l1(1).state() + 1024, 24, 1024, fs::iss::kRemoteL1Access,
+      {FS_L1_GLOBAL_BASE + FS_L1_GLOBAL_STRIDE, 1024, mem.set_l1(0, 1).data(), 24, 1024, fs::iss::kRemoteL1Access,
        fs::iss::kGlobalShared, true},
   };
   for (size_t i = 0; i < map.size(); ++i) {

@@ -1,8 +1,8 @@
-// The sanitizer build (FLARESIM_SANITIZE, tb/sanitize/): SystemC's coroutine package is the one
-// ASan can follow, and an exception thrown on the main stack after SystemC threads ran, the path
-// that aborted inside ASan with Debian's QuickThreads package, is caught normally. In the normal
-// build this file has no tests.
-#ifdef FLARESIM_SANITIZE
+// The sanitizer builds (FLARESIM_SANITIZE, FS_SANITIZE=address; tb/sanitize/): SystemC's
+// coroutine package is the one ASan can follow, and an exception thrown on the main stack after
+// SystemC threads ran, the path that aborted inside ASan with Debian's QuickThreads package, is
+// caught normally. In the normal build this file has no tests.
+#if defined(FLARESIM_SANITIZE) || defined(FS_ASAN_RUNTIME)
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 

@@ -16,11 +16,14 @@ L1Layout::L1Layout(const PspinConfig& pspin, const HpuConfig& hpu)
   state_bytes_ = uint32_t(pspin.l1_bytes - slots);
 }
 
-ClusterL1::ClusterL1(const L1Layout& layout, unsigned banks)
-    : state_(layout.state_bytes()),
-      slots_(size_t(layout.hpus()) * kL1PacketSlotBytes),
-      stacks_(size_t(layout.hpus()) * layout.stack_bytes()),
-      stack_bytes_(layout.stack_bytes()),
-      banks_(banks ? std::make_unique<iss::TcdmBanks>(banks) : nullptr) {}
+ClusterL1::ClusterL1(const L1Layout& layout, unsigned banks, unsigned cluster)
+    : banks_(banks ? std::make_unique<iss::TcdmBanks>(banks) : nullptr) {
+  for (unsigned h = 0; h < layout.hpus(); ++h) {
+    const std::string hpu = "HPU " + std::to_string(h) + " of cluster " + std::to_string(cluster) + "'s ";
+    slots_.push_back(
+        std::make_unique<GuardedMemory>(kL1PacketSlotBytes, GuardedMemory::Exact::kStart, hpu + "packet slot"));
+    stacks_.push_back(std::make_unique<GuardedMemory>(layout.stack_bytes(), GuardedMemory::Exact::kEnd, hpu + "stack"));
+  }
+}
 
 }  // namespace fs

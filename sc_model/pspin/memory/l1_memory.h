@@ -4,13 +4,16 @@
 // cluster DMA copies each task's packet there), then one stack per HPU (hpu.stack_bytes; the ISS
 // HPUs' stacks, numbered past pspin.l1_bytes: the state area is not reduced by them). The banks
 // exist when HPUs execute in time order (ISS HPUs interleaved), the only case in which two of
-// them can meet on a bank.
+// them can meet on a bank. On the host each HPU's slot and stack is a guarded memory of its own
+// (common/guarded_memory.h): a slot's start touches its guard page, so that an access before
+// the packet traps at once (its 3072 bytes of page padding are after the slot's end); the state
+// area's ranges belong to the handler sets (pspin_memory.h), which get them when installed.
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <vector>
 
-#include "common/zeroed_memory.h"
+#include "common/guarded_memory.h"
 #include "config/config.h"
 #include "fs_handler.h"
 #include "iss/tcdm_banks.h"
@@ -41,17 +44,14 @@ class L1Layout {
 
 class ClusterL1 {
  public:
-  // banks: 0 for none (accesses never conflict).
-  ClusterL1(const L1Layout& layout, unsigned banks);
-  uint8_t* state() { return state_.data(); }
-  uint32_t state_size() const { return uint32_t(state_.size()); }
-  uint8_t* slot(unsigned hpu) { return slots_.data() + size_t(hpu) * kL1PacketSlotBytes; }
-  uint8_t* stack(unsigned hpu) { return stacks_.data() + size_t(hpu) * stack_bytes_; }
+  // Cluster `cluster`'s (for the memories' names); banks: 0 for none (accesses never conflict).
+  ClusterL1(const L1Layout& layout, unsigned banks, unsigned cluster);
+  uint8_t* slot(unsigned hpu) { return slots_.at(hpu)->data(); }
+  uint8_t* stack(unsigned hpu) { return stacks_.at(hpu)->data(); }
   iss::TcdmBanks* banks() { return banks_.get(); }
 
  private:
-  ZeroedMemory state_, slots_, stacks_;
-  uint32_t stack_bytes_;
+  std::vector<std::unique_ptr<GuardedMemory>> slots_, stacks_;  // by HPU
   std::unique_ptr<iss::TcdmBanks> banks_;
 };
 

@@ -41,18 +41,44 @@ fs_handler_args_t place_packet(const HpuMemoryView& view, const Bytes& packet, u
 }
 
 PspinMemory::PspinMemory(const PspinConfig& pspin, const HpuConfig& hpu)
-    : layout_(pspin, hpu), l2_handler_(pspin.l2_handler_bytes) {
+    : layout_(pspin, hpu), l2_handler_bytes_(pspin.l2_handler_bytes) {
   const bool banks = hpu.model == HpuModel::kIss && hpu.interleave == OnOff::kOn;
   for (unsigned c = 0; c < pspin.clusters; ++c)
-    l1_.push_back(std::make_unique<ClusterL1>(layout_, banks ? pspin.l1_banks : 0));
+    l1_.push_back(std::make_unique<ClusterL1>(layout_, banks ? pspin.l1_banks : 0, c));
 }
 
 void PspinMemory::assign(int set, const HandlerSetMemory& memory) {
   if (size_t(set) >= sets_.size()) {
     sets_.resize(size_t(set) + 1);
+    storage_.resize(sets_.size());
     views_.resize(sets_.size() * l1_.size() * layout_.hpus());
   }
   sets_[size_t(set)] = memory;
+  SetStorage& s = storage_[size_t(set)];
+  s.l1.clear();
+  for (unsigned c = 0; c < l1_.size(); ++c)
+    s.l1.push_back(std::make_unique<GuardedMemory>(memory.l1_bytes, GuardedMemory::Exact::kEnd,
+                                                   "cluster " + std::to_string(c) + "'s L1 state area"));
+  s.l2 = std::make_unique<GuardedMemory>(memory.l2_bytes, GuardedMemory::Exact::kEnd, "L2 handler memory");
+  // Views built before point at the old memories.
+  for (size_t v = size_t(set) * l1_.size() * layout_.hpus(); v < (size_t(set) + 1) * l1_.size() * layout_.hpus(); ++v)
+    views_[v].reset();
+}
+
+PspinMemory::SetStorage& PspinMemory::storage(int set) {
+  if (size_t(set) >= storage_.size() || !storage_[size_t(set)].l2)
+    throw std::out_of_range("PspinMemory: no memory assigned to set " + std::to_string(set));
+  return storage_[size_t(set)];
+}
+
+GuardedMemory& PspinMemory::set_l1(int set, unsigned cluster) { return *storage(set).l1.at(cluster); }
+GuardedMemory& PspinMemory::set_l2(int set) { return *storage(set).l2; }
+
+InstallTarget PspinMemory::install_target(int set) {
+  SetStorage& s = storage(set);
+  InstallTarget target{s.l2->data(), uint32_t(s.l2->size()), sets_[size_t(set)].l1_bytes, clusters(), {}};
+  for (auto& l1 : s.l1) target.l1_state.push_back(l1->data());
+  return target;
 }
 
 const HandlerSetMemory& PspinMemory::set_memory(int set) const {
@@ -68,13 +94,15 @@ const HpuMemoryView& PspinMemory::view(unsigned cluster, unsigned hpu, int set) 
   if (v) return *v;
   v = std::make_unique<HpuMemoryView>();
   const HandlerSetMemory& m = set_memory(set);
+  SetStorage& mine = storage(set);
   ClusterL1& own = l1(cluster);
   v->cluster = cluster;
   v->hpu = hpu;
   v->pkt_slot = MemRange{own.slot(hpu), kL1PacketSlotBytes, own.banks(), layout_.slot_offset(hpu)};
   v->stack = MemRange{own.stack(hpu), layout_.stack_bytes(), own.banks(), layout_.stack_offset(hpu)};
-  v->l2_handler = MemRange{l2_handler_.data() + m.l2_offset, m.l2_bytes, nullptr, 0};
-  for (auto& l1 : l1_) v->set_l1.push_back(MemRange{l1->state() + m.l1_offset, m.l1_bytes, l1->banks(), m.l1_offset});
+  v->l2_handler = MemRange{mine.l2->data(), m.l2_bytes, nullptr, 0};
+  for (size_t c = 0; c < l1_.size(); ++c)
+    v->set_l1.push_back(MemRange{mine.l1[c]->data(), m.l1_bytes, l1_[c]->banks(), m.l1_offset});
   return *v;
 }
 

@@ -5,12 +5,17 @@
 // ISS maps it into the RISC-V address space (hpu_address_map.h). The L2 packet memory is the
 // packet buffer (packet_buffer.h): packets keep their bytes until a cluster DMA copies them into
 // an HPU's slot here.
+// On the host, each set's range of each cluster's L1 state area and its range of L2 handler
+// memory is a guarded memory of its own (common/guarded_memory.h), made when the set is assigned
+// its ranges: its end touches a guard page, so a native handler's access past the end of its
+// state traps (and the page padding, if the size is not a multiple of the page, is before the
+// start). Where a range lies in the TCDM (its banks) is the layout's, not the host's.
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <vector>
 
-#include "common/zeroed_memory.h"
+#include "common/guarded_memory.h"
 #include "config/config.h"
 #include "fs_handler.h"
 #include "net/packet.h"
@@ -63,21 +68,36 @@ class PspinMemory {
   const L1Layout& l1_layout() const { return layout_; }
   unsigned clusters() const { return unsigned(l1_.size()); }
   ClusterL1& l1(unsigned cluster) { return *l1_.at(cluster); }
-  ZeroedMemory& l2_handler() { return l2_handler_; }
+  uint64_t l2_handler_bytes() const { return l2_handler_bytes_; }
 
-  // Handler set `set` (any small key, the handler set index in the switch) owns `memory`.
+  // Handler set `set` (any small key, the handler set index in the switch) owns `memory`: its
+  // ranges are made (zeroed). Assigning a set again gives it fresh ones.
   void assign(int set, const HandlerSetMemory& memory);
   // Its ranges; zero sizes if none was assigned.
   const HandlerSetMemory& set_memory(int set) const;
+  // The host bytes of its range of cluster `cluster`'s L1 state area, and of L2 handler memory
+  // (the set must have been assigned).
+  GuardedMemory& set_l1(int set, unsigned cluster);
+  GuardedMemory& set_l2(int set);
+  // What the set's installer fills: its ranges.
+  InstallTarget install_target(int set);
   // What HPU `hpu` of cluster `cluster` sees running a handler of set `set` (built on first use;
   // the set's memory must have been assigned; the reference stays valid).
   const HpuMemoryView& view(unsigned cluster, unsigned hpu, int set);
 
  private:
+  // A set's host memories.
+  struct SetStorage {
+    std::vector<std::unique_ptr<GuardedMemory>> l1;  // by cluster
+    std::unique_ptr<GuardedMemory> l2;
+  };
+  SetStorage& storage(int set);
+
   L1Layout layout_;
   std::vector<std::unique_ptr<ClusterL1>> l1_;
-  ZeroedMemory l2_handler_;
+  uint64_t l2_handler_bytes_;
   std::vector<HandlerSetMemory> sets_;  // by set key
+  std::vector<SetStorage> storage_;     // by set key
   // By (set key, cluster, HPU), flattened: a lookup per handler run costs no search.
   std::vector<std::unique_ptr<HpuMemoryView>> views_;
 };

@@ -151,13 +151,14 @@ class PktCounter : public Protocol {
     return std::make_unique<CounterVerifier>(want);
   }
   void add_stats(const RunView& run, nlohmann::json& stats) const override {
-    const HandlerSetMemory& mem = run.sw.pspin().set_memory(find_handler_set("pkt_counter"));
+    const int set = find_handler_set("pkt_counter");
+    const HandlerSetMemory& mem = run.sw.pspin().set_memory(set);
     if (!mem.l1_bytes) return;
     const unsigned slots = run.cfg.sections.get<CounterConfig>(kSection).slots;
     std::map<std::string, uint64_t> by_port;
     PspinMemory& memory = run.sw.pspin().memory();
     for (unsigned c = 0; c < memory.clusters(); ++c) {
-      const uint8_t* l1 = memory.l1(c).state() + mem.l1_offset;
+      const uint8_t* l1 = memory.set_l1(set, c).data();
       for (unsigned p = 0; p < slots; ++p) {
         uint32_t v;
         std::memcpy(&v, l1 + 4 * p, 4);
@@ -165,8 +166,8 @@ class PktCounter : public Protocol {
       }
     }
     uint32_t total, bytes;
-    std::memcpy(&total, memory.l1(0).state() + mem.l1_offset + 4 * slots, 4);
-    std::memcpy(&bytes, memory.l2_handler().data() + mem.l2_offset + offsetof(pkt_counter_config_t, bytes), 4);
+    std::memcpy(&total, memory.set_l1(set, 0).data() + 4 * slots, 4);
+    std::memcpy(&bytes, memory.set_l2(set).data() + offsetof(pkt_counter_config_t, bytes), 4);
     stats["pkt_counter"] = {{"by_port", by_port}, {"packets", total}, {"bytes", bytes}};
   }
 

@@ -1,5 +1,5 @@
 // Running a helper program and capturing its output (see command.h).
-#include "sweep/command.h"
+#include "common/command.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 
 extern char** environ;
 
-namespace fs::sweep {
+namespace fs {
 namespace {
 
 // Reads both pipes until the program has closed them.
@@ -115,4 +115,4 @@ bool on_path(const std::string& program) {
   return false;
 }
 
-}  // namespace fs::sweep
+}  // namespace fs
