@@ -116,7 +116,7 @@ class HandlerHarness {
     fs::run_native_handler(job, api, result, cfg_.hpu.native_watchdog_ms);
     const uint64_t packet = runs_++;
     if (!result.fault.empty())
-      throw HandlerFault(result.fault + " on packet " + std::to_string(packet) + " from port " +
+      throw HandlerFault(result.fault + "; packet " + std::to_string(packet) + " from port " +
                          std::to_string(ingress_port));
     call.outcome = result.outcome;
     for (fs::HandlerCommand& cmd : result.commands)

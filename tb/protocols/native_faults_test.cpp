@@ -109,13 +109,13 @@ TEST(NativeFaults, HarnessStorePastTheEndOfL1) {
   EXPECT_EQ(harness_fault(h, frame(kL1PastEnd), 1, 1),
             "handler native_faults (cluster 1, HPU 1): store access fault 12 bytes past the end of cluster 1's L1 "
             "state area (offset 47115 of its 47104 bytes) at host pc 0x? in native_faults_handler at " +
-                handler_line("l1") + " on packet 0 from port 0");
+                handler_line("l1") + "; packet 0 from port 0");
   // Nothing was written, and the harness goes on: the next packet runs, and is packet 1.
   EXPECT_EQ(h.run(frame(kOk)).outcome, FS_OK);
   EXPECT_EQ(harness_fault(h, frame(kL1PastEnd)),
             "handler native_faults (cluster 0, HPU 0): store access fault 12 bytes past the end of cluster 0's L1 "
             "state area (offset 47115 of its 47104 bytes) at host pc 0x? in native_faults_handler at " +
-                handler_line("l1") + " on packet 2 from port 0");
+                handler_line("l1") + "; packet 2 from port 0");
 }
 
 TEST(NativeFaults, HarnessStoreAndLoadPastTheEndOfL2HandlerMemory) {
@@ -123,11 +123,11 @@ TEST(NativeFaults, HarnessStoreAndLoadPastTheEndOfL2HandlerMemory) {
   EXPECT_EQ(harness_fault(h, frame(kL2PastEnd)),
             "handler native_faults (cluster 0, HPU 0): store access fault 1 byte past the end of L2 handler memory "
             "(offset 4096 of its 4096 bytes) at host pc 0x? in native_faults_handler at " +
-                handler_line("l2") + " on packet 0 from port 0");
+                handler_line("l2") + "; packet 0 from port 0");
   EXPECT_EQ(harness_fault(h, frame(kL2Load)),
             "handler native_faults (cluster 0, HPU 0): load access fault 101 bytes past the end of L2 handler memory "
             "(offset 4196 of its 4096 bytes) at host pc 0x? in native_faults_handler at " +
-                handler_line("l2 load") + " on packet 1 from port 0");
+                handler_line("l2 load") + "; packet 1 from port 0");
 }
 
 TEST(NativeFaults, HarnessStoreBeforeThePacket) {
@@ -136,7 +136,7 @@ TEST(NativeFaults, HarnessStoreBeforeThePacket) {
   EXPECT_EQ(harness_fault(h, frame(kBeforePacket), 0, 1),
             "handler native_faults (cluster 0, HPU 1): store access fault 1 byte before the start of HPU 1 of "
             "cluster 0's packet slot (offset -1 of its 9216 bytes) at host pc 0x? in native_faults_handler at " +
-                handler_line("before packet") + " on packet 0 from port 0");
+                handler_line("before packet") + "; packet 0 from port 0");
 }
 
 // Both edges of a state area of whole pages (2 x 9216 bytes of slots + 8192 of state) touch a
@@ -148,7 +148,7 @@ TEST(NativeFaults, HarnessStoreBeforeAnL1StateAreaOfWholePages) {
   EXPECT_EQ(harness_fault(h, frame(kL1Before)),
             "handler native_faults (cluster 0, HPU 0): store access fault 1 byte before the start of cluster 0's L1 "
             "state area (offset -1 of its 8192 bytes) at host pc 0x? in native_faults_handler at " +
-                handler_line("l1 before") + " on packet 0 from port 0");
+                handler_line("l1 before") + "; packet 0 from port 0");
 }
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -196,7 +196,7 @@ TEST(NativeFaults, HarnessMemcpyPastTheEndOfL2NamesTheHandlersCall) {
       "handler native_faults (cluster 0, HPU 0): store access fault 1 byte past the end of L2 handler memory "
       "(offset 4096 of its 4096 bytes) at host pc 0x?";
   const std::string tail = ", called from host pc 0x? in native_faults_handler at " + handler_line("memcpy") +
-                           " on packet 0 from port 0";
+                           "; packet 0 from port 0";
   EXPECT_EQ(m.substr(0, head.size()), head) << m;
   ASSERT_GE(m.size(), tail.size()) << m;
   EXPECT_EQ(m.substr(m.size() - tail.size()), tail) << m;
@@ -207,7 +207,7 @@ TEST(NativeFaults, HarnessWatchdogStopsASpinningHandler) {
   EXPECT_EQ(harness_fault(h, frame(kSpin)),
             "handler native_faults (cluster 0, HPU 0): ran longer than hpu.native_watchdog_ms = 50 ms (wall time), "
             "stopped at host pc 0x? in native_faults_handler at " +
-                handler_line("spin") + " on packet 0 from port 0");
+                handler_line("spin") + "; packet 0 from port 0");
   // Once its word is set, the same handler returns.
   h.l1(0)[0] = 1;
   EXPECT_EQ(h.run(frame(kSpin)).outcome, FS_OK);
@@ -222,7 +222,7 @@ TEST(NativeFaults, HarnessWatchdogStopsAWaitForALockNobodyReleases) {
             "handler native_faults (cluster 0, HPU 0): ran longer than hpu.native_watchdog_ms = 50 ms (wall time), "
             "stopped at host pc 0x? in fs_lock at " +
                 line_of("handlers/include/fs_handler.h", "while (__atomic_load_n(lock, __ATOMIC_RELAXED))") +
-                ", inlined into native_faults_handler at " + handler_line("lock") + " on packet 1 from port 0");
+                ", inlined into native_faults_handler at " + handler_line("lock") + "; packet 1 from port 0");
 }
 
 // A stream whose writes wait until the watchdog has fired: a call into the simulator (fs_log_write)
@@ -332,8 +332,9 @@ TEST(NativeFaults, RunOnFaultAbortStopsWithTheMessage) {
   fs::test::ScratchDir dir;
   std::string err;
   EXPECT_EQ(fs::test::cli_in_process(run_args(dir, kL1PastEnd, "native", "abort"), nullptr, &err), 1);
-  EXPECT_NE(masked(err).find(kL1Fault + handler_line("l1") + " on packet 1 from port 0\n"), std::string::npos) << err;
-  EXPECT_FALSE(fs::test::exists(dir / "s.json"));  // a failed run leaves no stats
+  EXPECT_NE(masked(err).find(kL1Fault + handler_line("l1") + "; packet 1 from port 0\n"), std::string::npos) << err;
+  // The stats are kept as the evidence, and say the run stopped at the fault.
+  EXPECT_EQ(nlohmann::json::parse(fs::test::slurp(dir / "s.json"))["end"]["reason"], "handler_fault");
 }
 
 TEST(NativeFaults, RunOnFaultDropCountsTheFault) {
@@ -344,7 +345,7 @@ TEST(NativeFaults, RunOnFaultDropCountsTheFault) {
   const auto& h = s["handlers"]["native_faults"];
   EXPECT_EQ(h["outcomes"], nlohmann::json({{"ok", 2}, {"fault", 1}}));
   ASSERT_EQ(h["faults"].size(), 1u);
-  EXPECT_EQ(masked(h["faults"][0]), kL1Fault + handler_line("l1") + " on packet 1 from port 0");
+  EXPECT_EQ(masked(h["faults"][0]), kL1Fault + handler_line("l1") + "; packet 1 from port 0");
   EXPECT_EQ(s["drops"]["by_handler"]["native_faults"]["fault"], 1);
 }
 
@@ -373,7 +374,7 @@ TEST(NativeFaults, RunWatchdogStopsASpinningHandler) {
   EXPECT_EQ(masked(h["faults"][0]),
             "handler native_faults (cluster 0, HPU 0): ran longer than hpu.native_watchdog_ms = 50 ms (wall time), "
             "stopped at host pc 0x? in native_faults_handler at " +
-                handler_line("spin") + " on packet 1 from port 0");
+                handler_line("spin") + "; packet 1 from port 0");
 }
 
 // flare_dense natively, its memories guarded: the allreduce verifies, nothing faults, and the
