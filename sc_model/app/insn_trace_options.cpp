@@ -25,10 +25,11 @@ Picos time_option(const po::variables_map& vm, const char* option) {
   return t;
 }
 
-uint64_t number(const std::string& option, const std::string& text, const std::string& all) {
+// A decimal number in `text`, part of the option's value `all`; `want` says what was expected.
+uint64_t number(const char* option, const std::string& text, const std::string& all, const char* want) {
   uint64_t v = 0;
-  if (!parse_decimal(text, ~0ull, &v)) throw InputError("bad value '" + all + "' for '--" + option + "': expected " +
-                                                        (option == "trace-limit" ? "a number of lines" : "a packet id or a range A-B of packet ids"));
+  if (!parse_decimal(text, ~0ull, &v))
+    throw InputError("bad value '" + all + "' for '--" + option + "': expected " + want);
   return v;
 }
 
@@ -69,15 +70,19 @@ InsnTraceOptions insn_trace_options(const po::variables_map& vm) {
   if (vm.count("trace-packets")) {
     const std::string text = vm["trace-packets"].as<std::string>();
     const size_t dash = text.find('-');
-    o.first_packet = number("trace-packets", text.substr(0, dash), text);
-    o.last_packet = dash == std::string::npos ? o.first_packet : number("trace-packets", text.substr(dash + 1), text);
+    const char* want = "a packet id or a range A-B of packet ids";
+    o.first_packet = number("trace-packets", text.substr(0, dash), text, want);
+    o.last_packet = dash == std::string::npos ? o.first_packet : number("trace-packets", text.substr(dash + 1), text, want);
     if (o.last_packet < o.first_packet)
       throw InputError("bad value '" + text + "' for '--trace-packets': the range ends before it starts");
   }
   if (vm.count("trace-from")) o.from = time_option(vm, "trace-from");
   if (vm.count("trace-to")) o.to = time_option(vm, "trace-to");
   if (o.to < o.from) throw InputError("--trace-to is before --trace-from: the trace would be empty");
-  if (vm.count("trace-limit")) o.max_lines = number("trace-limit", vm["trace-limit"].as<std::string>(), vm["trace-limit"].as<std::string>());
+  if (vm.count("trace-limit")) {
+    const std::string text = vm["trace-limit"].as<std::string>();
+    o.max_lines = number("trace-limit", text, text, "a number of lines");
+  }
   o.symbols = vm.count("trace-symbols") > 0;
   return o;
 }

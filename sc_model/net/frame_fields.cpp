@@ -4,17 +4,16 @@
 #include <arpa/inet.h>
 
 #include "fs_packet.h"
+#include "net/headers.h"
 
 namespace fs {
 
 namespace {
 
-constexpr uint16_t kEthertypeVlan = 0x8100, kEthertypeQinQ = 0x88a8, kEthertypeIpv6 = 0x86dd;
-constexpr int kProtoTcp = 6, kProtoUdp = 17;
 
 // UDP/TCP ports at `l4` if the header's first four bytes are there.
 void take_ports(FrameFields& f, const uint8_t* l4, size_t avail) {
-  if ((f.ip_proto != kProtoUdp && f.ip_proto != kProtoTcp) || avail < 4) return;
+  if ((f.ip_proto != kIpProtoUdp && f.ip_proto != kIpProtoTcp) || avail < 4) return;
   f.l4_ports = true;
   f.sport = uint16_t(fs_be16(l4));
   f.dport = uint16_t(fs_be16(l4 + 2));
@@ -75,7 +74,7 @@ FrameFields frame_fields(const uint8_t* data, size_t len) {
   for (int i = 0; i < 6; ++i) f.dst_mac[i] = data[i], f.src_mac[i] = data[6 + i];
   size_t off = 12;
   uint16_t type = uint16_t(fs_be16(data + off));
-  while ((type == kEthertypeVlan || type == kEthertypeQinQ) && len - off >= 6) {
+  while ((type == kTpid8021Q || type == kTpid8021ad) && len - off >= 6) {
     if (f.vlan < 0) f.vlan = int(fs_be16(data + off + 2) & 0x0FFFu);
     off += 4;
     type = uint16_t(fs_be16(data + off));

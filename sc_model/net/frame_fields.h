@@ -2,7 +2,10 @@
 // ingress ports and for trace filters: MAC addresses, the outer 802.1Q/802.1ad VLAN tag, the
 // ethertype after the tags, IPv4/IPv6 addresses and protocol, UDP/TCP ports. Also the text forms
 // of MAC and IP addresses and IP prefixes that trace lines, port tables and filters use. The walk
-// never throws and takes what is there: a frame cut short just has fewer fields.
+// never throws and takes what is there: a frame cut short just has fewer fields. It is lenient
+// on purpose, unlike the switch's walk_headers (net/headers.h), which refuses what the parser
+// must drop: frames captured on a host with checksum offload carry wrong IPv4 checksums and
+// still need their ports and addresses read.
 #pragma once
 #include <array>
 #include <cstddef>

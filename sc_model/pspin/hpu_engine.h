@@ -4,6 +4,7 @@
 // (fixed + per byte); IssEngine (iss_engine.h) runs the handler set's RISC-V ELF on the ISS.
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +40,12 @@ struct HandlerRun {
     const uint8_t* host;
     std::string what;
   };
+  // The value of such a word now (the simulated memories are little-endian, as the host is).
+  static uint32_t word_at(const uint8_t* host) {
+    uint32_t v;
+    std::memcpy(&v, host, 4);
+    return v;
+  }
   std::vector<HeldWord> held;
   const uint8_t* waiting_on = nullptr;  // a run stopped by the watchdog in a wait loop: its word
   HandlerCounters counters;

@@ -261,7 +261,7 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
     if (const uint8_t* word = cpu_.waiting_on()) {
       run_.waiting_on = word;
       m += "; it was waiting on the word at " + describe_word(c_.mem, word_address(word)) + ", which holds " +
-           std::to_string(load_word(word));
+           std::to_string(HandlerRun::word_at(word));
     }
     return m;
   }
@@ -271,16 +271,11 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
       if (r.host && host >= r.host && host < r.host + r.size) return r.base + uint32_t(host - r.host);
     return 0;
   }
-  static uint32_t load_word(const uint8_t* host) {
-    uint32_t v;
-    std::memcpy(&v, host, 4);
-    return v;
-  }
   // Shared words the run's atomics changed and that still hold what the run wrote: a lock it
   // took, a counter it claimed. A faulted run never releases them.
   void note_held_words() {
     for (const iss::AtomicWrite& w : cpu_.atomic_writes()) {
-      if (load_word(w.host) != w.after) continue;
+      if (HandlerRun::word_at(w.host) != w.after) continue;
       run_.held.push_back(HandlerRun::HeldWord{
           w.host, describe_word(c_.mem, w.addr) + " = " + std::to_string(w.after) + " (was " + std::to_string(w.before) +
                       "; " + where_is(cpu_, *c_.prog, w.pc) + ")"});

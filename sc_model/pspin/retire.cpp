@@ -189,18 +189,18 @@ std::string Retire::fault_report(const HandlerSet& set, HandlerSetStats& st, con
   // A run that waited on a word an earlier faulted run left held (and that still holds what
   // that run wrote) is a consequence of that fault, not a fault of its own.
   const auto cause = r.run.waiting_on ? held_.find(r.run.waiting_on) : held_.end();
-  if (cause != held_.end() && load_word(cause->first) == cause->second.value) {
+  if (cause != held_.end() && HandlerRun::word_at(cause->first) == cause->second.value) {
     where = "consequence of " + cause->second.fault + ", which left the word it waited on held: " + where;
     ++st.fault_consequences;
   }
   if (!r.run.held.empty()) {
     where += "; the run left " + std::to_string(r.run.held.size()) +
-             " shared word(s) changed by its atomics, which no one will release (a lock it held?):";
-    for (const HandlerRun::HeldWord& h : r.run.held) {
-      where += " " + h.what + ";";
-      held_[h.host] = HeldBy{"the fault of handler set " + set.name + " on " + packet, load_word(h.host)};
+             " shared word(s) changed by its atomics, which no one will release (a lock it held?): ";
+    for (size_t k = 0; k < r.run.held.size(); ++k) {
+      const HandlerRun::HeldWord& h = r.run.held[k];
+      where += (k ? "; " : "") + h.what;
+      held_[h.host] = HeldBy{"the fault of handler set " + set.name + " on " + packet, HandlerRun::word_at(h.host)};
     }
-    where.pop_back();
   }
   return where;
 }

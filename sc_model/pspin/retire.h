@@ -9,7 +9,6 @@
 // L2 slot goes back to the packet buffer and its latency as PsPIN measures it (arrival at the
 // unit to feedback) counts.
 #pragma once
-#include <cstring>
 #include <map>
 #include <set>
 #include <string>
@@ -106,11 +105,6 @@ class Retire : public sc_core::sc_module, public RetireIf {
   // A faulted run's message: the fault, the packet, the fault it is a consequence of, and what
   // it left held.
   std::string fault_report(const HandlerSet& set, HandlerSetStats& st, const RetiredRun& r);
-  static uint32_t load_word(const uint8_t* host) {
-    uint32_t v;
-    std::memcpy(&v, host, 4);
-    return v;
-  }
 
   bool abort_on_fault_;
   Clock clock_;

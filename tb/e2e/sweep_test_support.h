@@ -29,13 +29,6 @@ inline const std::string kSweep =
     "hosts.model = allreduce\n"
     "flare.ports = 0-3\n";
 
-inline std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
 // The run ids of results.csv, in its order (the first cell of every row but the header).
 inline std::vector<std::string> run_ids(const std::string& csv) {
   std::vector<std::string> ids;

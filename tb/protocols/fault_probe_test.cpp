@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fs_memory_map.h"
+#include "common/text.h"
 #include "fs_packet.h"
 #include "net/frame.h"
 #include "net/trace_reader.h"
@@ -68,19 +69,6 @@ unsigned line_holding(const std::string& file, const std::string& text) {
   return 0;
 }
 
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);) out.push_back(l);
-  return out;
-}
-
-std::string hex(uint32_t v) {
-  char b[16];
-  std::snprintf(b, sizeof b, "0x%08x", v);
-  return b;
-}
-
 TEST(FaultProbe, AbortKeepsTheEvidenceAndNamesTheSourceLine) {
   ScratchDir dir;
   const Probed p = run(dir, {probe(0, 1, kCount), probe(2 * kPicosPerUs, 1, kStorePast, 4), probe(4 * kPicosPerUs, 1, kCount)},
@@ -92,12 +80,12 @@ TEST(FaultProbe, AbortKeepsTheEvidenceAndNamesTheSourceLine) {
   const uint32_t l1_bytes = p.stats["handler_memory"]["fault_probe"]["l1_bytes"];
   const uint32_t end = FS_L1_LOCAL_BASE + l1_bytes;
   const std::string line = std::to_string(line_holding("tb/protocols/fault_probe/fault_probe.c", "= 0xdeadbeefu;"));
-  const std::string fault = "handler fault_probe (cluster 0, HPU 0): store access fault at address " + hex(end + 4);
+  const std::string fault = "handler fault_probe (cluster 0, HPU 0): store access fault at address " + hex32(end + 4);
   EXPECT_NE(p.err.find("flaresim: " + fault), std::string::npos) << p.err;
   EXPECT_NE(p.err.find(": `sw "), std::string::npos) << p.err;
   EXPECT_NE(p.err.find(" in fault_probe_handler+0x"), std::string::npos) << p.err;
   EXPECT_NE(p.err.find("/tb/protocols/fault_probe/fault_probe.c:" + line + "; the address is 4 bytes past the end of "
-                       "L1 (local) [" + hex(FS_L1_LOCAL_BASE) + ", " + hex(end) + "); packet 1 from port 1\n"),
+                       "L1 (local) [" + hex32(FS_L1_LOCAL_BASE) + ", " + hex32(end) + "); packet 1 from port 1\n"),
             std::string::npos)
       << p.err;
   EXPECT_EQ(p.err.rfind("flaresim: a handler fault stopped the run (hpu.on_fault = abort) at 2.", 0), 0u) << p.err;
@@ -111,7 +99,7 @@ TEST(FaultProbe, AbortKeepsTheEvidenceAndNamesTheSourceLine) {
   EXPECT_EQ(p.stats["verify"]["checks"], 0);
 
   // The instruction trace: both runs, with start and end markers, and the fault marked.
-  const std::vector<std::string> trace = lines(slurp(dir / "i.txt"));
+  const std::vector<std::string> trace = lines_of(slurp(dir / "i.txt"));
   uint64_t instructions = 0;
   std::vector<std::string> markers;
   for (const std::string& l : trace)
@@ -160,7 +148,7 @@ TEST(FaultProbe, DropReportsTheHeldLockOnceAndTheRunsWaitingOnItAsConsequences) 
       << first;
   EXPECT_NE(first.find("; the address is in no region; packet 0 from port 1; the run left 1 shared word(s) changed "
                        "by its atomics, which no one will release (a lock it held?): " +
-                       hex(FS_L1_LOCAL_BASE) + " (L1 (local) +0x0) = 1 (was 0; `amoswap.w"),
+                       hex32(FS_L1_LOCAL_BASE) + " (L1 (local) +0x0) = 1 (was 0; `amoswap.w"),
             std::string::npos)
       << first;
   EXPECT_NE(first.find("/handlers/include/fs_handler.h:" + lock_line + ")"), std::string::npos) << first;
@@ -172,7 +160,7 @@ TEST(FaultProbe, DropReportsTheHeldLockOnceAndTheRunsWaitingOnItAsConsequences) 
                           0),
               0u)
         << later;
-    EXPECT_NE(later.find("; it was waiting on the word at " + hex(FS_L1_LOCAL_BASE) + " (L1 (local) +0x0), which holds 1; "
+    EXPECT_NE(later.find("; it was waiting on the word at " + hex32(FS_L1_LOCAL_BASE) + " (L1 (local) +0x0), which holds 1; "
                          "packet " + std::to_string(k) + " from port " + std::to_string(k + 1)),
               std::string::npos)
         << later;
@@ -187,7 +175,7 @@ TEST(FaultProbe, DropReportsTheHeldLockOnceAndTheRunsWaitingOnItAsConsequences) 
 // Instruction lines of a trace (not markers), split into fields: cycle, cluster, hpu, set, pc, ...
 std::vector<std::vector<std::string>> insn_lines(const std::string& text) {
   std::vector<std::vector<std::string>> out;
-  for (const std::string& l : lines(text)) {
+  for (const std::string& l : lines_of(text)) {
     if (l.empty() || l[0] == '#') continue;
     std::istringstream ls(l);
     std::vector<std::string> f;
@@ -221,7 +209,7 @@ TEST(FaultProbe, TraceFiltersMarkersAddressesAndSymbols) {
   const std::string one = traced({"--trace-packets", "2"});
   // Packet 2's run alone: its start marker, then exactly the lines of the full trace on its HPU
   // in its time (the runs never overlap, so they are the lines between its markers there).
-  const std::vector<std::string> one_lines = lines(one);
+  const std::vector<std::string> one_lines = lines_of(one);
   ASSERT_GE(one_lines.size(), 4u);
   EXPECT_EQ(one_lines[2].find(" start packet 2 port 3 len "), one_lines[2].find(" fault_probe") + 12) << one_lines[2];
   EXPECT_EQ(one_lines.back().substr(one_lines.back().find(" fault_probe ") + 13, 7), "end ok ") << one_lines.back();
@@ -268,7 +256,7 @@ TEST(FaultProbe, TraceFiltersMarkersAddressesAndSymbols) {
                         op == "sb" || op == "sh" || op.rfind("amo", 0) == 0 || op == "c.lw" || op == "c.sw" ||
                         op == "c.lwsp" || op == "c.swsp" || op == "flw" || op == "fsw";
     EXPECT_EQ(has(f, "mem=0x"), access) << f[4] << " " << op;
-    stores_to_count += has(f, "mem=" + hex(FS_L1_LOCAL_BASE + 4)) && op.find("sw") != std::string::npos;
+    stores_to_count += has(f, "mem=" + hex32(FS_L1_LOCAL_BASE + 4)) && op.find("sw") != std::string::npos;
   }
   EXPECT_EQ(stores_to_count, 4u);
   // Symbols: the handler's first instruction is named, with the source line binutils'
@@ -303,7 +291,7 @@ TEST(FaultProbe, LogLinesAndStateDump) {
   ASSERT_EQ(p.code, 0) << p.err;
   EXPECT_EQ(p.stats["end"]["reason"], "finished");
   EXPECT_EQ(p.stats["end"]["fault"], "");
-  const std::vector<std::string> log = lines(slurp(dir / "h.log"));
+  const std::vector<std::string> log = lines_of(slurp(dir / "h.log"));
   ASSERT_EQ(log.size(), 3u);  // the header and two lines
   EXPECT_NE(log[1].find(" 0 0 fault_probe packet on port 1, count 0"), std::string::npos) << log[1];
   EXPECT_NE(log[2].find(" 0 0 fault_probe packet on port 2, count 1"), std::string::npos) << log[2];

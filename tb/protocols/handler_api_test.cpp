@@ -49,13 +49,6 @@ std::string write_trace(const ScratchDir& dir, const std::vector<TraceRecord>& r
   return path;
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);) lines.push_back(l);
-  return lines;
-}
-
 // The frames that left each port, in order (from the egress capture's trace text).
 std::map<uint16_t, std::vector<Bytes>> egress_by_port(const std::string& pcapng) {
   std::map<uint16_t, std::vector<Bytes>> out;

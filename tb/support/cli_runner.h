@@ -65,6 +65,14 @@ class ScratchDir {
   std::string path_;
 };
 
+// The lines of `text`, without their newlines.
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
 // The names in `dir` (not in its subfolders), without the runner's own .stdout and .stderr.
 inline std::set<std::string> files_in(const ScratchDir& dir) {
   std::set<std::string> names;
