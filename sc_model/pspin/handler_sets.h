@@ -26,10 +26,12 @@ struct InstallTarget {
 };
 
 // How much memory a handler set asks for; 0 for either: an equal share of what the sets that
-// name a size leave.
+// name a size leave. A set whose configuration uses it for nothing (none) gets no memory at all
+// and is not installed: its handler then finds no configuration.
 struct MemoryNeed {
   uint64_t l1_bytes = 0;  // in every cluster's L1 state area
   uint64_t l2_bytes = 0;  // of L2 handler memory
+  bool none = false;
 };
 
 // A handler set's control plane, provided by its protocol.

@@ -118,7 +118,7 @@ void PspinUnit::install_handler_sets(const Config& cfg) {
   const std::vector<HandlerSetMemory> layout = lay_out_handler_memory(names, needs, l1, l2);
   for (size_t i = 0; i < installed_.size(); ++i) {
     memory_.assign(installed_[i], layout[i]);
-    handler_sets()[size_t(installed_[i])].control->install(cfg, memory_.install_target(installed_[i]));
+    if (!needs[i].none) handler_sets()[size_t(installed_[i])].control->install(cfg, memory_.install_target(installed_[i]));
   }
 }
 

@@ -54,8 +54,11 @@ Route parse_route(const std::string& entry, unsigned num_ports) {
   if (port >= num_ports) bad("port " + std::to_string(port) + " does not exist");
   r.length = unsigned(len);
   r.port = unsigned(port);
-  r.prefix &= len ? ~uint32_t(0) << (32 - len) : 0;
-  for (unsigned bit = v6 ? r.length : 128; bit < 128; ++bit) r.prefix6[bit / 8] &= uint8_t(~(0x80u >> (bit % 8)));
+  if (v6) {
+    for (unsigned bit = r.length; bit < 128; ++bit) r.prefix6[bit / 8] &= uint8_t(~(0x80u >> (bit % 8)));
+  } else {
+    r.prefix &= len ? ~uint32_t(0) << (32 - len) : 0;
+  }
   return r;
 }
 
