@@ -117,8 +117,14 @@ static void send_staged(sparse_ctx_t* c, int last) {
 
 static inline void stage(sparse_ctx_t* c, uint32_t index, uint32_t bits) {
   uint8_t* p = staging_frame(c) + FLARE_SPARSE_PAIRS_OFFSET + c->st->staged * c->pair_bytes;
-  memcpy(p, &index, 4);
-  memcpy(p + 4, &bits, c->pair_bytes - 4); /* the value's bytes, little-endian */
+  uint16_t half = (uint16_t)bits;
+  st32(p, index);
+  if (c->pair_bytes == 8)
+    st32(p + 4, bits);
+  else if (c->pair_bytes == 6)
+    memcpy(p + 4, &half, 2); /* the value's bytes, little-endian */
+  else
+    p[4] = (uint8_t)bits;
   c->st->staged++;
 }
 
