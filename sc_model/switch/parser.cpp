@@ -6,6 +6,7 @@
 
 #include "common/errors.h"
 #include "common/text.h"
+#include "net/frame.h"
 #include "pspin/handler_sets.h"
 
 namespace fs {
@@ -23,6 +24,36 @@ uint32_t rule_number(const std::string& rule, const std::string& field, const st
   if (v.empty() || *end != '\0' || !std::isxdigit(static_cast<unsigned char>(v[0])) || n > max)
     bad_rule(rule, field + " needs a number from 0 to " + std::to_string(max) + ", not '" + v + "'");
   return uint32_t(n);
+}
+
+const char* kValidFields = "ethertype, ip_proto, udp_dport, payload[OFFSET], payload[OFFSET]&MASK";
+
+// The condition payload[OFFSET]=VALUE or payload[OFFSET]&MASK=VALUE: `field` is what stands
+// before '='. OFFSET is a byte of the largest UDP payload IPv4 carries.
+PayloadByteMatch payload_condition(const std::string& rule, const std::string& cond, const std::string& field,
+                                   const std::string& value) {
+  const size_t close = field.find(']');
+  const std::string after = close == std::string::npos ? "" : trim(field.substr(close + 1));
+  if (close == std::string::npos || !(after.empty() || after[0] == '&'))
+    bad_rule(rule, "condition '" + cond + "' is not payload[OFFSET]=VALUE or payload[OFFSET]&MASK=VALUE");
+  PayloadByteMatch m;
+  m.text = cond;
+  m.offset = rule_number(rule, "payload offset", trim(field.substr(8, close - 8)), uint32_t(kMaxUdpPayload - 1));
+  if (!after.empty()) m.mask = uint8_t(rule_number(rule, "payload mask", trim(after.substr(1)), 0xFF));
+  m.value = uint8_t(rule_number(rule, "payload value", value, 0xFF));
+  if (m.value & ~m.mask)
+    bad_rule(rule, "condition '" + cond + "' can never match: the value has bits outside the mask");
+  return m;
+}
+
+// Two conditions on the same payload byte that want different values of a bit both look at.
+void check_payload_conditions_agree(const std::string& rule, const std::vector<PayloadByteMatch>& conds) {
+  for (size_t i = 0; i < conds.size(); ++i)
+    for (size_t j = i + 1; j < conds.size(); ++j) {
+      const PayloadByteMatch &a = conds[i], &b = conds[j];
+      if (a.offset == b.offset && ((a.value ^ b.value) & a.mask & b.mask))
+        bad_rule(rule, "conditions '" + a.text + "' and '" + b.text + "' can never both hold");
+    }
 }
 
 }  // namespace
@@ -52,12 +83,21 @@ std::vector<MatchRule> parse_match_rules(const std::string& text) {
       const size_t eq = cond.find('=');
       if (eq == std::string::npos) bad_rule(rule, "condition '" + cond + "' is not field=value");
       const std::string field = trim(cond.substr(0, eq)), value = trim(cond.substr(eq + 1));
+      if (field.compare(0, 8, "payload[") == 0) {
+        r.payload.push_back(payload_condition(rule, cond, field, value));
+        continue;
+      }
+      if ((field == "ethertype" && r.ethertype) || (field == "ip_proto" && r.ip_proto) ||
+          (field == "udp_dport" && r.udp_dport))
+        bad_rule(rule, "field '" + field + "' given twice");
       if (field == "ethertype") r.ethertype = uint16_t(rule_number(rule, field, value, 0xFFFF));
       else if (field == "ip_proto") r.ip_proto = uint8_t(rule_number(rule, field, value, 0xFF));
       else if (field == "udp_dport") r.udp_dport = uint16_t(rule_number(rule, field, value, 0xFFFF));
-      else bad_rule(rule, "unknown field '" + field + "' (valid: ethertype, ip_proto, udp_dport)");
+      else bad_rule(rule, "unknown field '" + field + "' (valid: " + kValidFields + ")");
     }
-    if (!r.ethertype && !r.ip_proto && !r.udp_dport) bad_rule(rule, "a rule needs at least one condition");
+    if (!r.ethertype && !r.ip_proto && !r.udp_dport && r.payload.empty())
+      bad_rule(rule, "a rule needs at least one condition");
+    check_payload_conditions_agree(rule, r.payload);
     rules.push_back(r);
   }
   return rules;
@@ -76,6 +116,12 @@ Parser::Parser(sc_core::sc_module_name name, const ParserConfig& cfg, Clock cloc
                   }),
       drops_(drops),
       stage_("stage", clock.cycles_ps(cfg.latency_cycles), [this](PacketPtr p) { classify(std::move(p)); }) {}
+
+bool Parser::payload_holds(const std::vector<PayloadByteMatch>& conds, const Headers& h, const uint8_t* frame) {
+  for (const PayloadByteMatch& c : conds)
+    if (!h.udp || c.offset >= h.payload_len || (frame[h.payload_offset + c.offset] & c.mask) != c.value) return false;
+  return true;
+}
 
 std::vector<int> Parser::handler_sets_used() const {
   std::vector<int> used;
@@ -122,6 +168,7 @@ void Parser::match(PacketPtr p, const Headers& h) {
     if (r.ethertype && h.ethertype != *r.ethertype) continue;
     if (r.ip_proto && (h.ip == IpVersion::kNone || h.ip_proto != *r.ip_proto)) continue;
     if (r.udp_dport && (!h.udp || h.dst_port != *r.udp_dport)) continue;
+    if (!payload_holds(r.payload, h, p->data.data())) continue;
     const HandlerSet& hs = handler_sets()[size_t(r.handler_set)];
     p->handler_set = r.handler_set;
     p->payload_offset = h.udp ? h.payload_offset : 0;

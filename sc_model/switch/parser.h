@@ -2,7 +2,8 @@
 // are dropped and counted), checks the invariant CRC of RoCEv2 frames (VLAN-tagged too) on its
 // CRC engine (parser.icrc; wrong: dropped as icrc), shows every frame that passed to the learning
 // bridge (learn), matches the frame against the configured rules (EtherType, IP protocol, UDP
-// destination port; seen through VLAN tags, over IPv4 or IPv6) and sends matching frames,
+// destination port, masked bytes of the UDP payload; seen through VLAN tags, over IPv4 or IPv6)
+// and sends matching frames,
 // tagged with their handler set, block id and (under the flow policy) flow hash, to the PsPIN
 // unit; all other frames go to the routing table. The one CRC engine takes a frame at a time,
 // after the parser's latency, for one cycle per beat: RoCEv2 frames wait for it and for their
@@ -24,16 +25,27 @@
 
 namespace fs {
 
+// A rule's condition on one byte of the UDP payload: byte `offset`, ANDed with `mask`, equals
+// `value` (value has no bit outside mask). A frame whose UDP payload has no such byte (or that is
+// not UDP) does not match.
+struct PayloadByteMatch {
+  uint32_t offset = 0;
+  uint8_t mask = 0xFF, value = 0;
+  std::string text;  // the condition as written, for messages
+};
+
 struct MatchRule {
   std::optional<uint16_t> ethertype;
   std::optional<uint8_t> ip_proto;
   std::optional<uint16_t> udp_dport;
+  std::vector<PayloadByteMatch> payload;  // all must hold
   int handler_set = -1;
   std::string text;  // as written, for messages
 };
 
-// Parses "field=value[,field=value] -> handler_set" rules separated by ';'. Throws InputError
-// naming 'parser.rules', the rule and the reason.
+// Parses "field=value[,field=value] -> handler_set" rules separated by ';' (fields ethertype,
+// ip_proto, udp_dport, each at most once, and any number of payload[OFFSET] or
+// payload[OFFSET]&MASK). Throws InputError naming 'parser.rules', the rule and the reason.
 std::vector<MatchRule> parse_match_rules(const std::string& text);
 
 class Parser : public sc_core::sc_module, public PacketSinkIf {
@@ -68,6 +80,8 @@ class Parser : public sc_core::sc_module, public PacketSinkIf {
  private:
   void classify(PacketPtr p);
   void match(PacketPtr p, const Headers& h);  // after the checks: to the PsPIN unit or the router
+  // Whether every payload condition holds for the frame walked into `h`.
+  static bool payload_holds(const std::vector<PayloadByteMatch>& conds, const Headers& h, const uint8_t* frame);
 
   std::vector<MatchRule> rules_;
   std::optional<FlowKey> flow_key_;

@@ -1,7 +1,8 @@
 // Tests of the parser/matcher (sc_model/switch/parser): parse_match_rules accepts and rejects
 // (exact messages), and a Parser module with a recording sink on each output: which frames go to
 // the PsPIN unit (with handler set, block id and payload offset; VLAN-tagged and IPv6 frames too),
-// which to the router, which are dropped as "malformed", and the parser's fixed latency.
+// which to the router, which are dropped as "malformed", the parser's fixed latency, and rules on
+// masked bytes of the UDP payload.
 #include "switch/parser.h"
 
 #include <gtest/gtest.h>
@@ -60,7 +61,8 @@ TEST(BlocksParser, RulesAcceptSeveralConditionsRulesAndBlanks) {
 
 TEST(BlocksParser, RulesRejectWithExactMessages) {
   EXPECT_EQ(rule_error("foo=1 -> flare_dense"),
-            prefix("foo=1 -> flare_dense") + "unknown field 'foo' (valid: ethertype, ip_proto, udp_dport)");
+            prefix("foo=1 -> flare_dense") +
+                "unknown field 'foo' (valid: ethertype, ip_proto, udp_dport, payload[OFFSET], payload[OFFSET]&MASK)");
   // The valid names are the registry's, in registry order (other handler sets may be added).
   std::string names;
   for (const auto& hs : fs::handler_sets()) names += (names.empty() ? "" : ", ") + hs.name;
@@ -87,9 +89,83 @@ TEST(BlocksParser, RulesRejectWithExactMessages) {
   EXPECT_EQ(parse_match_rules("ethertype=0x88B5 -> flare_dense").at(0).ethertype, 0x88B5);
   EXPECT_EQ(rule_error("udp_dport=49x0 -> flare_dense"),
             prefix("udp_dport=49x0 -> flare_dense") + "udp_dport needs a number from 0 to 65535, not '49x0'");
+  // A field given twice would silently take the last value: refused.
+  EXPECT_EQ(rule_error("udp_dport=1,udp_dport=2 -> flare_dense"),
+            prefix("udp_dport=1,udp_dport=2 -> flare_dense") + "field 'udp_dport' given twice");
+  EXPECT_EQ(rule_error("ethertype=0x0800, ethertype=0x0800 -> flare_dense"),
+            prefix("ethertype=0x0800, ethertype=0x0800 -> flare_dense") + "field 'ethertype' given twice");
   // The first good rule does not hide a bad second one; the message names the bad one.
   EXPECT_EQ(rule_error("udp_dport=1 -> flare_dense; bogus"),
             prefix("bogus") + "expected 'field=value[,field=value] -> handler_set'");
+}
+
+TEST(BlocksParser, RulesAcceptPayloadByteConditions) {
+  // payload[OFF]=V compares the whole byte (mask 0xFF); payload[OFF]&M=V the masked bits. Several
+  // may stand in one rule, even on one byte when they agree; a rule may have only payload
+  // conditions. Blanks around the parts are ignored; numbers are decimal or 0x hex.
+  const std::vector<MatchRule> r = parse_match_rules(
+      "udp_dport=4950,payload[1]&0x80=0x80, payload[0]=1 -> flare_dense;"
+      "payload[ 65506 ] & 255 = 0xFF -> flare_dense; payload[3]&0xF0=0x20,payload[3]&0x0F=4,payload[3]&0=0 -> flare_dense");
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(*r[0].udp_dport, 4950);
+  ASSERT_EQ(r[0].payload.size(), 2u);
+  EXPECT_EQ(r[0].payload[0].offset, 1u);
+  EXPECT_EQ(r[0].payload[0].mask, 0x80);
+  EXPECT_EQ(r[0].payload[0].value, 0x80);
+  EXPECT_EQ(r[0].payload[0].text, "payload[1]&0x80=0x80");
+  EXPECT_EQ(r[0].payload[1].offset, 0u);
+  EXPECT_EQ(r[0].payload[1].mask, 0xFF);
+  EXPECT_EQ(r[0].payload[1].value, 1);
+  EXPECT_FALSE(r[1].udp_dport.has_value());
+  EXPECT_FALSE(r[1].ip_proto.has_value());
+  ASSERT_EQ(r[1].payload.size(), 1u);
+  EXPECT_EQ(r[1].payload[0].offset, 65506u);  // the last byte of a 65507-byte UDP payload (IPv4's largest)
+  EXPECT_EQ(r[1].payload[0].mask, 0xFF);
+  EXPECT_EQ(r[1].payload[0].value, 0xFF);
+  EXPECT_EQ(r[1].payload[0].text, "payload[ 65506 ] & 255 = 0xFF");
+  ASSERT_EQ(r[2].payload.size(), 3u);
+  EXPECT_EQ(r[2].payload[1].mask, 0x0F);
+  EXPECT_EQ(r[2].payload[1].value, 4);
+  EXPECT_EQ(r[2].payload[2].mask, 0);
+  EXPECT_TRUE(parse_match_rules("udp_dport=4950 -> flare_dense").at(0).payload.empty());
+}
+
+TEST(BlocksParser, PayloadConditionsRejectWithExactMessages) {
+  const std::string form = "is not payload[OFFSET]=VALUE or payload[OFFSET]&MASK=VALUE";
+  EXPECT_EQ(rule_error("payload[1=0 -> flare_dense"),
+            prefix("payload[1=0 -> flare_dense") + "condition 'payload[1=0' " + form);
+  EXPECT_EQ(rule_error("payload[1]|0x80=0 -> flare_dense"),
+            prefix("payload[1]|0x80=0 -> flare_dense") + "condition 'payload[1]|0x80=0' " + form);
+  EXPECT_EQ(rule_error("payload[1]x=0 -> flare_dense"),
+            prefix("payload[1]x=0 -> flare_dense") + "condition 'payload[1]x=0' " + form);
+  EXPECT_EQ(rule_error("payload[1] -> flare_dense"),
+            prefix("payload[1] -> flare_dense") + "condition 'payload[1]' is not field=value");
+  EXPECT_EQ(rule_error("payload[65507]=0 -> flare_dense"),
+            prefix("payload[65507]=0 -> flare_dense") + "payload offset needs a number from 0 to 65506, not '65507'");
+  EXPECT_EQ(rule_error("payload[]=0 -> flare_dense"),
+            prefix("payload[]=0 -> flare_dense") + "payload offset needs a number from 0 to 65506, not ''");
+  EXPECT_EQ(rule_error("payload[-1]=0 -> flare_dense"),
+            prefix("payload[-1]=0 -> flare_dense") + "payload offset needs a number from 0 to 65506, not '-1'");
+  EXPECT_EQ(rule_error("payload[1]&0x100=0 -> flare_dense"),
+            prefix("payload[1]&0x100=0 -> flare_dense") + "payload mask needs a number from 0 to 255, not '0x100'");
+  EXPECT_EQ(rule_error("payload[1]&=0 -> flare_dense"),
+            prefix("payload[1]&=0 -> flare_dense") + "payload mask needs a number from 0 to 255, not ''");
+  EXPECT_EQ(rule_error("payload[1]=256 -> flare_dense"),
+            prefix("payload[1]=256 -> flare_dense") + "payload value needs a number from 0 to 255, not '256'");
+  EXPECT_EQ(rule_error("payload[1]&0x80= -> flare_dense"),
+            prefix("payload[1]&0x80= -> flare_dense") + "payload value needs a number from 0 to 255, not ''");
+  // A value with a bit the mask clears can never be the masked byte.
+  EXPECT_EQ(rule_error("payload[1]&0x80=0x81 -> flare_dense"),
+            prefix("payload[1]&0x80=0x81 -> flare_dense") +
+                "condition 'payload[1]&0x80=0x81' can never match: the value has bits outside the mask");
+  EXPECT_EQ(rule_error("payload[0]&0=1 -> flare_dense"),
+            prefix("payload[0]&0=1 -> flare_dense") + "condition 'payload[0]&0=1' can never match: the value has bits outside the mask");
+  // Two conditions on one byte that want a bit both see set and clear.
+  EXPECT_EQ(rule_error("payload[1]&0x80=0,udp_dport=4950, payload[1]&0xC0=0x80 -> flare_dense"),
+            prefix("payload[1]&0x80=0,udp_dport=4950, payload[1]&0xC0=0x80 -> flare_dense") +
+                "conditions 'payload[1]&0x80=0' and 'payload[1]&0xC0=0x80' can never both hold");
+  EXPECT_EQ(rule_error("payload[2]=7,payload[2]=8 -> flare_dense"),
+            prefix("payload[2]=7,payload[2]=8 -> flare_dense") + "conditions 'payload[2]=7' and 'payload[2]=8' can never both hold");
 }
 
 // Frames used by the module tests.
@@ -282,6 +358,118 @@ TEST(BlocksParser, RulesSeeThroughVlanTagsAndMatchIpv6) {
   EXPECT_EQ(b.router.got[0].pkt->data, over_ipv6(with_block(5000, 13)));
   EXPECT_EQ(b.router.got[1].pkt->data, tagged(with_block(80, 14), 2));
   EXPECT_EQ(b.drops.total(), 0u);
+}
+
+// A UDP frame (host 3 to the switch) to `dport` carrying `payload`.
+Bytes udp_frame_with(uint16_t dport, const Bytes& payload) {
+  uint8_t src[6], dst[6];
+  fs_host_mac(3, src);
+  fs_switch_mac(dst);
+  return fs::build_udp_frame(src, dst, fs_host_ipv4(3), FS_SWITCH_IPV4, 1234, dport, payload.data(), payload.size());
+}
+
+// An IPv4 TCP frame (20-byte header, no options) whose TCP payload is `payload`.
+Bytes tcp_frame_with(const Bytes& payload) {
+  Bytes f(FS_ETH_BYTES + FS_IPV4_BYTES + 20, 0);
+  f[12] = 0x08;  // EtherType IPv4
+  uint8_t* ip = f.data() + FS_ETH_BYTES;
+  ip[0] = 0x45;
+  fs_put_be16(ip + 2, uint32_t(FS_IPV4_BYTES + 20 + payload.size()));
+  ip[8] = 64;
+  ip[9] = 6;  // TCP
+  fs_put_be16(ip + 10, fs_ipv4_checksum(ip, FS_IPV4_BYTES));
+  f[FS_ETH_BYTES + FS_IPV4_BYTES + 12] = 0x50;  // data offset 5 words
+  f.insert(f.end(), payload.begin(), payload.end());
+  return f;
+}
+
+// 16 payload bytes: byte 1 is `kind`, the block id (payload bytes 8..11) is `block`.
+Bytes flare_like(uint8_t kind, uint8_t block) {
+  Bytes p(16, 0);
+  p[0] = 1, p[1] = kind, p[11] = block;
+  return p;
+}
+
+TEST(BlocksParser, PayloadByteConditionsTellFramesApart) {
+  quiet_systemc();
+  // Dense and sparse Flare share UDP port 4950: bit 7 of payload byte 1 tells them apart. A third
+  // rule wants payload byte 20's high nibble 0xA and byte 21 equal to 7, on any UDP port.
+  const int dense = fs::find_handler_set("flare_dense"), sparse = fs::find_handler_set("flare_sparse");
+  ASSERT_GE(dense, 0);
+  ASSERT_GE(sparse, 0);
+  ParserBench b("udp_dport=4950,payload[1]&0x80=0 -> flare_dense; udp_dport=4950,payload[1]&0x80=0x80 -> flare_sparse;"
+                "payload[20]&0xF0=0xA0,payload[21]=7 -> flare_dense",
+                0);
+  auto bytes22 = [](uint8_t b20, uint8_t b21) {
+    Bytes p(22, 0);
+    p[8 + 3] = 40;  // block id 40
+    p[20] = b20, p[21] = b21;
+    return p;
+  };
+  Bytes short21 = bytes22(0xA5, 7);
+  short21.resize(21);
+  b.send(1000, udp_frame_with(4950, flare_like(0x01, 1)));  // dense (result)
+  b.send(1000, udp_frame_with(4950, flare_like(0xC1, 2)));  // sparse, last, result
+  b.send(1000, udp_frame_with(4950, flare_like(0x7F, 3)));  // bit 7 clear: dense whatever the rest
+  b.send(1000, udp_frame_with(80, bytes22(0xA5, 7)));       // third rule
+  b.send(1000, udp_frame_with(80, bytes22(0xB5, 7)));       // nibble 0xB: routed
+  b.send(1000, udp_frame_with(80, bytes22(0xA0, 6)));       // byte 21 is 6: routed
+  b.send(1000, udp_frame_with(80, short21));                // no byte 21: routed
+  b.send(1000, udp_frame_with(4950, {}));                   // no byte 1: routed
+  b.send(1000, tcp_frame_with(bytes22(0xA5, 7)));           // TCP: no UDP payload, routed
+  sc_core::sc_start();
+
+  ASSERT_EQ(b.pspin.got.size(), 4u);
+  const int sets[] = {dense, sparse, dense, dense};
+  const uint32_t blocks[] = {1, 2, 3, 40};
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(b.pspin.got[i].pkt->handler_set, sets[i]) << i;
+    EXPECT_EQ(b.pspin.got[i].pkt->block_id, blocks[i]) << i;
+  }
+  ASSERT_EQ(b.router.got.size(), 5u);
+  EXPECT_EQ(b.router.got[0].pkt->data, udp_frame_with(80, bytes22(0xB5, 7)));
+  EXPECT_EQ(b.router.got[1].pkt->data, udp_frame_with(80, bytes22(0xA0, 6)));
+  EXPECT_EQ(b.router.got[2].pkt->data, udp_frame_with(80, short21));
+  EXPECT_EQ(b.router.got[3].pkt->data, udp_frame_with(4950, {}));
+  EXPECT_EQ(b.router.got[4].pkt->data, tcp_frame_with(bytes22(0xA5, 7)));
+  EXPECT_EQ(b.drops.total(), 0u);
+}
+
+TEST(BlocksParser, PayloadByteConditionsSeeThroughVlanTagsAndIpv6AndStopAtTheUdpLength) {
+  quiet_systemc();
+  // The byte is counted from the UDP payload's start however deep it is (42 untagged, 46 and 50
+  // behind one and two tags, 62 over IPv6), and the UDP length bounds the payload (Ethernet
+  // padding is not payload).
+  const int dense = fs::find_handler_set("flare_dense"), sparse = fs::find_handler_set("flare_sparse");
+  ParserBench b("payload[1]&0x80=0 -> flare_dense; payload[1]&0x80=0x80 -> flare_sparse; payload[5]=0 -> flare_dense", 0);
+  Bytes padded = udp_frame_with(80, {1, 2});  // 44 bytes; payload[1] = 2 (bit 7 clear)
+  padded.resize(60, 0);
+  Bytes padded_sparse = udp_frame_with(80, {1, 0x80});
+  padded_sparse.resize(60, 0);
+  Bytes tcp_zeros = tcp_frame_with(Bytes(16, 0));  // would match payload[1]&0x80=0 if TCP counted
+  b.send(1000, tagged(udp_frame_with(4950, flare_like(0x80, 5)), 1));            // sparse
+  b.send(1000, tagged(udp_frame_with(4950, flare_like(0x01, 6)), 2));            // dense
+  b.send(1000, over_ipv6(udp_frame_with(4950, flare_like(0xC0, 7))));            // sparse
+  b.send(1000, tagged(over_ipv6(udp_frame_with(4950, flare_like(0x00, 8))), 1)); // dense
+  b.send(1000, padded);         // payload[1] = 2: dense, but no block id in 2 bytes: malformed
+  b.send(1000, padded_sparse);  // sparse, but no block id: malformed
+  b.send(1000, tagged(over_ipv6(udp_frame_with(80, {7})), 1));  // no byte 1, no byte 5: routed
+  b.send(1000, tcp_zeros);      // routed
+  sc_core::sc_start();
+
+  ASSERT_EQ(b.pspin.got.size(), 4u);
+  const int sets[] = {sparse, dense, sparse, dense};
+  const uint32_t offsets[] = {46, 50, 62, 66};
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(b.pspin.got[i].pkt->handler_set, sets[i]) << i;
+    EXPECT_EQ(b.pspin.got[i].pkt->block_id, 5u + i) << i;
+    EXPECT_EQ(b.pspin.got[i].pkt->payload_offset, offsets[i]) << i;
+  }
+  ASSERT_EQ(b.router.got.size(), 2u);
+  EXPECT_EQ(b.router.got[0].pkt->data, tagged(over_ipv6(udp_frame_with(80, {7})), 1));
+  EXPECT_EQ(b.router.got[1].pkt->data, tcp_zeros);
+  EXPECT_EQ(b.drops.by_cause.size(), 1u);
+  EXPECT_EQ(b.drops.by_cause["malformed"], 2u);
 }
 
 }  // namespace

@@ -218,5 +218,26 @@ TEST(BlocksPspinMemory, AddressMapOfHpu1OfCluster0) {
   EXPECT_EQ(map[5].banks, mem.l1(1).banks());  // another cluster's L1 goes through its banks
 }
 
+TEST(BlocksPspinMemory, AddressMapOfASetWithoutMemoryHasOnlyTheHpusOwnRegions) {
+  // A set that takes no memory (MemoryNeed::none) has empty L1 and L2 ranges: no region for them
+  // (the ISS refuses an empty one), so its handler's accesses there fault as unmapped. Its
+  // arguments still point at the ranges' (empty) starts, with sizes 0.
+  const fs::Config cfg = small();
+  fs::PspinMemory mem(cfg.pspin, cfg.hpu);
+  mem.assign(0, fs::HandlerSetMemory{0, 0, 0, 0});
+  const fs::HpuMemoryView& v = mem.view(1, 0, 0);
+  const auto map = fs::hpu_address_map(v, fs::MemoryCosts{24, 15});
+  ASSERT_EQ(map.size(), 2u);
+  EXPECT_EQ(map[0].name, "L1 packet slot");
+  EXPECT_EQ(map[0].base, uint32_t(FS_PKT_SLOT_BASE));
+  EXPECT_EQ(map[1].name, "stack");
+  EXPECT_EQ(map[1].base, uint32_t(FS_STACK_BASE));
+  const fs_handler_args_t args = fs::handler_args(v, 60, 3);
+  EXPECT_EQ(args.l1_size, 0u);
+  EXPECT_EQ(args.handler_mem_size, 0u);
+  EXPECT_EQ(fs::guest_address(v, args.l1), uint32_t(FS_L1_LOCAL_BASE));
+  EXPECT_EQ(fs::guest_address(v, args.handler_mem), uint32_t(FS_L2_HANDLER_BASE));
+}
+
 }  // namespace
 }  // namespace fs_tb

@@ -156,7 +156,9 @@ TEST(E2EAllreduce, ConfigurableUdpPort) {
   ScratchDir dir;
   const CliResult gen = flaresim("gen allreduce --hosts 3 --bytes 3KiB --udp-port 5000 -o t.txt", dir);
   ASSERT_EQ(gen.code, 0) << gen.err;
-  EXPECT_NE(gen.out.find("--parser.rules 'udp_dport=5000 -> flare_dense'"), std::string::npos) << gen.out;
+  // The run line's rule keeps the default rule's condition on the sparse flag (payload byte 1, bit 7).
+  EXPECT_NE(gen.out.find("--parser.rules 'udp_dport=5000,payload[1]&0x80=0 -> flare_dense'"), std::string::npos)
+      << gen.out;
   EXPECT_NE(slurp(dir / "t.txt.expected").find("\nudp_port 5000\n"), std::string::npos);
   // With the default rule (port 4950) nothing matches: every frame is routed, and dropped (no
   // route: the default route set to drop, where the switch would otherwise bridge them).
@@ -166,7 +168,7 @@ TEST(E2EAllreduce, ConfigurableUdpPort) {
   auto s = nlohmann::json::parse(slurp(dir / "s.json"));
   EXPECT_EQ(s["drops"]["by_cause"]["no_route"], 9);
   const CliResult hit = flaresim("run --trace t.txt --stats s.json --flare.ports 0-2 --verify t.txt.expected "
-                                 "--parser.rules 'udp_dport=5000 -> flare_dense'",
+                                 "--parser.rules 'udp_dport=5000,payload[1]&0x80=0 -> flare_dense'",
                                  dir);
   ASSERT_EQ(hit.code, 0) << hit.err;
   s = nlohmann::json::parse(slurp(dir / "s.json"));

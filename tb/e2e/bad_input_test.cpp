@@ -82,11 +82,14 @@ TEST(E2EBadInput, EmptyTraceIsAValidRunWithZeroCounts) {
   EXPECT_EQ(s["totals"]["packets_in"], 0);
   EXPECT_EQ(s["totals"]["packets_out"], 0);
   EXPECT_EQ(s["drops"]["total"], 0);
-  // The installed handler set (the default rules') is there, with zeros.
-  EXPECT_EQ(s["handlers"].size(), 1u);
-  EXPECT_EQ(s["handlers"]["flare_dense"]["runs"], 0);
-  EXPECT_EQ(s["handlers"]["flare_dense"]["cycles"]["count"], 0);
-  EXPECT_EQ(s["handlers"]["flare_dense"]["cycles"]["histogram"], nlohmann::json::array());
+  // The handler sets the default rules name (flare_dense and flare_sparse) are there, with zeros.
+  EXPECT_EQ(s["handlers"].size(), 2u);
+  for (const char* set : {"flare_dense", "flare_sparse"}) {
+    SCOPED_TRACE(set);
+    EXPECT_EQ(s["handlers"][set]["runs"], 0);
+    EXPECT_EQ(s["handlers"][set]["cycles"]["count"], 0);
+    EXPECT_EQ(s["handlers"][set]["cycles"]["histogram"], nlohmann::json::array());
+  }
   EXPECT_TRUE(exists(dir / "e.pcapng"));
 }
 

@@ -64,7 +64,8 @@ TEST(E2ESweep, RunsEveryPointAndResultsHoldEachRunsStats) {
             "run,scheduler.policy,hosts.bytes,hosts.window,sim.time_us,throughput.handled_gbps,"
             "throughput.handled_packets,throughput.out_gbps,drops.total,hpus.utilisation.avg,hosts.allreduce_gbps,"
             "hosts.done_us,handlers.flare_dense.cycles.avg,handlers.flare_dense.latency_ns.avg,"
-            "handlers.flare_dense.latency_ns.p99,status,exit_code,wall_seconds");
+            "handlers.flare_dense.latency_ns.p99,handlers.flare_sparse.cycles.avg,handlers.flare_sparse.latency_ns.avg,"
+            "handlers.flare_sparse.latency_ns.p99,status,exit_code,wall_seconds");
   const std::vector<std::vector<std::string>> swept = {
       {"fcfs", "4KiB", "2"}, {"fcfs", "8KiB", "4"}, {"hier-fcfs", "4KiB", "2"}, {"hier-fcfs", "8KiB", "4"}};
   const nlohmann::json merged = nlohmann::json::parse(slurp(dir / "s.d/results.json"));

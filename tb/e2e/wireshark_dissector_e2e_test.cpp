@@ -3,14 +3,20 @@
 // blocks, ranks and elements; what tshark shows is compared with results worked out by hand from
 // them (sums, minima and maxima, wrapping int8 and 32-bit sums, float32), and frames the handlers
 // would drop as malformed, routed through the switch instead, must show the expert info naming
-// what is wrong. Also: the scripts load from the personal plugins folder, and tshark runs them as
-// root (this sandbox and CI run tests as root).
+// what is wrong. Sparse Flare frames, built by the simulator's own frame code
+// (build_sparse_packet) and written straight to a pcapng, must show the pairs and header fields
+// they were built with, and malformed ones their expert info. Also: the scripts load from the
+// personal plugins folder, and tshark runs them as root (this sandbox and CI run tests as root).
 #include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include <fstream>
+
 #include "net/frame.h"
+#include "net/trace_writer.h"
+#include "protocols/flare_sparse/sparse_frame.h"
 #include "support/cli_runner.h"
 
 namespace fs::test {
@@ -228,6 +234,135 @@ TEST(WiresharkDissector, FlareMalformedFramesGetExpertInfo) {
       "            [Severity level: Error]\n"
       "            [Group: Malformed]\n")
       << v.out;
+}
+
+// A sparse Flare header (allreduce 7): the sparse flag is set by build_sparse_packet, pair_count
+// from the pairs.
+flare_sparse_header_t sparse_header(uint8_t kind, uint8_t flags, uint8_t dtype, uint8_t op, uint32_t block, uint16_t rank,
+                                    uint16_t shard, uint16_t shards) {
+  flare_sparse_header_t h{};
+  h.version = FLARE_VERSION;
+  h.kind = kind, h.flags = flags, h.dtype = dtype, h.op = op;
+  h.allreduce_id = 7, h.block_id = block, h.sender_rank = rank;
+  h.shard = shard, h.shards = shards;
+  return h;
+}
+
+// `frames` into a pcapng of 4 interfaces, frame i on interface i % 4, 1 us apart.
+void write_capture(const std::string& path, const std::vector<Bytes>& frames) {
+  std::vector<TraceRecord> records;
+  for (size_t i = 0; i < frames.size(); ++i) records.push_back({Picos(i) * 1000000, uint16_t(i % 4), frames[i], ""});
+  std::ofstream out(path, std::ios::binary);
+  write_pcapng(out, 4, records);
+  ASSERT_TRUE(out.good()) << path;
+}
+
+// Sparse packets of every dtype, a last one with its shards, a header-only one (an all-zero
+// block) and one whose pair count says more than it carries. The values' bits are written here
+// as two's complement and IEEE 754 by hand: 0xFFFFFFFF is int32 -1, 0x80000000 is -2^31,
+// 0xFED4 is int16 -300, 0x80 is int8 -128, 0x3FC00000 is 1.5 and 0xBE800000 is -0.25.
+TEST(WiresharkDissector, FlareSparseFramesShowTheirPairs) {
+  ScratchDir dir;
+  Bytes mismatch = build_sparse_packet(sparse_header(0, 0, FLARE_INT32, FLARE_OP_SUM, 10, 2, 0, 0), 2, {{1, 1}, {2, 2}});
+  mismatch[FLARE_PAYLOAD_OFFSET + FLARE_OFF_COUNT + 1] = 3;  // 3 pairs claimed, 2 carried
+  const std::vector<Bytes> frames = {
+      build_sparse_packet(sparse_header(0, 0, FLARE_INT32, FLARE_OP_SUM, 5, 0, 0, 0), 0,
+                          {{3, 7}, {9, 0xFFFFFFFF}, {100000, 0x80000000}}),
+      build_sparse_packet(sparse_header(0, FLARE_FLAG_LAST, FLARE_INT16, FLARE_OP_MIN, 6, 1, 1, 2), 1,
+                          {{0, 0xFED4}, {65535, 0x7FFF}}),
+      build_sparse_packet(sparse_header(1, FLARE_FLAG_LAST, FLARE_INT8, FLARE_OP_SUM, 7, FLARE_RANK_SWITCH, 0, 1), 2,
+                          {{2, 0x80}, {5, 0x05}}),
+      build_sparse_packet(sparse_header(0, 0, FLARE_FLOAT32, FLARE_OP_MAX, 8, 3, 4, 0), 3,
+                          {{1, 0x3FC00000}, {4, 0xBE800000}}),
+      build_sparse_packet(sparse_header(0, FLARE_FLAG_LAST, FLARE_INT32, FLARE_OP_SUM, 9, 0, 0, 1), 0, {}),
+      mismatch,
+  };
+  ASSERT_NO_FATAL_FAILURE(write_capture(dir / "s.pcapng", frames));
+  const std::vector<std::string> rows = fields(
+      dir, "s.pcapng",
+      {"flare.kind", "flare.flags", "flare.flags.sparse", "flare.flags.last", "flare.dtype", "flare.op", "flare.allreduce",
+       "flare.block", "flare.rank", "flare.count", "flare.shard", "flare.shards", "flare.pair.index", "flare.elem.int32",
+       "flare.elem.int16", "flare.elem.int8", "flare.elem.float32", "_ws.expert.message"});
+  EXPECT_EQ(rows, (std::vector<std::string>{
+                      "0\t0x80\t1\t0\t0\t0\t7\t5\t0\t3\t0\t0\t3|9|100000\t7|-1|-2147483648\t\t\t\t",
+                      "0\t0xc0\t1\t1\t1\t1\t7\t6\t1\t2\t1\t2\t0|65535\t\t-300|32767\t\t\t",
+                      "1\t0xc0\t1\t1\t2\t0\t7\t7\t65535\t2\t0\t1\t2|5\t\t\t-128|5\t\t",
+                      "0\t0x80\t1\t0\t3\t2\t7\t8\t3\t2\t4\t0\t1|4\t\t\t\t1.5|-0.25\t",
+                      "0\t0xc0\t1\t1\t0\t0\t7\t9\t0\t0\t0\t1\t\t\t\t\t\t",
+                      "0\t0x80\t1\t0\t0\t0\t7\t10\t2\t3\t0\t0\t1|2\t1|2\t\t\t\tPair count 3 x 8 bytes (index and "
+                      "int32) = 24 bytes, but the packet carries 16 bytes after the header",
+                  }));
+
+  // As -V shows it: the kind byte as kind and flags, the shard fields, a subtree per pair.
+  const CliResult v = tshark(dir, "-r s.pcapng -V -Y frame.number==2");
+  EXPECT_EQ(section(v.out, "Flare in-network aggregation"),
+            "Flare in-network aggregation, sparse contrib, block 6\n"
+            "    Version: 1\n"
+            "    Kind: contrib (0)\n"
+            "    Flags: 0xc0 (sparse, last)\n"
+            "        1... .... = Sparse: True\n"
+            "        .1.. .... = Last: True\n"
+            "    Element type: int16 (1)\n"
+            "    Operator: min (1)\n"
+            "    Allreduce id: 7\n"
+            "    Block id: 6\n"
+            "    Sender rank: 1\n"
+            "    Pair count: 2\n"
+            "    Shard: 1\n"
+            "    Shards: 2\n"
+            "    Pairs: 2 x (index, int16)\n"
+            "        [0] Index 0: -300\n"
+            "            Index: 0\n"
+            "            Element: -300\n"
+            "        [1] Index 65535: 32767\n"
+            "            Index: 65535\n"
+            "            Element: 32767\n")
+      << v.out;
+  const CliResult s = tshark(dir, "-r s.pcapng -T fields -e _ws.col.Protocol -e _ws.col.Info");
+  EXPECT_EQ(lines_of(s.out),
+            (std::vector<std::string>{"Flare\tFlare sparse contrib ar=7 block=5 rank=0 int32 sum pairs=3 shard=0",
+                                      "Flare\tFlare sparse contrib ar=7 block=6 rank=1 int16 min pairs=2 shard=1 last of 2",
+                                      "Flare\tFlare sparse result ar=7 block=7 rank=switch int8 sum pairs=2 shard=0 last of 1",
+                                      "Flare\tFlare sparse contrib ar=7 block=8 rank=3 float32 max pairs=2 shard=4",
+                                      "Flare\tFlare sparse contrib ar=7 block=9 rank=0 int32 sum pairs=0 shard=0 last of 1",
+                                      "Flare\tFlare sparse contrib ar=7 block=10 rank=2 int32 sum pairs=3 shard=0"}));
+}
+
+// Sparse headers the flare_sparse handler would drop as malformed, as tshark reports them.
+TEST(WiresharkDissector, FlareSparseMalformedFramesGetExpertInfo) {
+  ScratchDir dir;
+  auto patched = [](Bytes f, size_t offset, uint8_t value) {
+    f[FLARE_PAYLOAD_OFFSET + offset] = value;
+    return f;
+  };
+  const Bytes good = build_sparse_packet(sparse_header(0, 0, FLARE_INT32, FLARE_OP_SUM, 5, 0, 0, 0), 0, {{3, 7}});
+  const Bytes truncated = udp_frame(0, 4950, Bytes(good.begin() + FLARE_PAYLOAD_OFFSET, good.begin() + FLARE_PAYLOAD_OFFSET + 12));
+  // Flags 0xb0 (sparse and the two bits nobody defines), shard 70, shards 3 without last. A
+  // header the handler would drop: its pairs are not decoded, as for the dense header checks.
+  const Bytes flags_and_shards = patched(patched(patched(good, FLARE_OFF_KIND, 0xB0), FLARE_OFF_SHARD + 1, 70),
+                                         FLARE_OFF_SHARDS + 1, 3);
+  // The last packet numbered 2 of 2 (the last is shards - 1); kind 3, dtype 7 and op 4 (the
+  // pairs are then not decoded); version 2 (nothing else is checked).
+  const Bytes last_mismatch =
+      build_sparse_packet(sparse_header(0, FLARE_FLAG_LAST, FLARE_INT8, FLARE_OP_SUM, 5, 0, 2, 2), 0, {{1, 1}});
+  const Bytes bad_codes = patched(patched(patched(good, FLARE_OFF_KIND, 0x83), FLARE_OFF_DTYPE, 7), FLARE_OFF_OP, 4);
+  const Bytes version2 = patched(good, FLARE_OFF_VERSION, 2);
+  ASSERT_NO_FATAL_FAILURE(
+      write_capture(dir / "m.pcapng", {truncated, flags_and_shards, last_mismatch, bad_codes, version2}));
+  const std::vector<std::string> rows =
+      fields(dir, "m.pcapng", {"flare.kind", "flare.flags", "flare.block", "flare.shard", "flare.shards", "flare.pair.index",
+                               "_ws.expert.message"});
+  EXPECT_EQ(rows,
+            (std::vector<std::string>{
+                "0\t0x80\t5\t\t\t\tFlare sparse header truncated: 12 of 20 bytes",
+                "0\t0xb0\t5\t70\t3\t\tUnknown flags 0x30 in the kind byte (0x80 sparse, 0x40 last)|Shard 70 (a sender "
+                "numbers its packets for a block 0 to 63)|Shards 3 in a packet not flagged last (only the last one "
+                "carries it, the others 0)",
+                "0\t0xc0\t5\t2\t2\t\tLast packet with shard 2 and shards 2 (the last packet's shard is shards - 1)",
+                "3\t0x80\t5\t0\t0\t\tUnknown kind 3 (0 contrib, 1 result)|Unknown element type 7 (0 int32, 1 int16, 2 "
+                "int8, 3 float32)|Unknown operator 4 (0 sum, 1 min, 2 max)",
+                "0\t0x80\t5\t0\t0\t\tUnknown Flare version 2 (this dissector reads version 1)",
+            }));
 }
 
 // aggregate_global, reduce_l1 and pingpong side by side, on packets written here.

@@ -61,6 +61,13 @@ std::vector<ConfigKey> flare_config_keys() {
 
 namespace {
 
+// The parser rule that sends dense Flare packets to UDP port `udp_port` to the flare_dense set:
+// sparse packets go to the same port, and the sparse flag (in the kind byte) tells them apart.
+std::string dense_rule(uint16_t udp_port) {
+  static_assert(FLARE_FLAG_SPARSE == 0x80 && FLARE_OFF_KIND == 1, "the rule below names the sparse flag's bit");
+  return "udp_dport=" + std::to_string(udp_port) + ",payload[1]&0x80=0 -> flare_dense";
+}
+
 [[noreturn]] void fail_at(const std::string& where, const std::string& why) { throw InputError(where + ": " + why); }
 
 // '<time> <port> flare key=value ...' lines (traces/FORMAT.md).
@@ -196,7 +203,7 @@ class FlareDense : public Protocol {
   }
   std::vector<HandlerSetSpec> handler_sets() const override { return {{&flare_dense_handler_set, &control_}}; }
   std::vector<std::string> default_parser_rules() const override {
-    return {"udp_dport=" + std::to_string(FLARE_UDP_PORT_DEFAULT) + " -> flare_dense"};
+    return {dense_rule(FLARE_UDP_PORT_DEFAULT)};
   }
   const TraceSyntax* trace_syntax() const override { return &syntax_; }
   std::vector<KeyChoice> host_models() const override {
@@ -251,7 +258,7 @@ std::string run_line(const ConfiguredCommandLine& line, const AllreduceGenOption
   if (given("allreduce-id")) run += " --flare.allreduce_id " + std::to_string(o.allreduce_id);
   if (!given("flare.ports")) run += " --flare.ports 0-" + std::to_string(o.hosts - 1);
   if (o.udp_port != 4950 && !given("parser.rules"))
-    run += " --parser.rules " + shell_quote("udp_dport=" + std::to_string(o.udp_port) + " -> flare_dense");
+    run += " --parser.rules " + shell_quote(dense_rule(o.udp_port));
   return line.run_line(run, out);
 }
 

@@ -23,6 +23,11 @@ class FlareSparse : public Protocol {
     return {ConfigSection{kFlareSparseSection, FlareSparseConfig{}, sparse_config_keys()}};
   }
   std::vector<HandlerSetSpec> handler_sets() const override { return {{&flare_sparse_handler_set, &control_}}; }
+  // Dense packets share the UDP port; the sparse flag in the kind byte picks this set.
+  std::vector<std::string> default_parser_rules() const override {
+    static_assert(FLARE_FLAG_SPARSE == 0x80 && FLARE_OFF_KIND == 1, "the rule below names the sparse flag's bit");
+    return {"udp_dport=" + std::to_string(FLARE_UDP_PORT_DEFAULT) + ",payload[1]&0x80=0x80 -> flare_sparse"};
+  }
   void add_stats(const RunView& run, nlohmann::json& stats) const override;
 
  private:

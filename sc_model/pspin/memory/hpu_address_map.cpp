@@ -1,6 +1,7 @@
 // The HPU memory map's data regions (see hpu_address_map.h).
 #include "pspin/memory/hpu_address_map.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -33,6 +34,9 @@ std::vector<iss::MemRegion> hpu_address_map(const HpuMemoryView& view, const Mem
                      "L1 of cluster " + std::to_string(k), local ? iss::kLocalL1Access : iss::kRemoteL1Access,
                      local ? iss::kClusterShared : iss::kGlobalShared));
   }
+  // A handler set that takes no memory (its configuration uses it for nothing) has no L1 or L2
+  // range: no region either, so that an access there faults as any unmapped one does.
+  map.erase(std::remove_if(map.begin(), map.end(), [](const MemRegion& r) { return r.size == 0; }), map.end());
   return map;
 }
 

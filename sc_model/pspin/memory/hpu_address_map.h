@@ -1,9 +1,9 @@
 // An HPU's memory view (pspin_memory.h) as the RISC-V handler addresses it, in the memory map of
 // firmware/fs_memory_map.h: the packet slot, the stack, the set's range of its own cluster's L1
 // (local alias) and of every cluster's L1 (global aliases), and the set's L2 handler memory,
-// each with its access class, sharing, extra cycles and TCDM banks; and where a host pointer into
-// them lies in that map (the handler's arguments). The ISS engine adds its program memory and
-// runtime registers to these.
+// each with its access class, sharing, extra cycles and TCDM banks (an empty range: no region);
+// and where a host pointer into them lies in that map (the handler's arguments). The ISS engine
+// adds its program memory and runtime registers to these.
 #pragma once
 #include <vector>
 
