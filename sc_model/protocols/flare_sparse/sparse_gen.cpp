@@ -8,6 +8,7 @@
 #include "common/errors.h"
 #include "common/interrupt.h"
 #include "common/units.h"
+#include "config/config_keys.h"
 #include "flare/flare_sparse.h"
 #include "protocols/flare_dense/allreduce_timing.h"
 
@@ -39,8 +40,8 @@ SparseTrace generate_sparse_trace(const SparseGenOptions& o) {
                                " (the switch's ports, at most " + std::to_string(FLARE_SPARSE_MAX_CHILDREN) +
                                " children of a sparse allreduce)");
   if (!(s.gbps > 0) || !std::isfinite(s.gbps)) bad_option(o, "gbps", "must be a positive finite rate");
-  if (!(s.loss >= 0 && s.loss <= 1)) bad_option(o, "loss", "not in 0..1");
-  if (!(s.duplicate >= 0 && s.duplicate <= 1)) bad_option(o, "duplicate", "not in 0..1");
+  if (!(s.loss >= 0 && s.loss <= 1)) bad_option(o, "loss", show_double(s.loss) + " not in 0..1");
+  if (!(s.duplicate >= 0 && s.duplicate <= 1)) bad_option(o, "duplicate", show_double(s.duplicate) + " not in 0..1");
   if (s.udp_port == 0) bad_option(o, "udp_port", "must be 1..65535");
 
   SparseTrace t;
