@@ -3,6 +3,7 @@
 // plane, the 'flare_sparse' text-trace syntax, `flaresim gen flare-sparse`, the closed-loop
 // sparse allreduce hosts, the sparse expected-results files and the stats section with the
 // sparse allreduce table.
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <map>
