@@ -95,9 +95,11 @@ typedef struct flare_sparse_block {
 /* What a block state knows of one child. */
 typedef struct flare_sparse_child {
   uint32_t seen[FLARE_SPARSE_MAX_SHARDS / 32]; /* packets (by number) already taken */
-  uint16_t received;  /* packets taken */
-  uint16_t announced; /* packets the child sent for the block (its last packet says), 0 until then */
   uint32_t lock;      /* tree: held while a packet of this child folds into its storage */
+  uint16_t received;  /* packets taken (under the block's lock) */
+  uint16_t announced; /* packets the child sent for the block (its last packet says), 0 until then */
+  uint16_t folded;    /* tree: packets folded into the child's storage (under its lock) */
+  uint16_t pad;
 } flare_sparse_child_t;
 
 /* A hash slot: key = index + 1 (0: empty), and the value's bits (its dtype, zero-extended). An

@@ -86,8 +86,9 @@ SparseAllreduce resolve(const Config& cfg, const std::string& where) {
     if (cfg.hosts.dtype == names[d]) dtype = d;
   const uint64_t pairs = std::max<uint32_t>(1, f.max_payload / flare_pair_bytes(dtype));
   t.hash_slots = f.hash_slots ? f.hash_slots : next_pow2(pairs * t.n_children);
-  if (t.hash_slots & (t.hash_slots - 1))
-    throw InputError("bad value '" + std::to_string(f.hash_slots) + "' for '" + where + "hash_slots': not a power of two");
+  if (t.hash_slots < 2 || (t.hash_slots & (t.hash_slots - 1)))
+    throw InputError("bad value '" + std::to_string(f.hash_slots) + "' for '" + where +
+                     "hash_slots': a power of two from 2 (or 0)");
   t.hash_shift = 32;
   for (uint32_t s = t.hash_slots; s > 1; s >>= 1) --t.hash_shift;
   if (t.storage == FLARE_STORE_ARRAY && uint64_t(t.span) * 4 > 0xFFFFFFFull)
