@@ -5,7 +5,13 @@
 // `gen flare-sparse` puts in a trace of the same configuration (the hosts and the generator send
 // one workload). Answered by hand: result packets in a trace, entering on a port of their own and
 // flooded to the hosts (broadcast), complete the hosts' blocks when a block's last packet and all
-// the shards it announces are there, spills merged, duplicates ignored.
+// the shards it announces are there, spills merged, duplicates ignored. Then with the switch's
+// flare_sparse handler: gen's printed run line verifies, and closed-loop hosts get from an array
+// root exactly the reference's pairs, from spilling hash storage more.
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <sstream>
 
@@ -182,6 +188,51 @@ TEST(E2ESparseHosts, AMissingShardKeepsTheBlockOpenAndADuplicateIsIgnored) {
   EXPECT_NE(r.err.find("flaresim: verify: port 0: missing result ar=0 block=1: shards 0 of 0..1 not received\n"),
             std::string::npos)
       << r.err;
+}
+
+TEST(E2ESparseHosts, WithTheSparseHandlerGensRunLineAndTheHostsVerify) {
+  ScratchDir dir;
+  const CliResult g = flaresim("gen flare-sparse --hosts 3 --bytes 8KiB --elem-bytes 128 --density 0.05 --seed 5 "
+                               "--distribution clustered --overlap 0.5 -o t.txt",
+                               dir);
+  ASSERT_EQ(g.code, 0) << g.err;
+  const std::string prefix = "run it with: ";
+  const size_t at = g.out.find(prefix);
+  ASSERT_NE(at, std::string::npos) << g.out;
+  const std::string line = g.out.substr(at + prefix.size(), g.out.find('\n', at) - at - prefix.size());
+  const int status = std::system(("cd '" + dir.path() + "' && " + line + " >'" + dir / "run.out" + "' 2>&1").c_str());
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << line << "\n" << slurp(dir / "run.out");
+  EXPECT_NE(slurp(dir / "run.out").find("verify           OK: 21 of 21"), std::string::npos) << slurp(dir / "run.out");
+
+  // The same workload from closed-loop hosts. The root's array storage sends each block's
+  // non-zero results once, 1024 pair bytes (128 int32 pairs) a packet: exactly the reference.
+  const SparseExpected e = read_sparse_expected(dir / "t.txt.expected");
+  uint64_t reference_pairs = 0, result_packets = 0;
+  for (const SparseExpectedBlock& b : e.blocks) {
+    reference_pairs += b.pairs.size();
+    result_packets += std::max<uint64_t>(1, (b.pairs.size() + 127) / 128);
+  }
+  const std::string hosts = "run --hosts.model sparse_allreduce --flare_sparse.ports 0-2 --hosts.bytes 8KiB "
+                            "--hosts.elem_bytes 128 --flare_sparse.density 0.05 --sim.seed 5 --flare_sparse.distribution "
+                            "clustered --flare_sparse.overlap 0.5 --parser.rules 'udp_dport=4950 -> flare_sparse' ";
+  const CliResult a = flaresim(hosts + "--stats a.json", dir);
+  EXPECT_EQ(a.code, 0) << a.err;
+  const nlohmann::json sa = nlohmann::json::parse(slurp(dir / "a.json"));
+  EXPECT_EQ(sa["flare_sparse"]["allreduces"][0]["storage"], "array");
+  EXPECT_EQ(sa["verify"]["hosts"]["matched"], 3 * 7);
+  EXPECT_EQ(sa["hosts"]["blocks_completed"], 3 * 7);
+  EXPECT_EQ(sa["hosts"]["details"]["reference_pairs"], reference_pairs);
+  EXPECT_EQ(sa["hosts"]["details"]["result_pairs"], 3 * reference_pairs);
+  EXPECT_EQ(sa["hosts"]["details"]["result_packets"], 3 * result_packets);
+  // Hash storage of 16 slots and 8-pair spill buffers: spills, more packets and pairs, still right.
+  const CliResult h = flaresim(hosts + "--flare_sparse.storage hash --flare_sparse.hash_slots 16 "
+                                       "--flare_sparse.max_payload 64 --stats h.json",
+                               dir);
+  EXPECT_EQ(h.code, 0) << h.err;
+  const nlohmann::json sh = nlohmann::json::parse(slurp(dir / "h.json"));
+  EXPECT_EQ(sh["verify"]["hosts"]["matched"], 3 * 7);
+  EXPECT_GT(sh["handlers"]["flare_sparse"]["outcomes"]["spilled"].get<uint64_t>(), 0u);
+  EXPECT_GT(sh["hosts"]["details"]["result_pairs"].get<uint64_t>(), 3 * reference_pairs);
 }
 
 }  // namespace
