@@ -69,7 +69,7 @@ bool parse_token_uint(const std::string& s, uint64_t max, uint64_t* out) {
   uint64_t v = 0;
   for (char c : s) {
     const uint64_t d = uint64_t(c - '0');
-    if (v > (max - d) / 10) return false;
+    if (d > max || v > (max - d) / 10) return false;  // d > max: max - d would wrap (max < 9)
     v = v * 10 + d;
   }
   *out = v;

@@ -51,19 +51,23 @@ class ResultVerifier {
 };
 
 // The stats' "hosts" section (docs/STATS.md): the same keys whatever the host model, zeros and
-// model "none" in a run without hosts, so that runs tabulate alike.
+// model "none" in a run without hosts, so that runs tabulate alike. `details` is the model's own
+// (an object, {} for a model that has nothing more): its keys are the same in every run of
+// that model.
 struct HostStats {
   std::string model = "none";
   uint64_t hosts = 0, blocks = 0, sends = 0, retransmissions = 0, lost = 0, results = 0, blocks_completed = 0,
            max_in_flight = 0, gave_up = 0;
   double done_us = 0, allreduce_gbps = 0;
+  nlohmann::json details = nlohmann::json::object();
   nlohmann::json json() const {
     return {{"model", model},       {"hosts", hosts},
             {"blocks", blocks},     {"sends", sends},
             {"retransmissions", retransmissions}, {"lost", lost},
             {"results", results},   {"blocks_completed", blocks_completed},
             {"max_in_flight", max_in_flight},     {"gave_up", gave_up},
-            {"done_us", done_us},   {"allreduce_gbps", allreduce_gbps}};
+            {"done_us", done_us},   {"allreduce_gbps", allreduce_gbps},
+            {"details", details}};
   }
 };
 

@@ -98,9 +98,9 @@ TEST(TraceText, HexLinesCommentsAndPlaces) {
 
 TEST(TraceText, LineErrors) {
   EXPECT_EQ(error_of("0ns 0 hex 00\n0ns 0 bytes 00\n"),
-            "t.txt:2: unknown token 'bytes' (expected hex or eth or flare or ip or tcp or udp)");
+            "t.txt:2: unknown token 'bytes' (expected hex or eth or flare or flare_sparse or ip or tcp or udp)");
   EXPECT_EQ(error_of("0ns 0\n"),
-            "t.txt:1: expected '<time> <port> hex <bytes>' or '<time> <port> eth|flare|ip|tcp|udp key=value...'");
+            "t.txt:1: expected '<time> <port> hex <bytes>' or '<time> <port> eth|flare|flare_sparse|ip|tcp|udp key=value...'");
   EXPECT_EQ(error_of("0ns 0 hex 0g\n"), "t.txt:1: hex: bad hex digit 'g' at character 2");
   EXPECT_EQ(error_of("0ns 0 hex 012\n"), "t.txt:1: hex: odd number of hex digits (3)");
   EXPECT_EQ(error_of("0ns 0 hex 0:12\n"),
@@ -129,7 +129,7 @@ TEST(TraceText, LineErrors) {
   EXPECT_EQ(error_of(std::string("\x01\x02 0 hex 00\n", 12)),
             "t.txt:1: bad time '\\x01\\x02': expected a decimal number with a unit, e.g. 1.25us");
   EXPECT_EQ(error_of("0ns 0 hex 00 # fine\n1ns 0 hex 00#fine\nzz\n"),
-            "t.txt:3: expected '<time> <port> hex <bytes>' or '<time> <port> eth|flare|ip|tcp|udp key=value...'");
+            "t.txt:3: expected '<time> <port> hex <bytes>' or '<time> <port> eth|flare|flare_sparse|ip|tcp|udp key=value...'");
 }
 
 TEST(TraceText, OptionErrors) {

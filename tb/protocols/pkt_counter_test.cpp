@@ -69,7 +69,7 @@ TEST(PluginProtocol, EveryPartIsRegisteredThroughTheInterface) {
     parse_trace("t.txt", reinterpret_cast<const uint8_t*>(bad.data()), bad.size(), TraceOptions{});
     FAIL() << "no error";
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "t.txt:1: unknown token 'counted' (expected hex or count or eth or flare or ip or tcp or udp)");
+    EXPECT_STREQ(e.what(), "t.txt:1: unknown token 'counted' (expected hex or count or eth or flare or flare_sparse or ip or tcp or udp)");
   }
   const std::string short_line = "0ns 1\n";
   try {
@@ -77,7 +77,7 @@ TEST(PluginProtocol, EveryPartIsRegisteredThroughTheInterface) {
     FAIL() << "no error";
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(), "t.txt:1: expected '<time> <port> hex <bytes>' or '<time> <port> count [bytes=N]' or "
-                           "'<time> <port> eth|flare|ip|tcp|udp key=value...'");
+                           "'<time> <port> eth|flare|flare_sparse|ip|tcp|udp key=value...'");
   }
 }
 

@@ -53,7 +53,7 @@ Config iss_config(const Params& p, uint32_t span, const std::string& ports) {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
   Config cfg = switch_config(p, span, ports);
   find_config_key("hpu.model")->set(cfg, "iss");
-  cfg.parser.rules = "udp_dport=4950 -> flare_sparse";
+  cfg.parser.rules = "udp_dport=4950,payload[1]&0x80=0x80 -> flare_sparse";
   sparse_config(cfg).buffers = 2;  // 2 states x 2 clusters: 4 blocks in flight, the rest wait
   return cfg;
 }

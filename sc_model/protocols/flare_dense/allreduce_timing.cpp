@@ -120,8 +120,8 @@ namespace {
 // One host's sends, produced one transmission at a time so that hosts can be interleaved.
 class HostSchedule {
  public:
-  HostSchedule(const AllreduceGenOptions& o, unsigned host, uint64_t nblocks, Picos wire_full, Picos wire_last)
-      : o_(o), host_(host), nblocks_(nblocks), wire_full_(wire_full), wire_last_(wire_last) {}
+  HostSchedule(const AllreduceGenOptions& o, unsigned host, uint64_t nblocks, const BlockWireTime& wire)
+      : o_(o), host_(host), nblocks_(nblocks), wire_(wire) {}
 
   bool done() const { return k_ == nblocks_ && retries_.empty(); }
   // When the next transmission starts, if the window lets the next original packet leave from
@@ -171,7 +171,7 @@ class HostSchedule {
   SendEvent send(Picos t, uint64_t block, unsigned attempt, SendKind kind) {
     SendEvent ev;
     ev.time = t;
-    ev.wire = block + 1 == nblocks_ ? wire_last_ : wire_full_;
+    ev.wire = wire_(host_, block);
     ev.block = uint32_t(block);
     ev.host = uint16_t(host_);
     ev.attempt = uint8_t(attempt);
@@ -194,7 +194,7 @@ class HostSchedule {
   const AllreduceGenOptions& o_;
   unsigned host_;
   uint64_t nblocks_;
-  Picos wire_full_, wire_last_;
+  const BlockWireTime& wire_;
   std::priority_queue<Retry, std::vector<Retry>, Later> retries_;
   std::vector<SendEvent> out_;
   Picos free_ = 0;  // the host's wire is free from here on
@@ -206,8 +206,13 @@ class HostSchedule {
 
 std::vector<std::vector<SendEvent>> schedule_hosts(const AllreduceGenOptions& o, uint64_t nblocks, Picos wire_full,
                                                    Picos wire_last) {
+  return schedule_hosts(o, nblocks, [&](unsigned, uint64_t block) { return block + 1 == nblocks ? wire_last : wire_full; });
+}
+
+std::vector<std::vector<SendEvent>> schedule_hosts(const AllreduceGenOptions& o, uint64_t nblocks,
+                                                   const BlockWireTime& wire) {
   std::vector<HostSchedule> hosts;
-  for (unsigned h = 0; h < o.hosts; ++h) hosts.emplace_back(o, h, nblocks, wire_full, wire_last);
+  for (unsigned h = 0; h < o.hosts; ++h) hosts.emplace_back(o, h, nblocks, wire);
   const unsigned states = o.states ? o.states : o.window;
   if (!o.window && !states) {
     for (HostSchedule& hs : hosts)

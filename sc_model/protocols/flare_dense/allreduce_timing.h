@@ -5,6 +5,7 @@
 // from the schedule of every host.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "protocols/flare_dense/allreduce_gen.h"
@@ -66,5 +67,10 @@ bool send_duplicated(uint64_t seed, unsigned host, uint64_t block, double p);
 // o.states, or the window). Throws InputError when a time overflows 64-bit picoseconds.
 std::vector<std::vector<SendEvent>> schedule_hosts(const AllreduceGenOptions& o, uint64_t nblocks, Picos wire_full,
                                                    Picos wire_last);
+// The same with the wire time of each host's send of each block (a sparse host's block is a
+// burst of packets whose length varies by host and block).
+using BlockWireTime = std::function<Picos(unsigned host, uint64_t block)>;
+std::vector<std::vector<SendEvent>> schedule_hosts(const AllreduceGenOptions& o, uint64_t nblocks,
+                                                   const BlockWireTime& wire);
 
 }  // namespace fs

@@ -49,11 +49,9 @@ std::string compare_elements(const ExpectedBlock& want, const uint8_t* got) {
     const uint8_t* w = want.payload.data() + i * size;
     if (std::memcmp(g, w, size) == 0) continue;
     if (want.dtype == FLARE_FLOAT32) {
-      const float gf = as_float(le32(g)), wf = as_float(le32(w));
-      const double diff = std::fabs(double(gf) - double(wf));
-      if (!std::isnan(diff) && (diff <= 1e-6 || diff <= 1e-5 * std::fabs(double(wf)))) continue;
-      return "element " + std::to_string(i) + " is " + fmt_float(gf) + ", expected " +
-             fmt_float(wf);
+      if (float32_matches(le32(g), le32(w))) continue;
+      return "element " + std::to_string(i) + " is " + fmt_float(as_float(le32(g))) + ", expected " +
+             fmt_float(as_float(le32(w)));
     }
     return "element " + std::to_string(i) + " is " + std::to_string(as_int(g, size)) +
            ", expected " + std::to_string(as_int(w, size));
@@ -81,6 +79,12 @@ std::string check_result(const ExpectedBlock& want, const flare_header_t& h, con
 }
 
 }  // namespace
+
+bool float32_matches(uint32_t got_bits, uint32_t want_bits) {
+  if (got_bits == want_bits) return true;
+  const double diff = std::fabs(double(as_float(got_bits)) - double(as_float(want_bits)));
+  return !std::isnan(diff) && (diff <= 1e-6 || diff <= 1e-5 * std::fabs(double(as_float(want_bits))));
+}
 
 VerifyReport verify_egress(const Expected& expected, const std::vector<EgressRecord>& egress) {
   const uint16_t udp_port = expected.udp_port;

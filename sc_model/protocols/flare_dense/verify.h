@@ -24,4 +24,8 @@ namespace fs {
 // (block order, port order). ok = nothing missing, wrong, duplicate or unexpected.
 VerifyReport verify_egress(const Expected& expected, const std::vector<EgressRecord>& egress);
 
+// The float32 rule above, on the values' bits: identical bits, or |got - want| <= 1e-6, or
+// |got - want| <= 1e-5 * |want|. Shared with the sparse verifier.
+bool float32_matches(uint32_t got_bits, uint32_t want_bits);
+
 }  // namespace fs
