@@ -19,6 +19,7 @@
 #include "flare/flare_sparse.h"
 #include "protocols/flare_sparse/sparse_config.h"
 #include "protocols/flare_sparse/sparse_frame.h"
+#include "protocols/flare_sparse/sparse_setup.h"
 #include "support/flare_sparse_reference.h"
 
 namespace {
@@ -369,6 +370,62 @@ TEST(BlocksFlareSparseHandler, PacketNumbersMustAgreeWithTheAnnouncedCount) {
   };
   EXPECT_EQ(sw2.outcome_name(sw2.run(packet1(3, 0), 1).outcome), "ok");
   EXPECT_EQ(sw2.outcome_name(sw2.run(packet1(1, 2), 1).outcome), "malformed");
+}
+
+}  // namespace
+
+namespace {
+
+// Two sparse allreduces on one switch (flare_sparse.allreduces), each with its own children,
+// algorithm, storage and share of L1, run interleaved: both give their references, their block
+// states do not overlap, and an id that is not installed is refused.
+TEST(BlocksFlareSparseHandler, TwoAllreducesShareTheSwitchWithPartitionedMemory) {
+  Params a, b;
+  a.hosts = 3, a.storage = "hash", a.seed = 21, a.blocks = 4, a.dup = 0;
+  b.hosts = 2, b.storage = "array", b.algorithm = "tree", b.seed = 22, b.blocks = 4, b.dup = 0;
+  const Workload wa = make_workload(a), wb = make_workload(b);
+  fs::Config cfg = switch_config(a, wa.span, "0-2");
+  fs::sparse_config(cfg).allreduces = "id=7 ports=0-2 storage=hash buffers=3 span=" + std::to_string(wa.span) +
+                                      "; id=8 ports=3-4 storage=array algorithm=tree span=" + std::to_string(wb.span);
+  const std::vector<fs::SparseAllreduce> ars = fs::sparse_allreduces(cfg, fs::PspinMemory(cfg.pspin, cfg.hpu).l1_layout().state_bytes());
+  ASSERT_EQ(ars.size(), 2u);
+  EXPECT_EQ(ars[0].table.states_per_cluster, 3u);
+  EXPECT_EQ(ars[1].table.l1_offset, ars[0].table.l1_offset + 3 * ars[0].table.state_bytes);
+  EXPECT_EQ(ars[1].table.storage_bytes, wb.span * 4);
+  HandlerHarness sw(cfg, "flare_sparse");
+  // Allreduce 8's packets carry id 8 and come from ports 3 and 4 (ranks 0 and 1).
+  std::vector<std::pair<unsigned, fs::Bytes>> frames;
+  for (uint32_t blk = 0; blk < 4; ++blk) {
+    for (unsigned h = 0; h < 3; ++h)
+      for (fs::Bytes& f : host_packets(a, h, blk, wa.v[h][blk])) frames.emplace_back(h, std::move(f));
+    for (unsigned h = 0; h < 2; ++h)
+      for (fs::Bytes& f : host_packets(b, h, blk, wb.v[h][blk])) {
+        f[FLARE_PAYLOAD_OFFSET + FLARE_OFF_ALLREDUCE + 3] = 8;
+        frames.emplace_back(3 + h, std::move(f));
+      }
+  }
+  std::mt19937_64 rng(3);
+  std::shuffle(frames.begin(), frames.end(), rng);
+  Received got_a, got_b;
+  for (const auto& [port, f] : frames) {
+    const fs_tb::HandlerCall c = sw.run(f, port);
+    ASSERT_NE(sw.outcome_name(c.outcome), "window_exceeded");
+    for (const fs_tb::SentFrame& s : c.sent) (s.ports == std::vector<uint32_t>{0, 1, 2} ? got_a : got_b).take(s.data);
+  }
+  for (uint32_t blk = 0; blk < 4; ++blk) {
+    std::string pa, pb;
+    EXPECT_EQ(without_zeros(got_a.block(blk, a.op, a.dtype, &pa)), without_zeros(reference(wa, blk, a))) << blk;
+    Vec mb;
+    for (const auto& [shard, pkt] : got_b.by_block[blk]) {
+      EXPECT_EQ(pkt.h.allreduce_id, 8u);
+      for (const fs::SparsePair& e : pkt.pairs) merge(mb, Vec{{e.index, e.bits}}, b.op, b.dtype);
+    }
+    EXPECT_EQ(without_zeros(mb), without_zeros(tree_reference(wb, blk, b))) << blk;
+    EXPECT_EQ(pa, "");
+  }
+  fs::Bytes stray = host_packets(a, 0, 0, {{1, 1}})[0];
+  stray[FLARE_PAYLOAD_OFFSET + FLARE_OFF_ALLREDUCE + 3] = 9;
+  EXPECT_EQ(sw.outcome_name(sw.run(stray, 0).outcome), "unknown_allreduce");
 }
 
 }  // namespace
