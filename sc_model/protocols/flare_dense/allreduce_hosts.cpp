@@ -11,33 +11,26 @@
 #include "pspin/cluster.h"
 #include "protocols/flare_dense/flare_setup.h"
 #include "protocols/flare_dense/allreduce_timing.h"
+#include "protocols/flare_dense/block_window_host.h"
 
 namespace fs {
 
 constexpr uint64_t kHostLossStream = 0x686c6f73;  // "hlos": losses on a host's link
 
-// One host: a SystemC thread that sends, and a sink for what its switch port sends it.
-class AllreduceHosts::Host : public sc_core::sc_module, public PacketSinkIf {
+// One host: the shared send loop (block_window_host.h), the packet of each block, and a sink for
+// what its switch port sends it.
+class AllreduceHosts::Host : public BlockWindowHost, public PacketSinkIf {
  public:
-  SC_HAS_PROCESS(Host);
   Host(sc_core::sc_module_name name, const Config& cfg, unsigned rank, IngressPort& ingress,
        std::vector<Bytes> frames, Picos wire_full, Picos wire_last, Picos* done_at, unsigned states)
-      : sc_core::sc_module(name),
-        cfg_(cfg.hosts),
+      : BlockWindowHost(name, cfg.hosts, rank, unsigned(parse_port_list("flare.ports", flare_config(cfg).ports).size()),
+                        frames.size(), states, done_at),
         seed_(cfg.seed),
-        rank_(rank),
-        hosts_(unsigned(parse_port_list("flare.ports", flare_config(cfg).ports).size())),
         ingress_(ingress),
         frames_(std::move(frames)),
         wire_full_(wire_full),
         wire_last_(wire_last),
-        done_at_(done_at),
-        allreduce_id_(flare_config(cfg).allreduce_id),
-        states_(states),
-        group_(stagger_group(cfg.hosts.window, states)),
-        finished_(frames_.size(), false) {
-    SC_THREAD(run);
-  }
+        allreduce_id_(flare_config(cfg).allreduce_id) {}
 
   // What the switch's egress port sends this host: results free window slots.
   void accept(PacketPtr p) override {
@@ -47,72 +40,15 @@ class AllreduceHosts::Host : public sc_core::sc_module, public PacketSinkIf {
     flare_decode(p->data.data() + f.l4_offset, &h);
     if (h.version != FLARE_VERSION || h.kind != FLARE_KIND_RESULT || h.allreduce_id != allreduce_id_) return;
     ++results;
-    if (in_flight_.erase(h.block_id)) {
-      ++completed;
-      finish(h.block_id);
-      got_result_.notify(sc_core::SC_ZERO_TIME);
-    }
+    result_complete(h.block_id);
   }
 
-  uint64_t sends = 0, retransmissions = 0, lost = 0, results = 0, completed = 0, max_in_flight = 0;
-  uint64_t gave_up = 0;  // blocks abandoned after kMaxSendAttempts sends without a result
+  uint64_t lost = 0, results = 0;
 
  private:
-  void run() {
-    const uint64_t n = frames_.size();
-    uint64_t k = 0;  // originals sent, in this host's block order
-    for (;;) {
-      const Picos now = now_ps();
-      // A retransmission that is due goes first, then the next original if the window allows.
-      auto due = std::min_element(due_.begin(), due_.end(),
-                                  [](const auto& a, const auto& b) { return a.second < b.second; });
-      if (due != due_.end() && due->second <= now) {
-        const uint32_t block = due->first;
-        if (++sent_[block] > kMaxSendAttempts) {
-          // No result after every attempt: the host gives the block up (verification then
-          // reports it missing), so that a switch that never answers cannot keep the run going.
-          ++gave_up;
-          in_flight_.erase(block);
-          finish(block);
-          continue;
-        }
-        ++retransmissions;
-        send(block);
-        continue;
-      }
-      // The next original waits for room in the window and for the block its state held before.
-      const uint64_t next = k < n ? block_sent_at(cfg_.stagger, rank_, hosts_, n, k, group_) : 0;
-      if (k < n && (cfg_.window == 0 || in_flight_.size() < cfg_.window) &&
-          (states_ == 0 || next < states_ || finished_[next - states_])) {
-        const uint32_t block = uint32_t(next);
-        ++k;
-        in_flight_.insert(block);
-        sent_[block] = 1;
-        max_in_flight = std::max<uint64_t>(max_in_flight, in_flight_.size());
-        send(block);
-        continue;
-      }
-      if (k == n && in_flight_.empty()) {
-        *done_at_ = std::max(*done_at_, now);  // the last result, or the last block given up
-        return;
-      }
-      if (due != due_.end())
-        wait(ps_time(due->second - now), got_result_);
-      else
-        wait(got_result_);
-    }
-  }
-
-  // The block is done with (its result is back, or it was given up): block + states may go.
-  void finish(uint32_t block) {
-    due_.erase(block);
-    finished_[block] = true;
-  }
-
   // Puts the contribution to `block` on the link: the switch port has its last bit one wire time
-  // later, unless the send is lost. Its result is expected within the timeout.
-  void send(uint32_t block) {
-    ++sends;
+  // later, unless the send is lost.
+  void send_block(uint32_t block) override {
     const Picos wire = block + 1 == frames_.size() ? wire_last_ : wire_full_;
     const bool is_lost = cfg_.loss > 0 && draw_hits(timing_draw(seed_, kHostLossStream, rank_, sends), cfg_.loss);
     wait(ps_time(wire));
@@ -123,24 +59,13 @@ class AllreduceHosts::Host : public sc_core::sc_module, public PacketSinkIf {
       p->data = frames_[block];
       ingress_.accept(std::move(p));
     }
-    if (in_flight_.count(block)) due_[block] = now_ps() + cfg_.timeout_ns * kPicosPerNs;
   }
 
-  HostsConfig cfg_;
   uint64_t seed_;
-  unsigned rank_, hosts_;
   IngressPort& ingress_;
   std::vector<Bytes> frames_;  // by block
   Picos wire_full_, wire_last_;
-  Picos* done_at_;
   uint32_t allreduce_id_;
-  unsigned states_;  // the allreduce's block states at the switch (0: not known)
-  uint64_t group_;   // staggering happens within groups of this many blocks
-  std::set<uint32_t> in_flight_;
-  std::vector<bool> finished_;  // by block: result back or given up
-  std::map<uint32_t, Picos> due_;  // in-flight block -> when to send it again
-  std::map<uint32_t, unsigned> sent_;  // block -> sends so far
-  sc_core::sc_event got_result_;
 };
 
 AllreduceHosts::AllreduceHosts(sc_core::sc_module_name name, const Config& cfg, Switch& sw)

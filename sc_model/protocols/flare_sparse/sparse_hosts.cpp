@@ -8,6 +8,7 @@
 #include "common/errors.h"
 #include "common/sc_time_util.h"
 #include "protocols/flare_dense/allreduce_timing.h"
+#include "protocols/flare_dense/block_window_host.h"
 #include "protocols/flare_sparse/sparse_config.h"
 #include "protocols/flare_sparse/sparse_setup.h"
 
@@ -15,26 +16,18 @@ namespace fs {
 
 constexpr uint64_t kSparseHostLossStream = 0x736c6f73;  // "slos": packets lost on a sparse host's link
 
-// One host: a SystemC thread that sends, and a sink for what its switch port sends it.
-class SparseHosts::Host : public sc_core::sc_module, public PacketSinkIf {
+// One host: the shared send loop (flare_dense/block_window_host.h), the packets of each block,
+// and a sink for what its switch port sends it.
+class SparseHosts::Host : public BlockWindowHost, public PacketSinkIf {
  public:
-  SC_HAS_PROCESS(Host);
   Host(sc_core::sc_module_name name, const Config& cfg, unsigned rank, unsigned hosts, uint16_t port,
        IngressPort& ingress, std::vector<std::vector<Bytes>> frames, Picos* done_at, unsigned states)
-      : sc_core::sc_module(name),
-        cfg_(cfg.hosts),
+      : BlockWindowHost(name, cfg.hosts, rank, hosts, frames.size(), states, done_at),
         seed_(cfg.seed),
-        rank_(rank),
-        hosts_(hosts),
         ingress_(ingress),
         frames_(std::move(frames)),
-        done_at_(done_at),
-        allreduce_id_(sparse_config(cfg).allreduce_id),
-        states_(states),
-        group_(stagger_group(cfg.hosts.window, states)),
-        finished_(frames_.size(), false) {
+        allreduce_id_(sparse_config(cfg).allreduce_id) {
     traffic.port = port;
-    SC_THREAD(run);
   }
 
   // What the switch's egress port sends this host: the result packets of its blocks.
@@ -46,20 +39,16 @@ class SparseHosts::Host : public sc_core::sc_module, public PacketSinkIf {
     ++traffic.packets;
     traffic.bytes += p->data.size();
     traffic.pairs += r.h.pair_count;
-    if (!in_flight_.count(r.h.block_id)) return;  // done with already (or given up)
+    if (!in_flight(r.h.block_id)) return;  // done with already (or given up)
     Shards& s = results_[r.h.block_id];
     s.got.insert(r.h.shard);  // a repeated shard number is a duplicate: nothing new
     if (r.h.flags & FLARE_FLAG_LAST) s.announced = r.h.shards;
     if (!s.announced || std::distance(s.got.begin(), s.got.lower_bound(uint16_t(s.announced))) < long(s.announced))
       return;
-    ++completed;
-    in_flight_.erase(r.h.block_id);
-    finish(r.h.block_id);
-    got_result_.notify(sc_core::SC_ZERO_TIME);
+    result_complete(r.h.block_id);
   }
 
-  uint64_t sends = 0, retransmissions = 0, lost = 0, completed = 0, max_in_flight = 0;
-  uint64_t gave_up = 0;  // blocks abandoned after kMaxSendAttempts sends without a complete result
+  uint64_t lost = 0;
   uint64_t contrib_packets = 0, contrib_bytes = 0, contrib_pairs = 0;
   SparsePortTraffic traffic;  // the result packets received
 
@@ -70,66 +59,14 @@ class SparseHosts::Host : public sc_core::sc_module, public PacketSinkIf {
     uint32_t announced = 0;  // from the last packet; 0 until it came
   };
 
-  void run() {
-    const uint64_t n = frames_.size();
-    uint64_t k = 0;  // originals sent, in this host's block order
-    for (;;) {
-      const Picos now = now_ps();
-      // A retransmission that is due goes first, then the next original if the window allows.
-      auto due = std::min_element(due_.begin(), due_.end(),
-                                  [](const auto& a, const auto& b) { return a.second < b.second; });
-      if (due != due_.end() && due->second <= now) {
-        const uint32_t block = due->first;
-        if (++sent_[block] > kMaxSendAttempts) {
-          // No complete result after every attempt: the host gives the block up (verification
-          // then reports it missing), so that a switch that never answers cannot keep the run going.
-          ++gave_up;
-          in_flight_.erase(block);
-          finish(block);
-          continue;
-        }
-        ++retransmissions;
-        send(block);
-        continue;
-      }
-      // The next original waits for room in the window and for the block its state held before.
-      const uint64_t next = k < n ? block_sent_at(cfg_.stagger, rank_, hosts_, n, k, group_) : 0;
-      if (k < n && (cfg_.window == 0 || in_flight_.size() < cfg_.window) &&
-          (states_ == 0 || next < states_ || finished_[next - states_])) {
-        const uint32_t block = uint32_t(next);
-        ++k;
-        in_flight_.insert(block);
-        sent_[block] = 1;
-        max_in_flight = std::max<uint64_t>(max_in_flight, in_flight_.size());
-        send(block);
-        continue;
-      }
-      if (k == n && in_flight_.empty()) {
-        *done_at_ = std::max(*done_at_, now);  // the last block's result, or the last block given up
-        return;
-      }
-      if (due != due_.end())
-        wait(ps_time(due->second - now), got_result_);
-      else
-        wait(got_result_);
-    }
-  }
-
-  // The host is done with the block (its result is complete, or it was given up): block + T may go.
-  void finish(uint32_t block) {
-    due_.erase(block);
-    results_.erase(block);
-    finished_[block] = true;
-  }
+  void forget(uint32_t block) override { results_.erase(block); }
 
   // Puts the block's packets on the link back to back: the switch port has a packet's last bit
   // one wire time after the previous one's, unless the packet is lost. A retransmission stops
-  // early if the block's result completes meanwhile. The result is expected within the timeout
-  // after the last packet.
-  void send(uint32_t block) {
-    ++sends;
+  // early if the block's result completes meanwhile.
+  void send_block(uint32_t block) override {
     for (const Bytes& frame : frames_[block]) {
-      if (!in_flight_.count(block)) return;
+      if (!in_flight(block)) return;
       ++packet_sends_;
       const bool is_lost =
           cfg_.loss > 0 && draw_hits(timing_draw(seed_, kSparseHostLossStream, rank_, packet_sends_), cfg_.loss);
@@ -145,25 +82,14 @@ class SparseHosts::Host : public sc_core::sc_module, public PacketSinkIf {
       p->data = frame;
       ingress_.accept(std::move(p));
     }
-    if (in_flight_.count(block)) due_[block] = now_ps() + cfg_.timeout_ns * kPicosPerNs;
   }
 
-  HostsConfig cfg_;
   uint64_t seed_;
-  unsigned rank_, hosts_;
   IngressPort& ingress_;
   std::vector<std::vector<Bytes>> frames_;  // by block: its packets in order
-  Picos* done_at_;
   uint32_t allreduce_id_;
-  unsigned states_;  // the allreduce's block states at the switch (0: not known)
-  uint64_t group_;   // staggering happens within groups of this many blocks
   uint64_t packet_sends_ = 0;  // packets put on the link so far: the loss stream's draw number
-  std::set<uint32_t> in_flight_;
-  std::vector<bool> finished_;       // by block: result complete or given up
   std::map<uint32_t, Shards> results_;  // in-flight block -> its result packets so far
-  std::map<uint32_t, Picos> due_;    // in-flight block -> when to send it again
-  std::map<uint32_t, unsigned> sent_;  // block -> sends so far
-  sc_core::sc_event got_result_;
 };
 
 SparseHosts::SparseHosts(sc_core::sc_module_name name, const Config& cfg, Switch& sw)

@@ -1,0 +1,89 @@
+// The closed-loop hosts' send loop (see block_window_host.h).
+#include "protocols/flare_dense/block_window_host.h"
+
+#include <algorithm>
+
+#include "common/sc_time_util.h"
+#include "protocols/flare_dense/allreduce_timing.h"
+
+namespace fs {
+
+BlockWindowHost::BlockWindowHost(sc_core::sc_module_name name, const HostsConfig& cfg, unsigned rank, unsigned hosts,
+                                 uint64_t blocks, unsigned states, Picos* done_at)
+    : sc_core::sc_module(name),
+      cfg_(cfg),
+      rank_(rank),
+      hosts_(hosts),
+      blocks_(blocks),
+      states_(states),
+      group_(stagger_group(cfg.window, states)),
+      done_at_(done_at),
+      finished_(blocks, false) {
+  SC_THREAD(run);
+}
+
+void BlockWindowHost::run() {
+  const uint64_t n = blocks_;
+  uint64_t k = 0;  // originals sent, in this host's block order
+  for (;;) {
+    const Picos now = now_ps();
+    // A retransmission that is due goes first, then the next original if the window allows.
+    auto due = std::min_element(due_.begin(), due_.end(),
+                                [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (due != due_.end() && due->second <= now) {
+      const uint32_t block = due->first;
+      if (++sent_[block] > kMaxSendAttempts) {
+        // No result after every attempt: the host gives the block up (verification then
+        // reports it missing), so that a switch that never answers cannot keep the run going.
+        ++gave_up;
+        in_flight_.erase(block);
+        finish(block);
+        continue;
+      }
+      ++retransmissions;
+      send(block);
+      continue;
+    }
+    // The next original waits for room in the window and for the block its state held before.
+    const uint64_t next = k < n ? block_sent_at(cfg_.stagger, rank_, hosts_, n, k, group_) : 0;
+    if (k < n && (cfg_.window == 0 || in_flight_.size() < cfg_.window) &&
+        (states_ == 0 || next < states_ || finished_[next - states_])) {
+      const uint32_t block = uint32_t(next);
+      ++k;
+      in_flight_.insert(block);
+      sent_[block] = 1;
+      max_in_flight = std::max<uint64_t>(max_in_flight, in_flight_.size());
+      send(block);
+      continue;
+    }
+    if (k == n && in_flight_.empty()) {
+      *done_at_ = std::max(*done_at_, now);  // the last result, or the last block given up
+      return;
+    }
+    if (due != due_.end())
+      wait(ps_time(due->second - now), got_result_);
+    else
+      wait(got_result_);
+  }
+}
+
+void BlockWindowHost::send(uint32_t block) {
+  ++sends;
+  send_block(block);
+  if (in_flight_.count(block)) due_[block] = now_ps() + cfg_.timeout_ns * kPicosPerNs;
+}
+
+void BlockWindowHost::result_complete(uint32_t block) {
+  if (!in_flight_.erase(block)) return;
+  ++completed;
+  finish(block);
+  got_result_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void BlockWindowHost::finish(uint32_t block) {
+  due_.erase(block);
+  finished_[block] = true;
+  forget(block);
+}
+
+}  // namespace fs

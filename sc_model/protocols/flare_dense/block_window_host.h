@@ -1,0 +1,61 @@
+// The send loop of a closed-loop allreduce host, shared by the Flare dense and sparse hosts: the
+// host sends its blocks in the order of allreduce_timing.h (staggered if hosts.stagger), never
+// more than hosts.window in flight and never block b before block b - T is done (T: the block
+// states the switch has for the allreduce, which share a state); a block whose result is not
+// back within hosts.timeout_ns of its send is sent again, and given up after kMaxSendAttempts
+// sends. The protocol's host puts a block's packets on the link (send_block) and says when a
+// block's whole result is back (result_complete).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <set>
+#include <vector>
+
+#include <systemc>
+
+#include "common/units.h"
+#include "config/config.h"
+
+namespace fs {
+
+class BlockWindowHost : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(BlockWindowHost);
+  // `blocks` blocks; `states` = T (0: not known); *done_at is raised to when this host finished.
+  BlockWindowHost(sc_core::sc_module_name name, const HostsConfig& cfg, unsigned rank, unsigned hosts,
+                  uint64_t blocks, unsigned states, Picos* done_at);
+
+  uint64_t sends = 0, retransmissions = 0, completed = 0, max_in_flight = 0;
+  uint64_t gave_up = 0;  // blocks abandoned after kMaxSendAttempts sends without a result
+
+ protected:
+  // Puts the block's packets on the link (the thread may wait); it is sent again unless its
+  // result is complete within the timeout after send_block returns.
+  virtual void send_block(uint32_t block) = 0;
+  // The host is done with the block (result complete, or given up): drop what it kept of it.
+  virtual void forget(uint32_t /*block*/) {}
+  bool in_flight(uint32_t block) const { return in_flight_.count(block) != 0; }
+  // The block's whole result is back (a block not in flight is ignored).
+  void result_complete(uint32_t block);
+
+  const HostsConfig cfg_;
+  const unsigned rank_;
+
+ private:
+  void run();
+  void send(uint32_t block);
+  void finish(uint32_t block);  // block + T may go
+
+  const unsigned hosts_;
+  const uint64_t blocks_;
+  const unsigned states_;
+  const uint64_t group_;  // staggering happens within groups of this many blocks
+  Picos* done_at_;
+  std::set<uint32_t> in_flight_;
+  std::vector<bool> finished_;         // by block: result back or given up
+  std::map<uint32_t, Picos> due_;      // in-flight block -> when to send it again
+  std::map<uint32_t, unsigned> sent_;  // block -> sends so far
+  sc_core::sc_event got_result_;
+};
+
+}  // namespace fs
