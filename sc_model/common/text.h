@@ -1,7 +1,9 @@
-// Small text helpers shared by the configuration, rule and route parsers.
+// Small text helpers shared by the configuration, rule, route and expected-file parsers.
 #pragma once
 #include <cstdint>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace fs {
 
@@ -12,9 +14,13 @@ inline std::string trim(const std::string& s) {
   return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
 }
 
-}  // namespace fs
-
-namespace fs {
+// The whitespace-separated words of a line of a text file, up to a '#' comment.
+inline std::vector<std::string> line_words(const std::string& line) {
+  std::istringstream in(line.substr(0, line.find('#')));
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
 
 // Parses a plain decimal number (digits only: no sign, no 0x, no octal) no larger than `max`.
 inline bool parse_decimal(const std::string& s, uint64_t max, uint64_t* out) {
@@ -30,10 +36,6 @@ inline bool parse_decimal(const std::string& s, uint64_t max, uint64_t* out) {
   return true;
 }
 
-}  // namespace fs
-
-namespace fs {
-
 // A sorted list of numbers as ranges, the way port lists are written: "0-14,16".
 template <typename Sorted>
 std::string format_ranges(const Sorted& values) {
@@ -48,7 +50,6 @@ std::string format_ranges(const Sorted& values) {
   return out;
 }
 
-// "0x%08x" of a 32-bit value (addresses, instruction words in messages).
 // True if `s` is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF):
 // what the JSON outputs can hold. Names and values that are not are refused before a run.
 inline bool valid_utf8(const std::string& s) {
@@ -82,6 +83,7 @@ inline bool valid_utf8(const std::string& s) {
   return true;
 }
 
+// "0x%08x" of a 32-bit value (addresses, instruction words in messages).
 inline std::string hex32(uint32_t v) {
   static const char digits[] = "0123456789abcdef";
   std::string out = "0x00000000";

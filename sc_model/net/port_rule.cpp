@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "common/text.h"
 #include "fs_packet.h"
 #include "net/trace_syntax.h"
 
@@ -33,9 +34,7 @@ std::vector<std::pair<size_t, std::vector<std::string>>> table_lines(const std::
   std::vector<std::pair<size_t, std::vector<std::string>>> out;
   std::string line;
   for (size_t n = 1; std::getline(in, line); ++n) {
-    std::istringstream words(line.substr(0, line.find('#')));
-    std::vector<std::string> toks;
-    for (std::string w; words >> w;) toks.push_back(w);
+    std::vector<std::string> toks = line_words(line);
     if (!toks.empty()) out.emplace_back(n, std::move(toks));
   }
   if (in.bad()) throw InputError(path + ": read error");

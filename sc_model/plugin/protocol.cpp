@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "common/errors.h"
+#include "common/text.h"
 
 namespace fs {
 namespace {
@@ -78,8 +79,7 @@ std::unique_ptr<ResultVerifier> read_expected_results(const std::string& path) {
   std::string header;
   std::ifstream in(path);
   for (std::string line; header.empty() && std::getline(in, line);) {
-    std::istringstream words(line.substr(0, line.find('#')));
-    for (std::string w; words >> w;) header += (header.empty() ? "" : " ") + w;
+    for (const std::string& w : line_words(line)) header += (header.empty() ? "" : " ") + w;
   }
   for (const Protocol* p : readers)
     if (p->expected_header() == header) return p->read_expected(path);

@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "common/text.h"
 #include "common/interrupt.h"
 #include "common/splitmix64.h"
 #include "common/units.h"
@@ -280,11 +281,7 @@ Expected parse_expected(const std::string& name, const std::string& text) {
     ++line_no;
     const std::string where = name + ":" + std::to_string(line_no);
     auto fail = [&](const std::string& why) { throw InputError(where + ": " + why); };
-    const size_t hash = line.find('#');
-    if (hash != std::string::npos) line.resize(hash);
-    std::istringstream ls(line);
-    std::vector<std::string> toks;
-    for (std::string t; ls >> t;) toks.push_back(t);
+    const std::vector<std::string> toks = line_words(line);
     if (toks.empty()) continue;
     if (!have_header) {
       if (toks.size() != 2 || toks[0] != "flaresim-expected" || toks[1] != "1")

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "common/text.h"
 #include "net/frame.h"
 #include "net/trace_syntax.h"
 #include "net/trace_writer.h"
@@ -299,11 +300,7 @@ SparseExpected parse_sparse_expected(const std::string& name, const std::string&
     ++line_no;
     const std::string where = name + ":" + std::to_string(line_no);
     auto fail = [&](const std::string& why) { throw InputError(where + ": " + why); };
-    const size_t hash = line.find('#');
-    if (hash != std::string::npos) line.resize(hash);
-    std::istringstream ls(line);
-    std::vector<std::string> toks;
-    for (std::string t; ls >> t;) toks.push_back(t);
+    const std::vector<std::string> toks = line_words(line);
     if (toks.empty()) continue;
     if (!have_header) {
       if (toks.size() != 2 || toks[0] != "flaresim-expected-sparse" || toks[1] != "1")

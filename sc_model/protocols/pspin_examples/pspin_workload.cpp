@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "common/text.h"
 #include "common/interrupt.h"
 #include "common/splitmix64.h"
 #include "net/frame.h"
@@ -221,11 +222,7 @@ PspinExpected parse_pspin_expected(const std::string& name, const std::string& t
   std::string line;
   for (size_t n = 1; std::getline(lines, line); ++n) {
     const std::string where = name + ":" + std::to_string(n);
-    const size_t hash = line.find('#');
-    if (hash != std::string::npos) line.erase(hash);
-    std::istringstream toks(line);
-    std::vector<std::string> t;
-    for (std::string s; toks >> s;) t.push_back(s);
+    const std::vector<std::string> t = line_words(line);
     if (t.empty()) continue;
     if (!header) {
       if (t.size() != 2 || t[0] + " " + t[1] != kPspinExpectedHeader)
