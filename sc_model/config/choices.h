@@ -17,6 +17,7 @@ enum class FaultAction { kAbort, kDrop };
 enum class OnOff { kOn, kOff };
 enum class IcrcCheck { kCheck, kOff };
 enum class SchedPolicy { kFcfs, kHierFcfs, kHomeCluster, kFlow };
+enum class PathChoice { kDst, kEcmp, kAdaptive };
 
 template <typename E>
 struct ChoiceNames;
@@ -47,6 +48,11 @@ struct ChoiceNames<iss::IcacheReplacement> {
 template <>
 struct ChoiceNames<SchedPolicy> {
   static constexpr std::array<const char*, 4> names = {"fcfs", "hier-fcfs", "home-cluster", "flow"};
+};
+
+template <>
+struct ChoiceNames<PathChoice> {
+  static constexpr std::array<const char*, 3> names = {"dst", "ecmp", "adaptive"};
 };
 
 // The name of a choice, and the choice of a name (false: no such name).

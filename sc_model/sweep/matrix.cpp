@@ -12,14 +12,6 @@
 
 namespace fs::sweep {
 
-uint64_t fnv1a64(const std::string& data, uint64_t h) {
-  for (unsigned char c : data) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-
 std::string hex16(uint64_t v) {
   static const char* digits = "0123456789abcdef";
   std::string s(16, '0');

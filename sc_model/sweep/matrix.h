@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/fnv1a.h"
 #include "config/config.h"
 #include "sweep/sweep_file.h"
 
@@ -25,9 +26,6 @@ struct RunPoint {
   std::string id;               // 16 hex digits: hash of config_text and the inputs' paths and contents
 };
 
-// 64-bit FNV-1a, continuing from `h`.
-constexpr uint64_t kFnvOffset = 0xcbf29ce484222325ull;
-uint64_t fnv1a64(const std::string& data, uint64_t h = kFnvOffset);
 std::string hex16(uint64_t v);
 
 

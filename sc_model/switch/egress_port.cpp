@@ -1,23 +1,25 @@
-// Egress queue and line-rate transmission (see egress_port.h).
+// Egress queue, ECN marking, line-rate transmission and propagation (see egress_port.h).
 #include "switch/egress_port.h"
+
+#include "net/ecn.h"
 
 namespace fs {
 
-EgressPort::EgressPort(sc_core::sc_module_name name, unsigned index, const PortsConfig& ports, DropLedger& drops)
-    : sc_core::sc_module(name),
-      index_(index),
-      gbps_(ports.gbps),
-      wire_overhead_(ports.wire_overhead),
-      capacity_(ports.egress_queue_bytes),
-      drops_(drops) {
+EgressPort::EgressPort(sc_core::sc_module_name name, unsigned index, const LinkParams& link, DropLedger& drops)
+    : sc_core::sc_module(name), index_(index), params_(link), drops_(drops) {
+  if (params_.latency > 0)
+    wire_ = std::make_unique<DelayLine<PacketPtr>>("wire", params_.latency, [this](PacketPtr p) { arrive(std::move(p)); });
   SC_THREAD(transmit);
 }
 
 void EgressPort::accept(PacketPtr p) {
-  if (queued_ + p->data.size() > capacity_) {
+  if (queued_ + p->data.size() > params_.queue_bytes) {
+    ++dropped;
     drops_.count("egress_full");
     return;
   }
+  // Marked on the queue it finds (RFC 3168's instantaneous queue, as DCTCP's switches mark).
+  if (params_.ecn_bytes > 0 && queued_ > params_.ecn_bytes && mark_ce(p->data)) ++ecn_marked;
   queued_ += p->data.size();
   queue_bytes.set(now_ps(), queued_);
   queue_.push_back(std::move(p));
@@ -34,12 +36,21 @@ void EgressPort::transmit() {
     ++packets_out;
     bytes_out += p->data.size();
     latency_ps.add(start - p->arrival);
-    wait(ps_time(wire_time(p->data.size(), wire_overhead_, gbps_)));
+    const Picos wire = params_.wire_time_of(p->data.size());
+    busy_ps += wire;
+    wait(ps_time(wire));
     // The frame leaves the queue memory once its last bit is out.
     queued_ -= p->data.size();
     queue_bytes.set(now_ps(), queued_);
-    if (link_) link_->accept(std::move(p));
+    if (!link_) continue;
+    if (wire_) {
+      wire_->push(std::move(p));
+    } else {
+      link_->accept(std::move(p));
+    }
   }
 }
+
+void EgressPort::arrive(PacketPtr p) { link_->accept(std::move(p)); }
 
 }  // namespace fs

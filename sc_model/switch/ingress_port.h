@@ -8,6 +8,7 @@
 #include "common/stats_tree.h"
 #include "config/config.h"
 #include "net/packet_sink.h"
+#include "switch/link.h"
 
 namespace fs {
 
@@ -15,12 +16,12 @@ class IngressPort : public sc_core::sc_module, public PacketSinkIf {
  public:
   sc_core::sc_port<PacketSinkIf> out;
 
-  // Its parameters: the ports section (line rate, wire overhead).
-  IngressPort(sc_core::sc_module_name name, unsigned index, const PortsConfig& ports)
-      : sc_core::sc_module(name), index_(index), gbps_(ports.gbps), wire_overhead_(ports.wire_overhead) {}
+  // Its parameters: its link's (line rate, wire overhead).
+  IngressPort(sc_core::sc_module_name name, unsigned index, const LinkParams& link)
+      : sc_core::sc_module(name), index_(index), link_(link) {}
 
   // Time the port needs to receive a frame of `bytes`.
-  Picos wire_time_of(uint64_t bytes) const { return wire_time(bytes, wire_overhead_, gbps_); }
+  Picos wire_time_of(uint64_t bytes) const { return link_.wire_time_of(bytes); }
 
   // A trace frame whose arrival and received times are already set; hands it on now.
   void deliver(PacketPtr p) {
@@ -50,8 +51,7 @@ class IngressPort : public sc_core::sc_module, public PacketSinkIf {
 
  private:
   unsigned index_;
-  double gbps_;
-  unsigned wire_overhead_;
+  LinkParams link_;
 };
 
 }  // namespace fs

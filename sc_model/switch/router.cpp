@@ -6,7 +6,10 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "common/splitmix64.h"
 #include "common/text.h"
+#include "net/flow_key.h"
+#include "switch/egress_port.h"
 
 namespace fs {
 namespace {
@@ -27,19 +30,44 @@ bool parse_ipv4(const std::string& text, uint32_t* out, bool* bad_octet) {
   return true;
 }
 
-Route parse_route(const std::string& entry, unsigned num_ports) {
+// "4", "4-7", "4-7,9": strict decimal ports of a switch with `num_ports` ports, each once, in the
+// order written; false (with *why) if the text is not such a list.
+bool parse_route_ports(const std::string& text, unsigned num_ports, std::vector<unsigned>* out, std::string* why) {
+  std::stringstream items(text);
+  for (std::string item; std::getline(items, item, ',');) {
+    const size_t dash = item.find('-');
+    uint64_t lo = 0, hi = 0;
+    if (!parse_decimal(trim(item.substr(0, dash)), 65535, &lo)) return false;
+    hi = lo;
+    if (dash != std::string::npos && (!parse_decimal(trim(item.substr(dash + 1)), 65535, &hi) || hi < lo)) return false;
+    for (uint64_t port = lo; port <= hi; ++port) {
+      if (port >= num_ports) return *why = "port " + std::to_string(port) + " does not exist", false;
+      if (std::find(out->begin(), out->end(), unsigned(port)) != out->end())
+        return *why = "port " + std::to_string(port) + " is listed twice", false;
+      out->push_back(unsigned(port));
+    }
+  }
+  return !out->empty();
+}
+
+Route parse_route(const std::string& entry, unsigned num_ports, PathChoice default_choice) {
   const bool v6 = entry.find(':') != std::string::npos;
-  const std::string shape = v6 ? "expected 'x:x::x/len -> port'" : "expected 'a.b.c.d/len -> port'";
+  const std::string shape =
+      v6 ? "expected 'x:x::x/len -> ports [dst|ecmp|adaptive]'" : "expected 'a.b.c.d/len -> ports [dst|ecmp|adaptive]'";
   auto bad = [&](const std::string& why) {
     throw InputError("bad value '" + entry + "' for 'routing.routes': " + why);
   };
-  // Strict decimal fields: "network/len -> port".
+  // Strict decimal fields: "network/len -> ports [choice]".
   const size_t arrow = entry.find("->");
   if (arrow == std::string::npos) bad(shape);
-  const std::string net = trim(entry.substr(0, arrow)), port_text = trim(entry.substr(arrow + 2));
+  const std::string net = trim(entry.substr(0, arrow));
+  const std::vector<std::string> target = line_words(entry.substr(arrow + 2));
   const size_t slash = net.find('/');
-  if (slash == std::string::npos) bad(shape);
+  if (slash == std::string::npos || target.empty() || target.size() > 2) bad(shape);
   Route r;
+  r.choice = default_choice;
+  if (target.size() == 2 && !parse_choice(target[1], &r.choice))
+    bad("'" + target[1] + "' is not a way to choose among ports (dst, ecmp or adaptive)");
   const unsigned max_len = v6 ? 128 : 32;
   if (v6) {
     r.family = IpVersion::kIpv6;
@@ -48,43 +76,32 @@ Route parse_route(const std::string& entry, unsigned num_ports) {
     bool bad_octet = false;
     if (!parse_ipv4(net.substr(0, slash), &r.prefix, &bad_octet)) bad(bad_octet ? "address octets must be 0-255" : shape);
   }
-  uint64_t len = 0, port = 0;
+  uint64_t len = 0;
   if (!parse_decimal(net.substr(slash + 1), max_len, &len)) bad("prefix length must be 0-" + std::to_string(max_len));
-  if (!parse_decimal(port_text, 65535, &port)) bad(shape);
-  if (port >= num_ports) bad("port " + std::to_string(port) + " does not exist");
+  std::string why;
+  if (!parse_route_ports(target[0], num_ports, &r.ports, &why)) bad(why.empty() ? shape : why);
   r.length = unsigned(len);
-  r.port = unsigned(port);
-  if (v6) {
-    for (unsigned bit = r.length; bit < 128; ++bit) r.prefix6[bit / 8] &= uint8_t(~(0x80u >> (bit % 8)));
-  } else {
-    r.prefix &= len ? ~uint32_t(0) << (32 - len) : 0;
-  }
+  clear_host_bits(r);
   return r;
-}
-
-bool matches(const Route& r, const Headers& h) {
-  if (r.family != h.ip) return false;
-  if (r.family == IpVersion::kIpv4) {
-    const uint32_t mask = r.length ? ~uint32_t(0) << (32 - r.length) : 0;
-    return (h.dst_ipv4 & mask) == r.prefix;
-  }
-  for (unsigned bit = 0; bit < r.length; bit += 8) {
-    const unsigned n = r.length - bit;
-    const uint8_t mask = n >= 8 ? 0xFF : uint8_t(0xFF00u >> n);
-    if ((h.dst_ip[bit / 8] & mask) != r.prefix6[bit / 8]) return false;
-  }
-  return true;
 }
 
 }  // namespace
 
-std::vector<Route> parse_routes(const std::string& text, unsigned num_ports) {
+void clear_host_bits(Route& r) {
+  if (r.family == IpVersion::kIpv6) {
+    for (unsigned bit = r.length; bit < 128; ++bit) r.prefix6[bit / 8] &= uint8_t(~(0x80u >> (bit % 8)));
+  } else {
+    r.prefix &= r.length ? ~uint32_t(0) << (32 - r.length) : 0;
+  }
+}
+
+std::vector<Route> parse_routes(const std::string& text, unsigned num_ports, PathChoice default_choice) {
   std::vector<Route> routes;
   std::stringstream ss(text);
   std::string item;
   while (std::getline(ss, item, ';')) {
     const std::string entry = trim(item);
-    if (!entry.empty()) routes.push_back(parse_route(entry, num_ports));
+    if (!entry.empty()) routes.push_back(parse_route(entry, num_ports, default_choice));
   }
   return routes;
 }
@@ -92,15 +109,33 @@ std::vector<Route> parse_routes(const std::string& text, unsigned num_ports) {
 Router::Router(sc_core::sc_module_name name, const RoutingConfig& cfg, unsigned num_ports, Clock clock,
                DropLedger& drops)
     : sc_core::sc_module(name),
-      routes_(parse_routes(cfg.routes, num_ports)),
       // validate_config checked that it is "learn", "drop" or a port.
       default_(cfg.default_route == "learn" ? Default::kLearn
                : cfg.default_route == "drop" ? Default::kDrop
                                               : Default::kPort),
+      adaptive_threshold_(cfg.adaptive_threshold),
       drops_(drops),
       stage_("stage", clock.cycles_ps(cfg.latency_cycles), [this](PacketPtr p) { forward(std::move(p)); }) {
+  for (const Route& r : parse_routes(cfg.routes, num_ports, cfg.multipath)) add_route(r);
   if (default_ == Default::kPort) default_port_ = std::stoi(cfg.default_route);
   if (default_ == Default::kLearn) macs_ = std::make_unique<MacTable>(cfg.mac_table_entries, cfg.mac_aging_ns * kPicosPerNs);
+}
+
+void Router::add_route(Route r) {
+  clear_host_bits(r);
+  if (r.ports.empty()) throw std::logic_error("Router::add_route: a route without ports");
+  size_t* slot = nullptr;
+  if (r.family == IpVersion::kIpv6) {
+    slot = &by_length6_[r.length][r.prefix6];
+  } else {
+    slot = &by_length4_[r.length].emplace(r.prefix, 0).first->second;
+  }
+  if (*slot) {  // the same prefix again: the later route replaces the earlier one
+    routes_[*slot - 1] = std::move(r);
+  } else {
+    routes_.push_back(std::move(r));
+    *slot = routes_.size();
+  }
 }
 
 void Router::accept(PacketPtr p) { stage_.push(std::move(p)); }
@@ -110,28 +145,74 @@ void Router::learn(const Packet& p, const Headers& h) {
   if (macs_ && h.ok && !((h.src_mac >> 40) & 1)) macs_->learn(h.outer_vid, h.src_mac, p.ingress_port, now_ps());
 }
 
-int Router::route(const Headers& h) const {
-  int best = -1, best_len = -1;
-  if (!h.ok) return -1;
-  for (const Route& r : routes_) {
-    if (int(r.length) > best_len && matches(r, h)) {
-      best = int(r.port);
-      best_len = int(r.length);
+const Route* Router::match(const Headers& h) const {
+  if (!h.ok) return nullptr;
+  if (h.ip == IpVersion::kIpv4) {
+    for (const auto& [len, table] : by_length4_) {
+      const uint32_t mask = len ? ~uint32_t(0) << (32 - len) : 0;
+      const auto it = table.find(h.dst_ipv4 & mask);
+      if (it != table.end()) return &routes_[it->second - 1];
+    }
+  } else if (h.ip == IpVersion::kIpv6) {
+    for (const auto& [len, table] : by_length6_) {
+      std::array<uint8_t, 16> key;
+      std::copy(h.dst_ip, h.dst_ip + 16, key.begin());
+      for (unsigned bit = len; bit < 128; ++bit) key[bit / 8] &= uint8_t(~(0x80u >> (bit % 8)));
+      const auto it = table.find(key);
+      if (it != table.end()) return &routes_[it->second - 1];
     }
   }
+  return nullptr;
+}
+
+unsigned Router::choose(const Route& r, const Headers& h, bool* diverted) const {
+  const size_t n = r.ports.size();
+  if (n == 1) return r.ports[0];
+  if (r.choice == PathChoice::kEcmp) return r.ports[ecmp_hash(h) % n];
+  // dst: the destination address decides (IPv6's folded to 64 bits first).
+  uint64_t dst = h.dst_ipv4;
+  if (h.ip == IpVersion::kIpv6)
+    for (unsigned i = 0; i < 16; i += 8) {
+      uint64_t half = 0;
+      for (unsigned b = 0; b < 8; ++b) half = (half << 8) | h.dst_ip[i + b];
+      dst = splitmix64_mix(dst ^ half);
+    }
+  const unsigned first = r.ports[splitmix64_mix(dst) % n];
+  if (r.choice == PathChoice::kDst || !queues_) return first;
+  // adaptive: leave the default port once its queue is above the threshold, for the least queued.
+  const EgressPort& def = *(*queues_)[first];
+  if (double(def.queued_bytes()) <= adaptive_threshold_ * double(def.params().queue_bytes)) return first;
+  unsigned best = first;
+  for (unsigned port : r.ports)
+    if ((*queues_)[port]->queued_bytes() < (*queues_)[best]->queued_bytes()) best = port;
+  if (diverted) *diverted = best != first;
   return best;
 }
 
+// The CRC of the 5-tuple, mixed with the switch's seed by a non-linear function: CRC-32 is
+// affine, so a seed hashed along with the tuple would only XOR every switch's hash with a
+// constant, and a tier of switches would all split flows the same way (hash polarisation).
+uint64_t Router::ecmp_hash(const Headers& h) const {
+  static const FlowKey five_tuple = parse_flow_key("5tuple");
+  std::string why;
+  Bytes fields;
+  flow_key_bytes(five_tuple, h, nullptr, &fields, &why);  // 5tuple has no payload field: cannot fail
+  return splitmix64_mix(ecmp_seed_ ^ flow_hash(fields));
+}
+
 int Router::lookup(const Packet& p) const {
-  const int port = route(walk_headers(p.data.data(), p.data.size()));
-  return port >= 0 ? port : default_port_;
+  const Headers h = walk_headers(p.data.data(), p.data.size());
+  const Route* r = match(h);
+  return r ? int(choose(*r, h, nullptr)) : default_port_;
 }
 
 void Router::forward(PacketPtr p) {
   const Headers h = walk_headers(p->data.data(), p->data.size());
-  const int port = route(h);
-  if (port >= 0) {
+  if (const Route* r = match(h)) {
     ++routed;
+    bool off_default = false;
+    const unsigned port = choose(*r, h, &off_default);
+    diverted += off_default;
     egress[port]->accept(std::move(p));
   } else if (default_ == Default::kPort) {
     ++defaulted;
@@ -177,7 +258,7 @@ void Router::flood(PacketPtr p) {
 }
 
 void Router::report(StatsTree& out) const {
-  out["routed"] = routed, out["defaulted"] = defaulted, out["bridged"] = bridged;
+  out["routed"] = routed, out["diverted"] = diverted, out["defaulted"] = defaulted, out["bridged"] = bridged;
   out["flooded"] = flooded, out["flood_copies"] = flood_copies;
   StatsTree& macs = out["mac_table"];
   if (macs_) {

@@ -4,12 +4,28 @@
 #include <algorithm>
 #include <string>
 
+#include "common/errors.h"
+#include "common/fnv1a.h"
 #include "rtl_bridge/icrc_rtl.h"
 
 namespace fs {
+namespace {
 
-Switch::Switch(sc_core::sc_module_name name, const Config& cfg) : sc_core::sc_module(name), cfg_(cfg) {
+// What a plain switch's parser would hand its missing PsPIN unit: nothing, since its rules may
+// name no handler set (checked when it is built).
+class NoUnit : public PacketSinkIf {
+ public:
+  void accept(PacketPtr) override { throw SimError("a plain switch's parser matched a packet"); }
+};
+
+}  // namespace
+
+Switch::Switch(sc_core::sc_module_name name, const Config& cfg, const SwitchShape& shape)
+    : sc_core::sc_module(name), cfg_(cfg) {
   validate_config(cfg_);
+  if (!shape.links.empty() && shape.links.size() != cfg_.ports.count)
+    throw std::logic_error("Switch: " + std::to_string(shape.links.size()) + " links for " +
+                           std::to_string(cfg_.ports.count) + " ports");
   const Clock clock = Clock::from_ghz(cfg_.pspin.clock_ghz);
   if (cfg_.rtl.any()) rtl_ = std::make_unique<RtlContext>(cfg_.rtl.vcd);
 
@@ -25,19 +41,32 @@ Switch::Switch(sc_core::sc_module_name name, const Config& cfg) : sc_core::sc_mo
   if (cfg_.scheduler.policy == SchedPolicy::kFlow) parser_->use_flow_key(flow_key);
   router_ = std::make_unique<Router>("router", cfg_.routing, cfg_.ports.count, clock, drops);
   // The control plane installs the handler sets the parser's rules name.
-  pspin_ = std::make_unique<PspinUnit>("pspin", cfg_, parser_->handler_sets_used(), drops, rtl_.get());
+  if (shape.pspin) {
+    pspin_ = std::make_unique<PspinUnit>("pspin", cfg_, parser_->handler_sets_used(), drops, rtl_.get());
+  } else if (!parser_->handler_sets_used().empty()) {
+    throw InputError(std::string(basename()) + " is a plain switch (no PsPIN unit), but its parser.rules name handler sets: '" +
+                     cfg_.parser.rules + "'");
+  }
   for (unsigned p = 0; p < cfg_.ports.count; ++p) {
-    ingress_.push_back(std::make_unique<IngressPort>(("ingress" + std::to_string(p)).c_str(), p, cfg_.ports));
-    egress_.push_back(std::make_unique<EgressPort>(("egress" + std::to_string(p)).c_str(), p, cfg_.ports, drops));
+    const LinkParams link = shape.links.empty() ? LinkParams::of(cfg_.ports) : shape.links[p];
+    ingress_.push_back(std::make_unique<IngressPort>(("ingress" + std::to_string(p)).c_str(), p, link));
+    egress_.push_back(std::make_unique<EgressPort>(("egress" + std::to_string(p)).c_str(), p, link, drops));
     ingress_[p]->out.bind(*parser_);
   }
-  parser_->to_pspin.bind(pspin_->in);
+  if (pspin_) {
+    parser_->to_pspin.bind(pspin_->in);
+  } else {
+    no_unit_ = std::make_unique<NoUnit>();
+    parser_->to_pspin.bind(*no_unit_);
+  }
   SC_THREAD(replay);
   parser_->to_router.bind(*router_);
   parser_->learn.bind(*router_);
+  router_->watch_queues(&egress_);
+  router_->set_ecmp_seed(component_seed(cfg_.seed, sc_core::sc_module::name()));
   for (unsigned p = 0; p < cfg_.ports.count; ++p) {
     router_->egress.bind(*egress_[p]);
-    pspin_->command_unit().egress.bind(*egress_[p]);
+    if (pspin_) pspin_->command_unit().egress.bind(*egress_[p]);
   }
 }
 

@@ -1,6 +1,7 @@
 // One switch: ingress ports, parser/matcher, routing table, the PsPIN unit and egress ports,
 // wired together. Several switches can live in one simulation (link an egress port to another
-// switch's ingress); each owns its drop ledger and statistics.
+// switch's ingress; network/ builds whole fabrics); each owns its drop ledger and statistics.
+// A plain switch has no PsPIN unit: its parser may match nothing, and it only forwards.
 #pragma once
 #include <memory>
 #include <vector>
@@ -19,10 +20,17 @@ namespace fs {
 // The parser's CRC engine takes the Verilated build's BYTES a cycle (rtl/CMakeLists.txt).
 constexpr unsigned kIcrcEngineBytesPerCycle = rtl_param::icrc_engine::BYTES;
 
+// How a switch is built beyond its configuration: its ports' links (empty: every port's from
+// the ports section) and whether it has a packet-processing unit.
+struct SwitchShape {
+  std::vector<LinkParams> links;  // one per port, or none
+  bool pspin = true;
+};
+
 class Switch : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(Switch);
-  Switch(sc_core::sc_module_name name, const Config& cfg);
+  Switch(sc_core::sc_module_name name, const Config& cfg, const SwitchShape& shape = {});
 
   // Trace packets to replay (each with its ingress port and arrival time). Call before the
   // simulation starts. They are received in the order of the time their last bit is in, ties
@@ -39,7 +47,9 @@ class Switch : public sc_core::sc_module {
   const std::vector<std::unique_ptr<EgressPort>>& egress() const { return egress_; }
   Parser& parser() { return *parser_; }
   Router& router() { return *router_; }
-  PspinUnit& pspin() { return *pspin_; }
+  bool has_pspin() const { return pspin_ != nullptr; }
+  PspinUnit& pspin() { return *pspin_; }  // only if has_pspin()
+  const LinkParams& link_params(unsigned port) const { return egress_.at(port)->params(); }
 
  private:
   void replay();
@@ -53,6 +63,7 @@ class Switch : public sc_core::sc_module {
   std::unique_ptr<Parser> parser_;
   std::unique_ptr<Router> router_;
   std::unique_ptr<PspinUnit> pspin_;
+  std::unique_ptr<PacketSinkIf> no_unit_;  // a plain switch's parser's to_pspin (never used)
 };
 
 }  // namespace fs

@@ -1,11 +1,16 @@
 // Tests of egress serialisation (sc_model/switch/egress_port and fs::wire_time in
 // common/units.h): departure times at line rate, byte-bounded queue with "egress_full" drops,
-// the departure hook's arguments, the onward link, and wire_time's rounding up to whole ps.
+// the departure hook's arguments, the onward link and its propagation latency, ECN marking at a
+// known queue depth, the busy time a link's utilisation comes from, and wire_time's rounding up
+// to whole ps.
 #include "switch/egress_port.h"
 
 #include <gtest/gtest.h>
 
 #include "blocks/sc_testbench.h"
+#include "net/ecn.h"
+#include "net/frame.h"
+#include "net/headers.h"
 
 namespace fs_tb {
 namespace {
@@ -34,12 +39,13 @@ struct Departure {
   size_t bytes;
 };
 
-// The ports section with a line rate and queue capacity (wire overhead 24 bytes, the default).
-fs::PortsConfig ports_section(double gbps, uint64_t queue_bytes) {
+// The link of a port of the ports section with a line rate and queue capacity (wire overhead 24
+// bytes, the default).
+fs::LinkParams ports_section(double gbps, uint64_t queue_bytes) {
   fs::PortsConfig p;
   p.gbps = gbps;
   p.egress_queue_bytes = queue_bytes;
-  return p;
+  return fs::LinkParams::of(p);
 }
 
 struct EgressBench {
@@ -49,14 +55,16 @@ struct EgressBench {
   fs::EgressPort port;
   std::vector<Departure> departed;
   EgressBench(double gbps, uint64_t queue_bytes, unsigned index = 3)
-      : port("egress", index, ports_section(gbps, queue_bytes), drops) {
+      : EgressBench(ports_section(gbps, queue_bytes), index) {}
+  EgressBench(const fs::LinkParams& params, unsigned index = 3) : port("egress", index, params, drops) {
     port.link(&link);
     port.on_departure([this](unsigned i, Picos t, const fs::Packet& p) {
       departed.push_back(Departure{i, t, p.data.size()});
     });
   }
-  void send(Picos t, size_t bytes, Picos arrival = 0) {
-    script.at(t, [this, bytes, arrival]() { port.accept(make_packet(Bytes(bytes, 0x55), arrival)); });
+  void send(Picos t, size_t bytes, Picos arrival = 0) { send(t, Bytes(bytes, 0x55), arrival); }
+  void send(Picos t, Bytes frame, Picos arrival = 0) {
+    script.at(t, [this, frame, arrival]() { port.accept(make_packet(frame, arrival)); });
   }
 };
 
@@ -143,6 +151,76 @@ TEST(BlocksEgress, FrameExactlyFillingQueueIsKept) {
   sc_core::sc_start();
   EXPECT_EQ(b.departed.size(), 1u);
   EXPECT_EQ(b.drops.by_cause["egress_full"], 2u);
+}
+
+TEST(BlocksEgress, PropagationLatencyDelaysTheFarEndOnly) {
+  quiet_systemc();
+  // 100 Gbit/s and 1 us of propagation: two 1000-byte frames queued at 0 leave at 0 and 81.92 ns
+  // as without latency (the departure hook sees the first bit leave), and reach the far end
+  // 1 us after their last bits: 1081.92 and 1163.84 ns, the second while the first is still on
+  // the fibre. The link was busy 163.84 ns.
+  fs::LinkParams link = ports_section(100.0, 1 << 20);
+  link.latency = 1000000;
+  EgressBench b(link);
+  b.send(0, 1000);
+  b.send(0, 1000);
+  sc_core::sc_start();
+  ASSERT_EQ(b.departed.size(), 2u);
+  EXPECT_EQ(b.departed[0].time, 0u);
+  EXPECT_EQ(b.departed[1].time, 81920u);
+  ASSERT_EQ(b.link.got.size(), 2u);
+  EXPECT_EQ(b.link.got[0].time, 1081920u);
+  EXPECT_EQ(b.link.got[1].time, 1163840u);
+  EXPECT_EQ(b.port.busy_ps, 163840u);
+}
+
+// A UDP/IPv4 frame of `bytes` bytes (payload padded) whose TOS byte says ECT(0).
+Bytes ect0_frame(size_t bytes) {
+  uint8_t src[6] = {2, 0, 0, 0, 0, 1}, dst[6] = {2, 0, 0, 0, 0, 2};
+  const Bytes payload(bytes - 42, 0);
+  Bytes f = fs::build_udp_frame(src, dst, 0x0A010001, 0x0A010002, 1000, 2000, payload.data(), payload.size());
+  EXPECT_TRUE(fs::set_ecn(f, fs::Ecn::kEct0));
+  return f;
+}
+
+TEST(BlocksEgress, EcnMarksFramesQueuedBehindMoreThanTheThreshold) {
+  quiet_systemc();
+  // Threshold 1500 bytes, queue 4000, 100 Gbit/s; five ECN-capable 1000-byte frames at 0 and a
+  // sixth at 200 ns. At 0 each finds 0, 1000, 2000, 3000 queued bytes: the first two pass, the
+  // third and fourth are marked (2000 and 3000 > 1500), the fifth (4000 + 1000 > 4000) is
+  // dropped. At 200 ns frames 1 and 2 have left (81.92, 163.84 ns), 3 is on the wire: 2000
+  // bytes queued, so the sixth is marked too. A frame that is not ECN-capable (the 0x55 filler,
+  // no IP header) behind 3000 bytes at 200 ns is queued unmarked.
+  fs::LinkParams link = ports_section(100.0, 4000);
+  link.ecn_bytes = 1500;
+  EgressBench b(link);
+  for (int i = 0; i < 5; ++i) b.send(0, ect0_frame(1000));
+  b.send(200000, ect0_frame(1000));
+  b.send(200000, 1000);
+  sc_core::sc_start();
+  ASSERT_EQ(b.link.got.size(), 6u);
+  const fs::Ecn expected[6] = {fs::Ecn::kEct0, fs::Ecn::kEct0, fs::Ecn::kCe,
+                               fs::Ecn::kCe,   fs::Ecn::kCe,   fs::Ecn::kNotEct};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(fs::ecn_of(b.link.got[i].pkt->data), expected[i]) << i;
+  EXPECT_TRUE(fs::walk_headers(b.link.got[2].pkt->data.data(), b.link.got[2].pkt->data.size()).ok);
+  EXPECT_EQ(b.port.ecn_marked, 3u);
+  EXPECT_EQ(b.port.dropped, 1u);
+  EXPECT_EQ(b.drops.by_cause["egress_full"], 1u);
+  fs::StatsTree stats;
+  b.port.report(stats);
+  EXPECT_EQ(stats["ecn_marked"].uint_value(), 3u);
+  EXPECT_EQ(stats["egress_full"].uint_value(), 1u);
+}
+
+TEST(BlocksEgress, EcnOffByDefault) {
+  quiet_systemc();
+  // ecn_bytes 0: nothing is marked however deep the queue.
+  EgressBench b(100.0, 1 << 20);
+  for (int i = 0; i < 4; ++i) b.send(0, ect0_frame(1500));
+  sc_core::sc_start();
+  ASSERT_EQ(b.link.got.size(), 4u);
+  for (const auto& g : b.link.got) EXPECT_EQ(fs::ecn_of(g.pkt->data), fs::Ecn::kEct0);
+  EXPECT_EQ(b.port.ecn_marked, 0u);
 }
 
 }  // namespace

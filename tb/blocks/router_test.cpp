@@ -36,7 +36,7 @@ std::string prefix(const std::string& entry) { return "bad value '" + entry + "'
 void expect_route(const Route& r, uint32_t prefix, unsigned len, unsigned port) {
   EXPECT_EQ(r.prefix, prefix);
   EXPECT_EQ(r.length, len);
-  EXPECT_EQ(r.port, port);
+  EXPECT_EQ(r.ports, std::vector<unsigned>{port});
 }
 
 uint32_t ip(unsigned a, unsigned b, unsigned c, unsigned d) { return (a << 24) | (b << 16) | (c << 8) | d; }
@@ -73,10 +73,12 @@ TEST(BlocksRouter, ParseRoutesAccepts) {
 }
 
 TEST(BlocksRouter, ParseRoutesRejectsWithExactMessages) {
-  const std::string shape = "expected 'a.b.c.d/len -> port'";
+  const std::string shape = "expected 'a.b.c.d/len -> ports [dst|ecmp|adaptive]'";
   EXPECT_EQ(route_error("10.0.0/8 -> 1"), prefix("10.0.0/8 -> 1") + shape);
   EXPECT_EQ(route_error("10.0.0.0/8"), prefix("10.0.0.0/8") + shape);
-  EXPECT_EQ(route_error("10.0.0.0/8 -> 1 x"), prefix("10.0.0.0/8 -> 1 x") + shape);
+  EXPECT_EQ(route_error("10.0.0.0/8 -> 1 x"),
+            prefix("10.0.0.0/8 -> 1 x") + "'x' is not a way to choose among ports (dst, ecmp or adaptive)");
+  EXPECT_EQ(route_error("10.0.0.0/8 -> 1 ecmp x"), prefix("10.0.0.0/8 -> 1 ecmp x") + shape);
   EXPECT_EQ(route_error("10.0.0.0/8 => 1"), prefix("10.0.0.0/8 => 1") + shape);
   EXPECT_EQ(route_error("256.0.0.0/8 -> 1"), prefix("256.0.0.0/8 -> 1") + "address octets must be 0-255");
   EXPECT_EQ(route_error("10.0.0.300/8 -> 1"), prefix("10.0.0.300/8 -> 1") + "address octets must be 0-255");
@@ -209,7 +211,7 @@ TEST(BlocksRouter, ParseRoutesAcceptsIpv6) {
   ASSERT_EQ(r.size(), 4u);
   EXPECT_EQ(r[0].family, fs::IpVersion::kIpv6);
   EXPECT_EQ(r[0].length, 32u);
-  EXPECT_EQ(r[0].port, 1u);
+  EXPECT_EQ(r[0].ports, std::vector<unsigned>{1});
   const std::array<uint8_t, 16> db8 = {0x20, 0x01, 0x0d, 0xb8};
   EXPECT_EQ(r[0].prefix6, db8);
   // Host bits beyond /62 are cleared: the fourth group 0x0007 keeps its bits above bit 62 (0x0004).
@@ -222,7 +224,7 @@ TEST(BlocksRouter, ParseRoutesAcceptsIpv6) {
 }
 
 TEST(BlocksRouter, ParseRoutesRejectsIpv6WithExactMessages) {
-  const std::string shape = "expected 'x:x::x/len -> port'";
+  const std::string shape = "expected 'x:x::x/len -> ports [dst|ecmp|adaptive]'";
   EXPECT_EQ(route_error("2001:db8::/32"), prefix("2001:db8::/32") + shape);
   EXPECT_EQ(route_error("2001:db8:: -> 1"), prefix("2001:db8:: -> 1") + shape);
   EXPECT_EQ(route_error("2001:db8::/32 -> x"), prefix("2001:db8::/32 -> x") + shape);
