@@ -11,6 +11,7 @@
 #include <boost/program_options.hpp>
 
 #include "app/insn_trace_options.h"
+#include "app/network_run.h"
 #include "app/simulation.h"
 #include "app/stats_report.h"
 #include "common/build_info.h"
@@ -59,6 +60,35 @@ StatsFormat stats_format_of(const po::variables_map& vm) {
   if (!vm.count("stats")) return StatsFormat::kJson;
   const std::string path = vm["stats"].as<std::string>();
   return path.size() > 4 && path.compare(path.size() - 4, 4, ".csv") == 0 ? StatsFormat::kCsv : StatsFormat::kJson;
+}
+
+// `flaresim run` of a network (network.topology other than single): the hosts drive it, so the
+// single switch's inputs and per-switch outputs are refused; the stats and the effective
+// configuration are written as for any run, and messages left unfinished are reported.
+int run_network_command(RunRequest& req, const po::variables_map& vm, StatsFormat stats_format) {
+  for (const char* option : {"trace", "verify", "egress", "chrome-trace", "trace-insn", "dump-state", "handler-log", "rtl", "vcd"})
+    if (vm.count(option))
+      throw InputError(std::string("--") + option + ": not available in a network run (network.topology = " +
+                       req.cfg.network.topology + "), whose hosts drive it (traffic.*)");
+  OutputFiles outputs;
+  if (vm.count("config")) outputs.input("--config", vm["config"].as<std::string>());
+  if (!req.cfg.network.file.empty()) outputs.input("--network.file", req.cfg.network.file);
+  std::ostream* stats_out = vm.count("stats") ? &outputs.add("--stats", vm["stats"].as<std::string>()) : nullptr;
+  std::ostream* config_out =
+      vm.count("dump-config") ? &outputs.add("--dump-config", vm["dump-config"].as<std::string>()) : nullptr;
+  std::ostream& report = outputs.writes_stdout() ? std::cerr : std::cout;
+  const NetworkRunResult result = run_network(req.cfg, req.config_path, isatty(2));
+  if (stats_out) *stats_out << (stats_format == StatsFormat::kCsv ? stats_csv(result.stats) : result.stats.dump(2) + "\n");
+  if (config_out) *config_out << "# flaresim " << build_version() << " (" << build_git_commit()
+                              << "): the effective configuration of a run; flaresim run --config reads it back\n"
+                              << config_ini_text(req.cfg);
+  outputs.commit();
+  if (!result.fault.empty()) throw SimError(result.fault);
+  if (!vm.count("quiet")) report << format_network_summary(result.stats);
+  if (result.unfinished)
+    std::cerr << "flaresim: warning: the run ended with " << result.unfinished
+              << " background messages incomplete (packets dropped on the way: stats network.drops, traffic.unfinished)\n";
+  return 0;
 }
 
 }  // namespace
@@ -116,13 +146,14 @@ int cmd_run(const std::vector<std::string>& args) {
     apply_ini_file(req.cfg, req.config_path);
   }
   apply_overrides(req.cfg, vm);
+  if (vm.count("seed")) find_config_key("sim.seed")->set(req.cfg, vm["seed"].as<std::string>());
+  if (vm.count("hpu-model")) find_config_key("hpu.model")->set(req.cfg, vm["hpu-model"].as<std::string>());
+  if (req.cfg.network.topology != "single") return run_network_command(req, vm, stats_format);
   const bool hosts = req.cfg.hosts.model != "none";
   if (!vm.count("trace") && !hosts)
     throw InputError("missing --trace (or closed-loop hosts: --hosts.model " +
                      (key_choices("hosts.model").empty() ? std::string("MODEL") : key_choices("hosts.model")[0].value) +
                      "; see 'flaresim run --help')");
-  if (vm.count("seed")) find_config_key("sim.seed")->set(req.cfg, vm["seed"].as<std::string>());
-  if (vm.count("hpu-model")) find_config_key("hpu.model")->set(req.cfg, vm["hpu-model"].as<std::string>());
   if (vm.count("trace")) req.trace_path = vm["trace"].as<std::string>();
   req.pcap_port = vm["pcap-port"].as<std::string>();
   const std::string capture_times = vm["capture-times"].as<std::string>();

@@ -26,9 +26,10 @@ namespace {
 constexpr Picos kMaxTraceTime = Picos(1) << 62;
 constexpr Picos kMaxSimTime = Picos(1) << 63;
 
-// Advances the simulation to its end in slices, so that a progress line can be shown between
-// slices. The slice length does not change the result: the kernel stops at the last event.
-void run_to_end(Switch& sw, bool progress, Picos last_arrival, std::chrono::steady_clock::time_point t0) {
+}  // namespace
+
+void run_to_end(const std::function<bool()>& stopped, bool progress, Picos last_arrival,
+                std::chrono::steady_clock::time_point t0) {
   using clock = std::chrono::steady_clock;
   auto last_print = t0;
   bool printed = false;
@@ -42,7 +43,7 @@ void run_to_end(Switch& sw, bool progress, Picos last_arrival, std::chrono::stea
       throw SimError("simulated time passed 2^63 ps (about 106 days) at " + std::to_string(now_ps()) +
                      " ps; the configured costs are too large to simulate");
     sc_core::sc_start(sc_core::sc_time_to_pending_activity() + slice, sc_core::SC_EXIT_ON_STARVATION);
-    if (!sw.pspin().fatal_error().empty()) break;  // a handler fault stopped the kernel
+    if (stopped()) break;  // a handler fault stopped the kernel
     if (pending_interrupt()) {
       if (printed) std::fprintf(stderr, "\r%60s\r", "");
       char at[64];
@@ -54,8 +55,12 @@ void run_to_end(Switch& sw, bool progress, Picos last_arrival, std::chrono::stea
       if (now - t0 > std::chrono::seconds(2) && now - last_print > std::chrono::milliseconds(500)) {
         const double sim_us = double(now_ps()) / double(kPicosPerUs);
         const double total_us = double(last_arrival) / double(kPicosPerUs);
-        std::fprintf(stderr, "\rsimulated %.1f us of trace %.1f us (%.0f%%)   ", sim_us, total_us,
-                     total_us > 0 ? std::min(100.0, 100.0 * sim_us / total_us) : 100.0);
+        if (total_us > 0) {
+          std::fprintf(stderr, "\rsimulated %.1f us of trace %.1f us (%.0f%%)   ", sim_us, total_us,
+                       std::min(100.0, 100.0 * sim_us / total_us));
+        } else {
+          std::fprintf(stderr, "\rsimulated %.1f us   ", sim_us);
+        }
         std::fflush(stderr);
         last_print = now;
         printed = true;
@@ -65,6 +70,8 @@ void run_to_end(Switch& sw, bool progress, Picos last_arrival, std::chrono::stea
   if (printed) std::fprintf(stderr, "\r%60s\r", "");
 }
 
+namespace {
+
 // SystemC's reports: stdout holds only flaresim's own output, so warnings and errors go to
 // stderr and information ("Simulation stopped by user." after a handler fault) nowhere.
 void report_to_stderr(const sc_core::sc_report& r, const sc_core::sc_actions& actions) {
@@ -72,6 +79,15 @@ void report_to_stderr(const sc_core::sc_report& r, const sc_core::sc_actions& ac
     std::fprintf(stderr, "flaresim: SystemC: %s\n", r.get_msg());
   sc_core::sc_report_handler::default_handler(r, actions & ~sc_core::SC_DISPLAY);
 }
+
+}  // namespace
+
+void quiet_systemc_reports() {
+  sc_core::sc_report_handler::set_actions(sc_core::SC_ID_NO_SC_START_ACTIVITY_, sc_core::SC_DO_NOTHING);
+  sc_core::sc_report_handler::set_handler(report_to_stderr);
+}
+
+namespace {
 
 // The Chrome/Perfetto trace-event timeline of handler runs.
 class ChromeTrace : public HandlerRunObserver {
@@ -134,8 +150,7 @@ RunResult run_simulation(const RunRequest& req) {
   }
   records.clear();
 
-  sc_core::sc_report_handler::set_actions(sc_core::SC_ID_NO_SC_START_ACTIVITY_, sc_core::SC_DO_NOTHING);
-  sc_core::sc_report_handler::set_handler(report_to_stderr);
+  quiet_systemc_reports();
   Switch sw("switch", req.cfg);
   sw.load(packets);
   packets.clear();
@@ -170,7 +185,8 @@ RunResult run_simulation(const RunRequest& req) {
   }
 
   sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborate and run time-zero activity
-  if (sw.pspin().fatal_error().empty()) run_to_end(sw, req.progress, last_arrival, wall0);
+  if (sw.pspin().fatal_error().empty())
+    run_to_end([&sw]() { return !sw.pspin().fatal_error().empty(); }, req.progress, last_arrival, wall0);
   const Picos end = now_ps();
   result.fault = sw.pspin().fatal_error();
 

@@ -2,6 +2,7 @@
 // from the configuration, run to completion, and produce the statistics, the egress capture and
 // the verification report. Kept apart from the CLI so tests can drive it directly.
 #pragma once
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <ostream>
@@ -53,6 +54,15 @@ struct RunResult {
 // when a signal asks it to stop. A handler fault that stops the run is no exception: the result
 // says so (RunResult::fault, stats `end`). Call once per process (SystemC elaborates once).
 RunResult run_simulation(const RunRequest& req);
+
+// Advances the simulation to its end in slices of simulated time, showing progress on stderr
+// between them if asked (against the last trace arrival, 0 if none) and stopping early when
+// `stopped` says a handler fault stopped the kernel or a signal asks to stop (Interrupted). The
+// slice length does not change the result: the kernel stops at the last event.
+void run_to_end(const std::function<bool()>& stopped, bool progress, Picos last_arrival,
+                std::chrono::steady_clock::time_point t0);
+// SystemC's reports on stderr as flaresim's own (its information messages nowhere).
+void quiet_systemc_reports();
 
 // The readable summary printed by `flaresim run`.
 std::string format_summary(const nlohmann::json& stats);

@@ -13,9 +13,6 @@
 
 namespace fs {
 
-namespace {
-
-// A block's report as JSON: numbers keep their kind (whole or not), as the stats always had.
 nlohmann::json to_json(const StatsTree& t) {
   switch (t.kind()) {
     case StatsTree::Kind::kNull: return nullptr;
@@ -36,8 +33,6 @@ nlohmann::json to_json(const StatsTree& t) {
   }
   return nullptr;
 }
-
-}  // namespace
 
 // Each block reports its own counters; here they are put together, and what spans blocks
 // (totals, utilisation, throughput) is worked out.

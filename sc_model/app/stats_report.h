@@ -18,6 +18,9 @@ constexpr int kStatsSchema = 2;
 
 nlohmann::json collect_stats(Switch& sw, Picos end_time);
 
+// A block's report as JSON: numbers keep their kind (whole or not).
+nlohmann::json to_json(const StatsTree& t);
+
 // The stats' "verify" section: `ok` (every check that ran passed), `checks` (how many ran), and
 // `file` (run --verify: `expected_file`) and `hosts` (the closed-loop hosts' own check), each
 // {checked, ok, expected_packets, matched, missing, wrong, duplicate, unexpected}, zeros and

@@ -108,6 +108,12 @@ std::vector<ConfigKey> make_schema() {
 #define FS_OWNER hosts
 #include "config/sections/hosts.def"
 #undef FS_OWNER
+#define FS_OWNER network
+#include "config/sections/network.def"
+#undef FS_OWNER
+#define FS_OWNER traffic
+#include "config/sections/traffic.def"
+#undef FS_OWNER
 #include "config/sections/undef_key_macros.h"
   for (const ConfigSection& sec : registered_sections())
     for (const ConfigKey& k : sec.keys) s.push_back(k);

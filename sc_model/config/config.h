@@ -67,6 +67,12 @@ struct CommandConfig {
 struct HostsConfig {
 #include "config/sections/hosts.def"
 };
+struct NetworkConfig {
+#include "config/sections/network.def"
+};
+struct TrafficConfig {
+#include "config/sections/traffic.def"
+};
 #include "config/sections/undef_key_macros.h"
 
 // Which blocks run as Verilated RTL instead of their SystemC twins (run --rtl, --vcd). Not a
@@ -115,6 +121,8 @@ struct Config {
   iss::IcacheParams icache;  // the icache.* keys (iss/icache.def)
   CommandConfig command;
   HostsConfig hosts;
+  NetworkConfig network;
+  TrafficConfig traffic;
   SectionValues sections;  // the protocols' sections (register_config_section)
   RtlChoice rtl;  // not a key (see RtlChoice)
 };

@@ -1,0 +1,96 @@
+// The `run` pipeline for networks (see network_run.h).
+#include "app/network_run.h"
+
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+
+#include "app/simulation.h"
+#include "app/stats_report.h"
+#include "common/build_info.h"
+#include "common/errors.h"
+#include "config/config_json.h"
+#include "network/network.h"
+#include "network/traffic.h"
+
+namespace fs {
+
+NetworkRunResult run_network(const Config& cfg, const std::string& config_path, bool progress) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  validate_config(cfg);
+  if (cfg.hosts.model != "none")
+    throw InputError("hosts.model = " + cfg.hosts.model +
+                     ": closed-loop hosts run on a single switch only in this version (network.topology = single)");
+  if (cfg.traffic.pattern == "none")
+    throw InputError("network.topology = " + cfg.network.topology +
+                     ": nothing drives the network; set traffic.pattern (uniform, permutation or incast)");
+  quiet_systemc_reports();
+  Network net("net", cfg, topology_of(cfg.network));
+  BackgroundTraffic traffic("traffic", cfg, net);
+
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  if (net.fatal_error().empty()) run_to_end([&net]() { return !net.fatal_error().empty(); }, progress, 0, wall0);
+  const Picos end = now_ps();
+
+  NetworkRunResult result;
+  result.fault = net.fatal_error();
+  result.unfinished = traffic.unfinished();
+  nlohmann::json& stats = result.stats;
+  stats["flaresim"] = {{"version", build_version()}, {"git_commit", build_git_commit()}, {"stats_schema", kStatsSchema}};
+  stats["seed"] = cfg.seed;
+  stats["end"] = {{"reason", result.fault.empty() ? "finished" : "handler_fault"}, {"fault", result.fault}};
+  stats["inputs"] = {{"trace", ""}, {"config_file", config_path}, {"topology_file", cfg.network.file}};
+  stats["config"] = config_to_json(cfg);
+  stats["sim"] = {{"time_ps", end}, {"time_us", double(end) / double(kPicosPerUs)}};
+  StatsTree network, background;
+  net.report(network, end);
+  traffic.report(background);
+  StatsTree& per_switch = network["per_switch"].make_array();
+  for (size_t i = 0; i < net.switch_count(); ++i) {
+    Switch& sw = net.switch_at(i);
+    StatsTree& s = per_switch.append();
+    s["name"] = net.switch_name(i);
+    s["kind"] = sw.has_pspin() ? "inc" : "plain";
+    uint64_t in = 0, out = 0;
+    for (const auto& p : sw.ingress()) in += p->packets_in;
+    for (const auto& p : sw.egress()) out += p->packets_out;
+    s["packets_in"] = in, s["packets_out"] = out;
+    s["drops"] = sw.drops.by_cause;
+    sw.router().report(s["routing"]);
+  }
+  stats["network"] = to_json(network);
+  stats["traffic"] = to_json(background);
+  stats["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return result;
+}
+
+std::string format_network_summary(const nlohmann::json& s) {
+  std::ostringstream o;
+  char line[256];
+  const auto& n = s["network"];
+  const auto& t = s["traffic"];
+  std::snprintf(line, sizeof line, "simulated time   %.3f us\n", s["sim"]["time_us"].get<double>());
+  o << line;
+  std::snprintf(line, sizeof line, "network          %s: %llu switches, %llu hosts, %llu links\n",
+                s["config"]["network"]["topology"].get<std::string>().c_str(),
+                (unsigned long long)n["switches"].get<uint64_t>(), (unsigned long long)n["hosts"].get<uint64_t>(),
+                (unsigned long long)n["links"].get<uint64_t>());
+  o << line;
+  std::snprintf(line, sizeof line, "links            %llu B in all, %llu B between switches; utilisation mean %.3f, max %.3f\n",
+                (unsigned long long)n["bytes_total"].get<uint64_t>(),
+                (unsigned long long)n["bytes_between_switches"].get<uint64_t>(), n["utilisation"]["mean"].get<double>(),
+                n["utilisation"]["max"].get<double>());
+  o << line;
+  std::snprintf(line, sizeof line, "queues           %llu ECN marks, %llu drops\n",
+                (unsigned long long)n["ecn_marked"].get<uint64_t>(), (unsigned long long)n["drops"].get<uint64_t>());
+  o << line;
+  std::snprintf(line, sizeof line,
+                "traffic          %s: %llu of %llu messages complete; FCT mean %.3f us, p99 %.3f us; goodput %.3f Gbit/s\n",
+                t["pattern"].get<std::string>().c_str(), (unsigned long long)t["completed"].get<uint64_t>(),
+                (unsigned long long)t["messages"].get<uint64_t>(), t["fct_us"]["mean"].get<double>(),
+                t["fct_us"]["p99"].get<double>(), t["goodput_gbps"].get<double>());
+  o << line;
+  return o.str();
+}
+
+}  // namespace fs

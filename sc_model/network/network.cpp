@@ -1,0 +1,201 @@
+// A network of switches and hosts built from a topology (see network.h).
+#include "network/network.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "common/errors.h"
+#include "common/text.h"
+#include "fs_packet.h"
+
+namespace fs {
+namespace {
+
+// SystemC names hold no '.' (its hierarchy separator); a topology's names may.
+std::string module_name(const std::string& node) {
+  std::string s = node;
+  std::replace(s.begin(), s.end(), '.', '_');
+  return s;
+}
+
+bool kind_of(const std::string& name, SwitchKind* out) {
+  for (SwitchKind k : {SwitchKind::kInc, SwitchKind::kPlain, SwitchKind::kCalibrated})
+    if (name == switch_kind_name(k)) return *out = k, true;
+  return false;
+}
+
+// The configuration a switch node runs with: the network's, with the node's port count, and
+// frames no route takes (none to a host of the network) dropped as no_route rather than bridged:
+// a fabric routes, and its routes reach every host. A plain switch matches nothing (it has no
+// unit to hand frames to).
+Config switch_config(const Config& cfg, const TopoNode& node) {
+  Config c = cfg;
+  c.ports.count = node.ports;
+  c.routing.default_route = "drop";
+  if (node.kind == SwitchKind::kPlain) c.parser.rules = "";
+  return c;
+}
+
+// The routes of the i-th switch: one per host, over the ports of its shortest paths.
+void install_routes(Router& router, const std::vector<std::vector<unsigned>>& to_host, PathChoice choice) {
+  for (unsigned h = 0; h < to_host.size(); ++h) {
+    Route r;
+    r.prefix = fs_host_ipv4(h);
+    r.length = 32;
+    r.ports = to_host[h];
+    r.choice = choice;
+    router.add_route(std::move(r));
+  }
+}
+
+// Where a link's parameters come from: the ports section, then the link's own.
+LinkParams link_params(const Config& cfg, const TopoLink& l) { return l.params.applied_to(LinkParams::of(cfg.ports)); }
+
+}  // namespace
+
+void apply_kinds(Topology& t, const std::string& kinds) {
+  std::stringstream entries(kinds);
+  for (std::string entry; std::getline(entries, entry, ';');) {
+    entry = trim(entry);
+    if (entry.empty()) continue;
+    auto bad = [&](const std::string& why) {
+      throw InputError("bad value '" + entry + "' for 'network.kinds': " + why);
+    };
+    const size_t eq = entry.find('=');
+    if (eq == std::string::npos) bad("expected 'NAME=KIND' or 'PREFIX*=KIND'");
+    const std::string pattern = trim(entry.substr(0, eq)), kind_name = trim(entry.substr(eq + 1));
+    SwitchKind kind;
+    if (!kind_of(kind_name, &kind)) bad("'" + kind_name + "' is not a switch kind (inc, plain or calibrated)");
+    const bool prefix = !pattern.empty() && pattern.back() == '*';
+    const std::string stem = prefix ? pattern.substr(0, pattern.size() - 1) : pattern;
+    unsigned matched = 0;
+    for (TopoNode& n : t.nodes) {
+      if (n.host || !(prefix ? n.name.compare(0, stem.size(), stem) == 0 : n.name == stem)) continue;
+      n.kind = kind;
+      ++matched;
+    }
+    if (!matched) bad("no switch is named '" + pattern + "'");
+  }
+}
+
+Topology topology_of(const NetworkConfig& net) {
+  SwitchKind kind = SwitchKind::kInc;
+  kind_of(net.kind, &kind);  // a choice key: always a kind
+  Topology t;
+  if (net.topology == "leaf_spine") {
+    t = leaf_spine(net.leaves, net.spines, net.hosts_per_leaf, kind);
+  } else if (net.topology == "fat_tree") {
+    t = fat_tree(net.k, kind);
+  } else if (net.topology == "file") {
+    if (net.file.empty()) throw InputError("network.topology = file needs network.file");
+    t = parse_topology_file(net.file);
+  } else {
+    throw std::logic_error("topology_of: a single switch is not a network");
+  }
+  apply_kinds(t, net.kinds);
+  return t;
+}
+
+Network::Network(sc_core::sc_module_name name, const Config& cfg, Topology topology)
+    : sc_core::sc_module(name), topology_(std::move(topology)) {
+  validate(topology_);
+  switch_nodes_ = topology_.switches();
+  switch_of_node_.assign(topology_.nodes.size(), -1);
+  const std::vector<std::vector<PortPeer>> peers = topology_.peers();
+  for (size_t i = 0; i < switch_nodes_.size(); ++i) {
+    const TopoNode& node = topology_.nodes[switch_nodes_[i]];
+    if (node.kind == SwitchKind::kCalibrated)
+      throw InputError(node.where + ": switch " + node.name +
+                       " is of kind calibrated, which this version cannot build yet (use inc or plain)");
+    SwitchShape shape;
+    shape.pspin = node.kind == SwitchKind::kInc;
+    for (unsigned p = 0; p < node.ports; ++p) {
+      const int link = peers[switch_nodes_[i]][p].link;
+      shape.links.push_back(link < 0 ? LinkParams::of(cfg.ports) : link_params(cfg, topology_.links[link]));
+    }
+    switch_of_node_[switch_nodes_[i]] = int(i);
+    switches_.push_back(
+        std::make_unique<Switch>(module_name(node.name).c_str(), switch_config(cfg, node), shape));
+  }
+  for (unsigned node : topology_.hosts()) {
+    const TopoNode& n = topology_.nodes[node];
+    const PortPeer& up = peers[node][0];
+    hosts_.push_back(std::make_unique<HostPort>(module_name(n.name).c_str(), n.host_index,
+                                                link_params(cfg, topology_.links[up.link]), host_drops));
+  }
+  // Every link, both ways: a switch port's egress to the far end's ingress (or host).
+  for (const TopoLink& l : topology_.links) {
+    for (const auto& [from, from_port, to, to_port] :
+         {std::tuple{l.a, l.a_port, l.b, l.b_port}, std::tuple{l.b, l.b_port, l.a, l.a_port}}) {
+      PacketSinkIf* far = topology_.nodes[to].host
+                              ? static_cast<PacketSinkIf*>(hosts_[topology_.nodes[to].host_index].get())
+                              : switches_[switch_of_node_[to]]->ingress()[to_port].get();
+      if (topology_.nodes[from].host) {
+        hosts_[topology_.nodes[from].host_index]->nic().link(far);
+      } else {
+        switches_[switch_of_node_[from]]->egress()[from_port]->link(far);
+      }
+    }
+  }
+  const auto hops = next_hops(topology_);
+  for (size_t i = 0; i < switches_.size(); ++i) install_routes(switches_[i]->router(), hops[i], cfg.routing.multipath);
+}
+
+std::string Network::fatal_error() const {
+  for (const auto& sw : switches_)
+    if (sw->has_pspin() && !sw->pspin().fatal_error().empty())
+      return std::string(sw->basename()) + ": " + sw->pspin().fatal_error();
+  return "";
+}
+
+const EgressPort& Network::sender(unsigned node, unsigned port) const {
+  if (topology_.nodes[node].host) return hosts_[topology_.nodes[node].host_index]->nic();
+  return *switches_[switch_of_node_[node]]->egress()[port];
+}
+
+void Network::report(StatsTree& out, Picos end) const {
+  out["switches"] = switches_.size();
+  out["hosts"] = hosts_.size();
+  out["links"] = topology_.links.size();
+  uint64_t bytes_total = 0, bytes_fabric = 0, ecn = 0, drops = 0;
+  std::vector<double> utilisation;
+  StatsTree& links = out["per_link"].make_array();
+  for (const TopoLink& l : topology_.links) {
+    const bool fabric = !topology_.nodes[l.a].host && !topology_.nodes[l.b].host;
+    for (const auto& [from, from_port, to, to_port] :
+         {std::tuple{l.a, l.a_port, l.b, l.b_port}, std::tuple{l.b, l.b_port, l.a, l.a_port}}) {
+      const EgressPort& e = sender(from, from_port);
+      StatsTree& d = links.append();
+      d["from"] = topology_.nodes[from].name + ":" + std::to_string(from_port);
+      d["to"] = topology_.nodes[to].name + ":" + std::to_string(to_port);
+      d["packets"] = e.packets_out, d["bytes"] = e.bytes_out;
+      const double u = end ? double(e.busy_ps) / double(end) : 0.0;
+      d["utilisation"] = u;
+      d["queue_max_bytes"] = e.queue_bytes.max();
+      d["queue_mean_bytes"] = e.queue_bytes.average(end);
+      d["ecn_marked"] = e.ecn_marked, d["drops"] = e.dropped;
+      utilisation.push_back(u);
+      bytes_total += e.bytes_out;
+      if (fabric) bytes_fabric += e.bytes_out;
+      ecn += e.ecn_marked, drops += e.dropped;
+    }
+  }
+  out["bytes_total"] = bytes_total;
+  out["bytes_between_switches"] = bytes_fabric;
+  out["ecn_marked"] = ecn;
+  out["drops"] = drops;
+  // The distribution of link utilisation (every direction of every link): Canary's CDF plots.
+  std::sort(utilisation.begin(), utilisation.end());
+  StatsTree& u = out["utilisation"];
+  const std::pair<const char*, double> points[] = {{"min", 0},    {"p10", 0.1}, {"p25", 0.25}, {"p50", 0.5},
+                                                   {"p75", 0.75}, {"p90", 0.9}, {"p99", 0.99}, {"max", 1}};
+  for (const auto& [key, q] : points)
+    u[key] = utilisation.empty() ? 0.0 : utilisation[size_t(q * double(utilisation.size() - 1) + 0.5)];
+  double mean = 0;
+  for (double x : utilisation) mean += x;
+  u["mean"] = utilisation.empty() ? 0.0 : mean / double(utilisation.size());
+  StatsTree& hosts = out["per_host"].make_array();
+  for (const auto& h : hosts_) h->report(hosts.append());
+}
+
+}  // namespace fs

@@ -1,0 +1,58 @@
+// A network of switches and hosts, built from a Topology (network/topology.h): one Switch per
+// switch node (the full PsPIN unit or plain, as the node's kind says; every port with its link's
+// parameters), one HostPort per host, every link wired in both directions, and each switch's
+// routes to every host (host h: fs_host_ipv4(h)/32 over the ports of its shortest paths, one
+// chosen per packet as routing.multipath says: up/down routing in a leaf-spine or fat tree).
+// It reports what crossed every link. What runs on the hosts is attached afterwards
+// (network/traffic.h, a protocol's host agents).
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/stats_tree.h"
+#include "config/config.h"
+#include "network/host_port.h"
+#include "network/topology.h"
+#include "switch/switch.h"
+
+namespace fs {
+
+// The topology the network section describes (the builders, or the edge-list file), with
+// network.kinds applied; InputError for a bad file or kind entry.
+Topology topology_of(const NetworkConfig& net);
+// Applies network.kinds ('NAME=KIND' or 'PREFIX*=KIND' entries separated by ';') to the switches
+// of `t`; InputError names a bad entry or one that matches no switch.
+void apply_kinds(Topology& t, const std::string& kinds);
+
+class Network : public sc_core::sc_module {
+ public:
+  Network(sc_core::sc_module_name name, const Config& cfg, Topology topology);
+
+  const Topology& topology() const { return topology_; }
+  // The switches in the order of topology().switches(), and the hosts by host index.
+  size_t switch_count() const { return switches_.size(); }
+  Switch& switch_at(size_t i) { return *switches_[i]; }
+  const std::string& switch_name(size_t i) const { return topology_.nodes[switch_nodes_[i]].name; }
+  size_t host_count() const { return hosts_.size(); }
+  HostPort& host(unsigned h) { return *hosts_.at(h); }
+  // The first handler fault an in-network-compute switch stopped on ("" if none).
+  std::string fatal_error() const;
+
+  // The stats' "network" section (docs/STATS.md): the topology, every link direction's bytes,
+  // utilisation, queue and ECN and drop counts, and their distribution over links.
+  void report(StatsTree& out, Picos end) const;
+  DropLedger host_drops;  // the hosts' NICs (which never drop: their queues hold everything)
+
+ private:
+  // The egress port at one end of a link (a switch's port, or a host's NIC).
+  const EgressPort& sender(unsigned node, unsigned port) const;
+
+  Topology topology_;
+  std::vector<unsigned> switch_nodes_;         // node index of each switch
+  std::vector<int> switch_of_node_;            // switch index of each node, -1 for hosts
+  std::vector<std::unique_ptr<Switch>> switches_;
+  std::vector<std::unique_ptr<HostPort>> hosts_;
+};
+
+}  // namespace fs

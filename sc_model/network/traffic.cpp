@@ -1,0 +1,199 @@
+// Background traffic between hosts (see traffic.h).
+#include "network/traffic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <queue>
+
+#include "common/errors.h"
+#include "common/fnv1a.h"
+#include "common/splitmix64.h"
+#include "fs_packet.h"
+#include "net/ecn.h"
+#include "net/frame.h"
+#include "net/headers.h"
+
+namespace fs {
+namespace {
+
+constexpr uint32_t kMagic = 0x46534247;  // "FSBG": the first payload bytes of a background packet
+constexpr unsigned kHeaderBytes = 12;     // magic, message index, packet index (big-endian u32s)
+
+void put32(uint8_t* p, uint32_t v) { p[0] = uint8_t(v >> 24), p[1] = uint8_t(v >> 16), p[2] = uint8_t(v >> 8), p[3] = uint8_t(v); }
+uint32_t get32(const uint8_t* p) { return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3]; }
+
+// The message's payload split into packets: each chunk of at most `mtu` bytes, at least the header.
+std::vector<uint32_t> chunks(uint64_t bytes, unsigned mtu) {
+  std::vector<uint32_t> out;
+  for (uint64_t left = bytes; left > 0; left -= std::min<uint64_t>(left, mtu))
+    out.push_back(uint32_t(std::max<uint64_t>(std::min<uint64_t>(left, mtu), kHeaderBytes)));
+  return out;
+}
+
+// A frame of a packet's size on the wire: Ethernet + IPv4 + UDP headers, payload, overhead.
+Picos message_wire_time(uint64_t bytes, unsigned mtu, const LinkParams& link) {
+  Picos t = 0;
+  for (uint32_t c : chunks(bytes, mtu)) t += link.wire_time_of(42 + c);
+  return t;
+}
+
+}  // namespace
+
+BackgroundTraffic::BackgroundTraffic(sc_core::sc_module_name name, const Config& cfg, Network& net)
+    : sc_core::sc_module(name), cfg_(cfg.traffic), net_(net) {
+  const unsigned n = unsigned(net.host_count());
+  if (cfg_.hosts == "all") {
+    for (unsigned h = 0; h < n; ++h) hosts_.push_back(h);
+  } else {
+    hosts_ = parse_number_list("traffic.hosts", cfg_.hosts, "host");
+  }
+  for (unsigned h : hosts_)
+    if (h >= n)
+      throw InputError("bad value '" + cfg_.hosts + "' for 'traffic.hosts': host " + std::to_string(h) +
+                       " does not exist (the network has " + std::to_string(n) + " hosts, 0-" + std::to_string(n - 1) + ")");
+  if (cfg_.pattern == "incast") {
+    if (cfg_.incast_target >= n)
+      throw InputError("bad value '" + std::to_string(cfg_.incast_target) + "' for 'traffic.incast_target': host " +
+                       std::to_string(cfg_.incast_target) + " does not exist (the network has " + std::to_string(n) +
+                       " hosts)");
+    if (std::find(hosts_.begin(), hosts_.end(), cfg_.incast_target) == hosts_.end()) hosts_.push_back(cfg_.incast_target);
+  }
+  if (hosts_.size() < 2)
+    throw InputError("traffic.pattern = " + cfg_.pattern + " needs at least two hosts in traffic.hosts, not '" +
+                     cfg_.hosts + "'");
+  for (unsigned r = 0; r < hosts_.size(); ++r) {
+    if (!(cfg_.pattern == "incast" && hosts_[r] == cfg_.incast_target)) senders_.push_back(r);
+    rng_.push_back(component_seed(cfg.seed, "traffic/host" + std::to_string(hosts_[r])));
+    net_.host(hosts_[r]).bind_udp(kTrafficUdpPort, this);
+  }
+  sent_.assign(hosts_.size(), 0);
+  by_sender_.resize(hosts_.size());
+  if (cfg_.pattern == "permutation") {
+    // Sattolo's shuffle: a random permutation with one cycle, so nobody sends to itself.
+    perm_.resize(hosts_.size());
+    for (unsigned r = 0; r < perm_.size(); ++r) perm_[r] = r;
+    uint64_t state = component_seed(cfg.seed, "traffic/permutation");
+    for (size_t i = perm_.size() - 1; i > 0; --i) {
+      state += kSplitmixGolden;
+      std::swap(perm_[i], perm_[splitmix64_mix(state) % i]);
+    }
+  }
+  SC_THREAD(send_all);
+}
+
+unsigned BackgroundTraffic::pick_peer(unsigned rank) {
+  if (cfg_.pattern == "permutation") return perm_[rank];
+  if (cfg_.pattern == "incast") {
+    return unsigned(std::find(hosts_.begin(), hosts_.end(), cfg_.incast_target) - hosts_.begin());
+  }
+  // uniform: another host of the list, each equally likely.
+  rng_[rank] += kSplitmixGolden;
+  const unsigned pick = unsigned(splitmix64_mix(rng_[rank]) % (hosts_.size() - 1));
+  return pick >= rank ? pick + 1 : pick;
+}
+
+void BackgroundTraffic::start_message(unsigned rank) {
+  const unsigned src = hosts_[rank], dst = hosts_[pick_peer(rank)];
+  const uint32_t index = uint32_t(messages_.size());
+  const std::vector<uint32_t> sizes = chunks(cfg_.message_bytes, cfg_.mtu_payload);
+  TrafficMessage m;
+  m.src = src, m.dst = dst, m.bytes = cfg_.message_bytes, m.packets = uint32_t(sizes.size()), m.started = now_ps();
+  messages_.push_back(m);
+  by_sender_[rank].push_back(index);
+  uint8_t src_mac[6], dst_mac[6];
+  fs_host_mac(src, src_mac);
+  fs_host_mac(dst, dst_mac);
+  const uint16_t sport = uint16_t(49152 + index % 16384);
+  for (uint32_t i = 0; i < sizes.size(); ++i) {
+    Bytes payload(sizes[i], 0);
+    put32(payload.data(), kMagic), put32(payload.data() + 4, index), put32(payload.data() + 8, i);
+    auto p = std::make_shared<Packet>();
+    p->data = build_udp_frame(src_mac, dst_mac, fs_host_ipv4(src), fs_host_ipv4(dst), sport, kTrafficUdpPort,
+                              payload.data(), payload.size());
+    if (cfg_.ecn) set_ecn(p->data, Ecn::kEct0);
+    p->arrival = now_ps();
+    net_.host(src).send(std::move(p));
+  }
+}
+
+void BackgroundTraffic::send_all() {
+  // Each sender's next start, earliest first (ties: lower rank).
+  using Start = std::pair<Picos, unsigned>;
+  std::priority_queue<Start, std::vector<Start>, std::greater<Start>> next;
+  std::vector<double> mean_gap(hosts_.size());
+  auto gap = [&](unsigned r) {
+    rng_[r] += kSplitmixGolden;
+    const double u = double(splitmix64_mix(rng_[r]) >> 11) * 0x1.0p-53;  // [0, 1)
+    return Picos(std::llround(-std::log1p(-u) * mean_gap[r]));
+  };
+  for (unsigned r : senders_) {
+    mean_gap[r] = double(message_wire_time(cfg_.message_bytes, cfg_.mtu_payload, net_.host(hosts_[r]).nic().params())) /
+                  cfg_.load;
+    next.push({gap(r), r});
+  }
+  while (!next.empty()) {
+    const auto [t, r] = next.top();
+    next.pop();
+    if (t > now_ps()) wait(ps_time(t - now_ps()));
+    start_message(r);
+    if (++sent_[r] < cfg_.messages) next.push({t + gap(r), r});
+  }
+}
+
+void BackgroundTraffic::accept(PacketPtr p) {
+  const Headers h = walk_headers(p->data.data(), p->data.size());
+  const uint8_t* payload = p->data.data() + h.payload_offset;
+  if (h.payload_len < kHeaderBytes || get32(payload) != kMagic || get32(payload + 4) >= messages_.size()) {
+    ++stray_;
+    return;
+  }
+  TrafficMessage& m = messages_[get32(payload + 4)];
+  if (ecn_of(p->data) == Ecn::kCe) ++m.ecn_marked;
+  if (++m.received == m.packets) m.done = now_ps();
+}
+
+uint64_t BackgroundTraffic::unfinished() const {
+  uint64_t n = 0;
+  for (const TrafficMessage& m : messages_) n += m.done == 0;
+  return n;
+}
+
+void BackgroundTraffic::report(StatsTree& out) const {
+  out["pattern"] = cfg_.pattern;
+  out["hosts"] = hosts_.size(), out["senders"] = senders_.size();
+  uint64_t packets_sent = 0, packets_received = 0, bytes_received = 0, ecn = 0, completed = 0;
+  Picos first = ~Picos(0), last = 0;
+  std::vector<double> fct_us;
+  StatsTree& per = out["per_message"].make_array();
+  for (const TrafficMessage& m : messages_) {
+    packets_sent += m.packets, packets_received += m.received, ecn += m.ecn_marked;
+    first = std::min(first, m.started);
+    StatsTree& e = per.append();
+    e["src"] = m.src, e["dst"] = m.dst, e["bytes"] = m.bytes;
+    e["started_us"] = double(m.started) / double(kPicosPerUs);
+    e["complete"] = m.done != 0;
+    e["fct_us"] = m.done ? double(m.done - m.started) / double(kPicosPerUs) : 0.0;
+    e["ecn_marked"] = m.ecn_marked;
+    if (!m.done) continue;
+    ++completed;
+    bytes_received += m.bytes;
+    last = std::max(last, m.done);
+    fct_us.push_back(double(m.done - m.started) / double(kPicosPerUs));
+  }
+  out["messages"] = messages_.size(), out["completed"] = completed, out["unfinished"] = messages_.size() - completed;
+  out["packets_sent"] = packets_sent, out["packets_received"] = packets_received;
+  out["bytes_received"] = bytes_received;  // of complete messages
+  out["ecn_marked_packets"] = ecn;
+  out["stray_packets"] = stray_;
+  std::sort(fct_us.begin(), fct_us.end());
+  StatsTree& f = out["fct_us"];
+  double sum = 0;
+  for (double x : fct_us) sum += x;
+  f["mean"] = fct_us.empty() ? 0.0 : sum / double(fct_us.size());
+  for (const auto& [key, q] : {std::pair{"p50", 0.5}, std::pair{"p90", 0.9}, std::pair{"p99", 0.99}, std::pair{"max", 1.0}})
+    f[key] = fct_us.empty() ? 0.0 : fct_us[size_t(q * double(fct_us.size() - 1) + 0.5)];
+  // Goodput: complete messages' bytes over the time from the first start to the last completion.
+  out["goodput_gbps"] = last > first ? double(bytes_received) * 8e3 / double(last - first) : 0.0;
+}
+
+}  // namespace fs
