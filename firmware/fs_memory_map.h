@@ -41,7 +41,7 @@
 #define FS_REG_CMD_NPORTS 0x10u    /* ports in the list */
 #define FS_REG_CMD_HOST_LO 0x14u   /* host address, low word (host write) */
 #define FS_REG_CMD_HOST_HI 0x18u   /* host address, high word */
-#define FS_REG_CMD_TYPE 0x1Cu      /* write: 1 send, 2 multicast, 3 host write, 4 log line, 5/6 timer arm/cancel */
+#define FS_REG_CMD_TYPE 0x1Cu      /* write: 1 send, 2 multicast, 3 host write, 4 log line, 5/6 timer arm/cancel, 7 next hop */
 #define FS_REG_CMD_ISSUE 0x20u     /* read: issues the command in CMD_TYPE; its result */
 #define FS_REG_EXIT 0x24u          /* write: the handler's return code; the handler ends */
 #define FS_REG_DMA_DST 0x28u       /* DMA copy: destination address */
@@ -49,6 +49,7 @@
 #define FS_REG_DMA_LEN 0x30u       /* DMA copy: bytes */
 #define FS_REG_DMA_CMD 0x34u       /* write FS_DMA_COPY */
 #define FS_REG_DMA_ISSUE 0x38u     /* read: copies; the load completes when the copy is done; 0, or -1 if refused */
+#define FS_REG_ROUTE_ISSUE 0x3Cu   /* read: the next hop of CMD_ADDR (CMD_TYPE 7): a port, or -1 */
 #define FS_REG_INFO 0x40u          /* the read-only registers start here */
 #define FS_REG_NUM_CLUSTERS 0x40u  /* read */
 #define FS_REG_L1_STATE_SIZE 0x44u /* read: bytes of each cluster's L1 state area */
@@ -61,6 +62,7 @@
 #define FS_CMD_LOG 4u
 #define FS_CMD_TIMER_ARM 5u
 #define FS_CMD_TIMER_CANCEL 6u
+#define FS_CMD_NEXT_HOP 7u
 #define FS_DMA_COPY 1u
 
 /* The handler's arguments (fs_handler_args_t) as the RV32 handler sees them, at the top of its

@@ -27,12 +27,14 @@ bool kind_of(const std::string& name, SwitchKind* out) {
 // The configuration a switch node runs with: the network's, with the node's port count, and
 // frames no route takes (none to a host of the network) dropped as no_route rather than bridged:
 // a fabric routes, and its routes reach every host. A plain switch matches nothing (it has no
-// unit to hand frames to).
+// unit to hand frames to); a calibrated one runs its handlers natively, charged as
+// hpu.calibration's table says.
 Config switch_config(const Config& cfg, const TopoNode& node) {
   Config c = cfg;
   c.ports.count = node.ports;
   c.routing.default_route = "drop";
   if (node.kind == SwitchKind::kPlain) c.parser.rules = "";
+  if (node.kind == SwitchKind::kCalibrated) c.hpu.model = HpuModel::kNative;  // charged by hpu.calibration
   return c;
 }
 
@@ -104,11 +106,12 @@ Network::Network(sc_core::sc_module_name name, const Config& cfg, Topology topol
   const std::vector<std::vector<PortPeer>> peers = topology_.peers();
   for (size_t i = 0; i < switch_nodes_.size(); ++i) {
     const TopoNode& node = topology_.nodes[switch_nodes_[i]];
-    if (node.kind == SwitchKind::kCalibrated)
+    if (node.kind == SwitchKind::kCalibrated && cfg.hpu.calibration.empty())
       throw InputError(node.where + ": switch " + node.name +
-                       " is of kind calibrated, which this version cannot build yet (use inc or plain)");
+                       " is calibrated, but hpu.calibration names no calibration table (make one with flaresim run "
+                       "--hpu.model iss --calibration-out FILE)");
     SwitchShape shape;
-    shape.pspin = node.kind == SwitchKind::kInc;
+    shape.pspin = node.kind != SwitchKind::kPlain;
     for (unsigned p = 0; p < node.ports; ++p) {
       const int link = peers[switch_nodes_[i]][p].link;
       shape.links.push_back(link < 0 ? LinkParams::of(cfg.ports) : link_params(cfg, topology_.links[link]));

@@ -112,6 +112,8 @@ int HandlerApi::dma_copy(void* dst, const void* src, uint32_t len) {
   return 0;
 }
 
+int HandlerApi::next_hop(uint32_t ipv4) { return env_.routes ? env_.routes->next_hop_ipv4(ipv4) : -1; }
+
 int HandlerApi::log_write(const char* text, uint32_t len) {
   if (stray(text, std::min<uint32_t>(len, FS_LOG_MAX_LINE))) return -1;
   ++run_.log_lines;

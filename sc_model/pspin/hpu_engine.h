@@ -21,6 +21,7 @@
 namespace fs {
 
 class HandlerLog;
+class CalibrationTable;
 
 struct HandlerRun {
   uint64_t cycles = 0;  // the HPU's cycles for the run: the runtime's entry and exit included
@@ -66,6 +67,13 @@ class HandlerDmaIf {
 
 struct CommandIf;
 
+// The switch's routes as handlers ask them (fs_next_hop): the port a packet to `dst` would take
+// now, or -1.
+struct NextHopIf {
+  virtual ~NextHopIf() = default;
+  virtual int next_hop_ipv4(uint32_t dst) const = 0;
+};
+
 // What the engine may reach outside the HPU's memory: its cluster's DMA engine, the command unit
 // and the switch's port count.
 struct HpuEnvironment {
@@ -75,6 +83,7 @@ struct HpuEnvironment {
   // (pspin/channels.h); unset: they are left in HandlerRun::commands.
   CommandIf* commands = nullptr;
   Picos period_ps = 1000;  // the PsPIN clock
+  const NextHopIf* routes = nullptr;  // the switch's routing table (unset: fs_next_hop gives -1)
   unsigned num_ports = 0;
 };
 
@@ -141,19 +150,25 @@ class NativeEngine : public HpuEngine {
   // The handler runs as a guarded native call (pspin/native_call.h): a memory fault or a run
   // longer than hpu.native_watchdog_ms is a fault of the run. Configured by hpu.native_* and the
   // dma.* keys.
-  NativeEngine(const HpuConfig& hpu, const DmaConfig& dma)
+  // With a calibration table (calibrated switches: pspin/calibration.h), a run costs the
+  // table's cycles for its handler set, outcome and packet length instead.
+  NativeEngine(const HpuConfig& hpu, const DmaConfig& dma, std::shared_ptr<const CalibrationTable> calibration = nullptr)
       : fixed_(hpu.native_fixed_cycles),
         per_byte_(hpu.native_cycles_per_byte),
         watchdog_ms_(hpu.native_watchdog_ms),
         dma_latency_(dma.latency_cycles),
-        dma_bw_(dma.bytes_per_cycle) {}
+        dma_bw_(dma.bytes_per_cycle),
+        calibration_(std::move(calibration)) {}
   HandlerRun execute(const HandlerJob& job, const HpuEnvironment& env) override;
 
  private:
+  uint64_t compute_cycles(const HandlerJob& job, const HandlerRun& run) const;
+
   uint64_t fixed_;
   double per_byte_;
   uint32_t watchdog_ms_;
   uint32_t dma_latency_, dma_bw_;
+  std::shared_ptr<const CalibrationTable> calibration_;
 };
 
 }  // namespace fs

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "common/errors.h"
+#include "pspin/calibration.h"
 #include "pspin/handler_api.h"
 #include "pspin/iss_engine.h"
 #include "pspin/memory/hpu_address_map.h"
@@ -21,9 +22,10 @@ std::unique_ptr<PktSchedCore> pkt_sched_core(const Config& cfg, RtlContext* rtl)
 }  // namespace
 
 PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std::vector<int>& installed,
-                     DropLedger& drops, RtlContext* rtl)
+                     DropLedger& drops, RtlContext* rtl, const NextHopIf* routes)
     : sc_core::sc_module(name),
       in("in"),
+      routes_(routes),
       clock_(Clock::from_ghz(cfg.pspin.clock_ghz)),
       memory_(cfg.pspin, cfg.hpu),
       installed_(installed),
@@ -71,8 +73,11 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
 }
 
 std::unique_ptr<HpuEngine> PspinUnit::make_engine(const Config& cfg) const {
-  if (cfg.hpu.model != HpuModel::kIss)
-    return std::make_unique<NativeEngine>(cfg.hpu, cfg.dma);
+  if (cfg.hpu.model != HpuModel::kIss) {
+    if (cfg.hpu.calibration.empty()) return std::make_unique<NativeEngine>(cfg.hpu, cfg.dma);
+    auto table = std::make_shared<const CalibrationTable>(CalibrationTable::read(cfg.hpu.calibration));
+    return std::make_unique<NativeEngine>(cfg.hpu, cfg.dma, std::move(table));
+  }
   check_fits_address_map(cfg.pspin, memory_.l1_layout());
   auto iss = std::make_unique<IssEngine>(cfg.hpu, cfg.icache, cfg.dma, cfg.command);
   for (int set : installed_) iss->preload(handler_sets()[size_t(set)]);
@@ -88,6 +93,7 @@ HpuServices PspinUnit::hpu_services(const Config& cfg) {
   svc.engine = engine_.get();
   svc.env.num_ports = cfg.ports.count;
   svc.env.period_ps = clock_.period_ps;
+  svc.env.routes = routes_;
   svc.env.commands = &commands_;
   svc.memory = &memory_;
   return svc;

@@ -38,8 +38,9 @@ class PspinUnit : public sc_core::sc_module {
 
   // `installed` lists the handler sets (indices into handler_sets()) the control plane installs.
   // rtl: the Verilated blocks' context when cfg.rtl chooses any (else unused).
+  // routes: what fs_next_hop asks (the switch's router; nullptr: -1).
   PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std::vector<int>& installed, DropLedger& drops,
-            RtlContext* rtl = nullptr);
+            RtlContext* rtl = nullptr, const NextHopIf* routes = nullptr);
 
   PacketBuffer& packet_buffer() { return buffer_; }
   PacketScheduler& scheduler() { return scheduler_; }
@@ -70,6 +71,7 @@ class PspinUnit : public sc_core::sc_module {
   const TimerUnit& timers() const { return timers_; }
 
  private:
+  const NextHopIf* routes_;  // declared first: the HPUs' services take it
   std::unique_ptr<HpuEngine> make_engine(const Config& cfg) const;
   HpuServices hpu_services(const Config& cfg);
   // The control plane: gives the handler sets their memory and installs them.

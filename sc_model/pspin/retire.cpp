@@ -128,9 +128,12 @@ void Retire::retire(RetiredRun r) {
   HandlerSetStats& st = stats_[set.name];
   const std::string outcome = count(set, st, r);
   if (r.run.fault.empty() && !r.task.timer) track_block(set, st, r);
-  if (observer_)
-    observer_->handler_ran(HandlerEvent{r.cluster, r.hpu, &set.name, r.started, now_ps(), r.task.pkt->id,
-                                        r.run.cycles, r.run.handler_cycles(), outcome});
+  if (!observers_.empty()) {
+    const HandlerEvent e{r.cluster, r.hpu, &set.name, r.started, now_ps(), r.task.pkt->id,
+                         r.run.cycles, r.run.handler_cycles(), outcome,
+                         r.task.timer ? 0 : r.task.pkt->data.size(), r.run.counters.dma_wait_cycles, r.task.timer};
+    for (HandlerRunObserver* o : observers_) o->handler_ran(e);
+  }
   for (HandlerCommand& cmd : r.run.commands) {
     if (cmd.kind == HandlerCommand::kTimerArm)
       to_timers->arm(r.task.pkt->handler_set, cmd.timer_id, r.cluster, cmd.delay_cycles, r.task.timer);

@@ -63,6 +63,9 @@ struct HandlerEvent {
   uint64_t packet_id, cycles;  // cycles: the HPU's, the runtime's entry and exit included
   uint64_t handler_cycles;     // the handler's own
   std::string outcome;
+  uint64_t packet_bytes = 0;     // the packet's length (a timer run's: 0)
+  uint64_t dma_wait_cycles = 0;  // of `cycles`, those spent waiting for fs_dma_copy copies
+  bool timer = false;            // a timer handler's run
 };
 
 // Told of every handler run as it retires (e.g. the Chrome trace of `flaresim run`).
@@ -90,7 +93,7 @@ class Retire : public sc_core::sc_module, public RetireIf {
   // The stats' handlers section: one entry per installed handler set (indices into
   // handler_sets()), every key present whether the set ran or not.
   void report(StatsTree& handlers, const std::vector<int>& installed, Picos end) const;
-  void observe(HandlerRunObserver* o) { observer_ = o; }
+  void observe(HandlerRunObserver* o) { observers_.push_back(o); }
   // A handler fault that stopped the simulation (hpu.on_fault = abort); empty if none.
   const std::string& fatal_error() const { return fatal_; }
 
@@ -112,7 +115,7 @@ class Retire : public sc_core::sc_module, public RetireIf {
   DropLedger& drops_;
   TimedQueue<PacketPtr> feedback_;  // feedbacks on their way to the NIC
   std::map<std::string, HandlerSetStats> stats_;
-  HandlerRunObserver* observer_ = nullptr;
+  std::vector<HandlerRunObserver*> observers_;
   std::string fatal_;
   // Words faulted runs left held (their bytes), with the fault and the value it left there.
   struct HeldBy {

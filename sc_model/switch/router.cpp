@@ -206,6 +206,16 @@ int Router::lookup(const Packet& p) const {
   return r ? int(choose(*r, h, nullptr)) : default_port_;
 }
 
+int Router::next_hop_ipv4(uint32_t dst) const {
+  Headers h;
+  h.ok = true;
+  h.ip = IpVersion::kIpv4;
+  h.dst_ipv4 = dst;
+  for (unsigned i = 0; i < 4; ++i) h.dst_ip[i] = uint8_t(dst >> (24 - 8 * i));
+  const Route* r = match(h);
+  return r ? int(choose(*r, h, nullptr)) : default_port_;
+}
+
 void Router::forward(PacketPtr p) {
   const Headers h = walk_headers(p->data.data(), p->data.size());
   if (const Route* r = match(h)) {

@@ -23,6 +23,7 @@
 #include "config/config.h"
 #include "net/headers.h"
 #include "net/packet_sink.h"
+#include "pspin/hpu_engine.h"
 #include "switch/mac_table.h"
 
 namespace fs {
@@ -47,7 +48,7 @@ std::vector<Route> parse_routes(const std::string& text, unsigned num_ports,
 // Clears a route's address bits beyond its length.
 void clear_host_bits(Route& r);
 
-class Router : public sc_core::sc_module, public PacketSinkIf, public StationLearnIf {
+class Router : public sc_core::sc_module, public PacketSinkIf, public StationLearnIf, public NextHopIf {
  public:
   sc_core::sc_port<PacketSinkIf, 0> egress;  // bound once per port, in port order
 
@@ -69,6 +70,9 @@ class Router : public sc_core::sc_module, public PacketSinkIf, public StationLea
   // The port the routing table or a default port gives a frame now, or -1 if neither does (it
   // is then dropped, or bridged under default route learn).
   int lookup(const Packet& p) const;
+  // The same for a packet to IPv4 address `dst` (handlers' fs_next_hop): an ECMP route hashes
+  // the address alone.
+  int next_hop_ipv4(uint32_t dst) const override;
 
   // Its counters, into the stats' "routing" object.
   void report(StatsTree& out) const;

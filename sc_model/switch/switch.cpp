@@ -42,7 +42,7 @@ Switch::Switch(sc_core::sc_module_name name, const Config& cfg, const SwitchShap
   router_ = std::make_unique<Router>("router", cfg_.routing, cfg_.ports.count, clock, drops);
   // The control plane installs the handler sets the parser's rules name.
   if (shape.pspin) {
-    pspin_ = std::make_unique<PspinUnit>("pspin", cfg_, parser_->handler_sets_used(), drops, rtl_.get());
+    pspin_ = std::make_unique<PspinUnit>("pspin", cfg_, parser_->handler_sets_used(), drops, rtl_.get(), router_.get());
   } else if (!parser_->handler_sets_used().empty()) {
     throw InputError(std::string(basename()) + " is a plain switch (no PsPIN unit), but its parser.rules name handler sets: '" +
                      cfg_.parser.rules + "'");

@@ -114,7 +114,8 @@ TEST(NetworkE2e, WhatANetworkRunRefuses) {
       << trace.err;
   const CliResult calibrated = flaresim(net + "--traffic.pattern uniform --network.kinds spine0=calibrated", dir);
   EXPECT_EQ(calibrated.code, 2);  // bad input
-  EXPECT_NE(calibrated.err.find("fat_tree: switch spine0 is of kind calibrated, which this version cannot build yet"),
+  EXPECT_NE(calibrated.err.find("fat_tree: switch spine0 is calibrated, but hpu.calibration names no calibration "
+                                "table (make one with flaresim run --hpu.model iss --calibration-out FILE)"),
             std::string::npos)
       << calibrated.err;
   const CliResult hosts = flaresim(net + "--traffic.pattern uniform --traffic.hosts 0-8", dir);

@@ -69,7 +69,8 @@ struct Expected {
   Bytes answer;
   std::string log_probe;
 };
-Expected expected_all(const Bytes& frame, uint16_t port, uint32_t l1_size) {
+// next_hop and next_hop_none: what fs_next_hop answers for 10.1.2.5 and 11.0.0.1.
+Expected expected_all(const Bytes& frame, uint16_t port, uint32_t l1_size, int32_t next_hop, int32_t next_hop_none) {
   Bytes p = frame;
   std::memcpy(&p[kPayload + 24], &frame[kPayload + 8], 16);
   api_probe_result_t r{};
@@ -89,6 +90,7 @@ Expected expected_all(const Bytes& frame, uint16_t port, uint32_t l1_size) {
   r.log = int32_t(std::strlen(text));
   r.log_long = 255;  // "<" and 299 "x" and ">", cut at FS_LOG_MAX_LINE
   r.log_raw = 0;
+  r.next_hop = next_hop, r.next_hop_none = next_hop_none;
   std::memcpy(&p[kPayload + 8], &r, sizeof r);
   std::string logged = text;
   logged[logged.find('\t')] = ' ';  // control characters become spaces
@@ -112,7 +114,8 @@ void every_call(const std::string& model) {
   std::vector<std::string> args = {"run", "--trace", trace, "--stats", dir / "s.json", "--egress", dir / "e.pcapng",
                                    "--handler-log", dir / "log.txt", "--chrome-trace", dir / "chrome.json",
                                    "--parser.rules", "udp_dport=5001 -> api_probe", "--pspin.clusters", "2",
-                                   "--hpu.model", model};
+                                   "--routing.routes", "10.1.2.0/24 -> 6; 10.0.0.0/8 -> 7",
+                                   "--routing.default_route", "drop", "--hpu.model", model};
   if (model == "iss") args.insert(args.end(), {"--trace-insn", dir / "insn.txt"});
   std::string err;
   ASSERT_EQ(cli(args, &err), 0) << err;
@@ -126,7 +129,8 @@ void every_call(const std::string& model) {
   EXPECT_EQ(s["commands"]["host_writes_by_port"],
             nlohmann::json::parse(R"([{"port": 3, "writes": 2, "bytes": 16}])"));
 
-  const Expected e0 = expected_all(f0, 0, kL1), e5 = expected_all(f5, 5, kL1);
+  // fs_next_hop: 10.1.2.5 by its /24 route to port 6; 11.0.0.1 by none (default drop): -1.
+  const Expected e0 = expected_all(f0, 0, kL1, 6, -1), e5 = expected_all(f5, 5, kL1, 6, -1);
   auto out = egress_by_port(dir / "e.pcapng");
   // Each ingress port gets the frame as it came, then the answer.
   EXPECT_EQ(out[0], (std::vector<Bytes>{f0, e0.answer}));
@@ -229,7 +233,7 @@ void layout(const std::string& model) {
   EXPECT_EQ(r.ip_mod4, 0u);
   EXPECT_EQ(r.payload_mod4, 0u);
   EXPECT_EQ(r.ip_minus_pkt, 14u);
-  EXPECT_EQ(r.pkt_len, f.size());  // 42 + 64 = 106
+  EXPECT_EQ(r.pkt_len, f.size());  // 42 + 72 = 114
   EXPECT_EQ(r.ip_len, f.size() - 14);
   uint32_t first;
   std::memcpy(&first, &f[14], 4);  // version/IHL, TOS, total length
@@ -251,7 +255,7 @@ TEST(HandlerApi, HarnessRecordsCallsAndLogLines) {
   const Bytes f = probe_frame(4, API_PROBE_ALL);
   const fs_tb::HandlerCall c = h.run(f, 4, /*cluster=*/3, /*hpu=*/6);
   EXPECT_EQ(c.outcome, FS_OK);
-  const Expected e = expected_all(f, 4, h.l1_size());
+  const Expected e = expected_all(f, 4, h.l1_size(), -1, -1);  // the harness has no routes
   ASSERT_EQ(c.sent.size(), 4u);
   EXPECT_EQ(c.sent[0].data, f);
   EXPECT_EQ(c.sent[1].ports, (std::vector<uint32_t>{1, 2}));

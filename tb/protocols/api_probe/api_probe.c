@@ -36,6 +36,8 @@ static int probe_all(const fs_handler_args_t* a, uint8_t* payload) {
   long_line[0] = '<';
   r.log_long = fs_log("%s>", long_line);
   r.log_raw = fs_log_write("raw\n", 4);
+  r.next_hop = fs_next_hop(0x0A010205u);
+  r.next_hop_none = fs_next_hop(0x0B000001u);
   put_result(payload + 8, &r, sizeof r);
   return fs_send(a->pkt, a->pkt_len, a->ingress_port) == 0 ? FS_OK : API_PROBE_MALFORMED;
 }

@@ -14,7 +14,7 @@ extern "C" {
 #endif
 
 #define API_PROBE_UDP_PORT 5001u
-#define API_PROBE_PAYLOAD 64u /* payload bytes of a probe frame */
+#define API_PROBE_PAYLOAD 72u /* payload bytes of a probe frame */
 
 enum api_probe_op {
   /* Every call with good and bad arguments: the original frame back to its port, the first
@@ -40,6 +40,7 @@ typedef struct api_probe_result {
   int32_t dma_in, dma_out; /* L1 <- payload[8..24), payload[24..40) <- L1 */
   uint32_t hash;          /* fs_hash(payload[8..40), seed 0x9747b28c) */
   int32_t log, log_long, log_raw; /* fs_log("probe ..."), a 300-character line, fs_log_write("raw") */
+  int32_t next_hop, next_hop_none; /* fs_next_hop(10.1.2.5), fs_next_hop(11.0.0.1) */
 } api_probe_result_t;
 
 typedef struct api_probe_bad_pointers {
