@@ -64,9 +64,10 @@ StatsFormat stats_format_of(const po::variables_map& vm) {
 
 // `flaresim run` of a network (network.topology other than single): the hosts drive it, so the
 // single switch's inputs and per-switch outputs are refused; the stats and the effective
-// configuration are written as for any run, and messages left unfinished are reported.
+// configuration are written as for any run, messages left unfinished are reported, and a ring
+// allreduce whose results are wrong or incomplete fails the run.
 int run_network_command(RunRequest& req, const po::variables_map& vm, StatsFormat stats_format) {
-  for (const char* option : {"trace", "verify", "egress", "chrome-trace", "trace-insn", "dump-state", "handler-log", "rtl", "vcd"})
+  for (const char* option : {"trace", "verify", "egress", "chrome-trace", "calibration-out", "trace-insn", "dump-state", "handler-log", "rtl", "vcd"})
     if (vm.count(option))
       throw InputError(std::string("--") + option + ": not available in a network run (network.topology = " +
                        req.cfg.network.topology + "), whose hosts drive it (traffic.*)");
@@ -88,6 +89,12 @@ int run_network_command(RunRequest& req, const po::variables_map& vm, StatsForma
   if (result.unfinished)
     std::cerr << "flaresim: warning: the run ended with " << result.unfinished
               << " background messages incomplete (packets dropped on the way: stats network.drops, traffic.unfinished)\n";
+  if (!result.allreduce_advice.empty()) std::cerr << "flaresim: warning: " << result.allreduce_advice << "\n";
+  // The ring allreduce checks its own results; wrong or missing ones fail the run, whose stats
+  // (written above) record it, as a failed verification does.
+  if (!result.allreduce_failure.empty())
+    throw SimError(result.allreduce_failure +
+                   (stats_out ? " (the stats record it: allreduce.results_ok is false)" : ""));
   return 0;
 }
 
@@ -121,6 +128,8 @@ int cmd_run(const std::vector<std::string>& args) {
       ("dump-state", po::value<std::string>(),
        "at the end (or at a handler fault), write every installed handler set's L1 and L2 state as a hex dump")
       ("chrome-trace", po::value<std::string>(), "Chrome/Perfetto trace-event JSON: one track per HPU, one slice per handler run")
+      ("calibration-out", po::value<std::string>(),
+       "a calibration table of this run's handler costs (ISS HPUs): what hpu.calibration and calibrated switches read")
       ("handler-log", po::value<std::string>(),
        "the handlers' fs_log lines, each with simulated time, cluster, HPU and handler set (either HPU model)")
       ("rtl", po::value<std::string>(),
@@ -181,6 +190,10 @@ int cmd_run(const std::vector<std::string>& args) {
   std::ostream* config_out = optional("dump-config");
   req.egress = optional("egress");
   req.chrome_trace = optional("chrome-trace");
+  if (vm.count("calibration-out") && req.cfg.hpu.model != HpuModel::kIss)
+    throw InputError("--calibration-out: a calibration measures handlers on the ISS (--hpu.model iss), not on " +
+                     std::string(choice_name(req.cfg.hpu.model)) + " HPUs");
+  req.calibration = optional("calibration-out");
   req.insn_trace = optional("trace-insn");
   req.insn_trace_options = insn_trace_options(vm);
   req.dump_state = optional("dump-state");

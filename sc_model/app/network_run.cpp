@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <sstream>
 
 #include "app/simulation.h"
@@ -11,22 +12,60 @@
 #include "common/errors.h"
 #include "config/config_json.h"
 #include "network/network.h"
+#include "network/ring_allreduce.h"
 #include "network/traffic.h"
 
 namespace fs {
+namespace {
+
+// The traffic section of a run without background traffic: BackgroundTraffic::report's keys,
+// zeros, pattern none (a network run's stats have the same keys whatever drives it).
+StatsTree no_traffic() {
+  StatsTree t;
+  t["pattern"] = "none";
+  for (const char* key : {"hosts", "senders", "messages", "completed", "unfinished", "packets_sent", "packets_received",
+                          "bytes_received", "ecn_marked_packets", "stray_packets"})
+    t[key] = 0;
+  t["per_message"].make_array();
+  for (const char* key : {"mean", "p50", "p90", "p99", "max"}) t["fct_us"][key] = 0.0;
+  t["goodput_gbps"] = 0.0;
+  return t;
+}
+
+// Retransmissions in a run that dropped nothing came from timeouts shorter than an ACK's way
+// back, which follows the receiver's next segment on its link: the advice, "" if none is due.
+std::string ring_timeout_advice(const Config& cfg, const RingStats& s, uint64_t drops, double link_gbps) {
+  if (!s.retransmissions || drops) return "";
+  const double segment_us = double(s.bytes) / double(s.hosts) * 8.0 / link_gbps / 1e3;
+  char line[400];
+  std::snprintf(line, sizeof line,
+                "the ring allreduce sent %llu segments again though the network dropped nothing: hosts.timeout_ns = "
+                "%llu ran out while their ACKs were on the way (an ACK comes back about two segments' time after "
+                "the segment's last packet went to the NIC, here 2 x %.3f us); raise hosts.timeout_ns",
+                (unsigned long long)s.retransmissions, (unsigned long long)cfg.hosts.timeout_ns, segment_us);
+  return line;
+}
+
+}  // namespace
 
 NetworkRunResult run_network(const Config& cfg, const std::string& config_path, bool progress) {
   const auto wall0 = std::chrono::steady_clock::now();
   validate_config(cfg);
-  if (cfg.hosts.model != "none")
+  const bool with_ring = cfg.hosts.model == "ring", with_traffic = cfg.traffic.pattern != "none";
+  if (cfg.hosts.model != "none" && !with_ring)
     throw InputError("hosts.model = " + cfg.hosts.model +
-                     ": closed-loop hosts run on a single switch only in this version (network.topology = single)");
-  if (cfg.traffic.pattern == "none")
+                     ": a protocol's closed-loop hosts run on a single switch only in this version (network.topology = "
+                     "single); a network's hosts run hosts.model = ring");
+  if (!with_ring && !with_traffic)
     throw InputError("network.topology = " + cfg.network.topology +
-                     ": nothing drives the network; set traffic.pattern (uniform, permutation or incast)");
+                     ": nothing drives the network; set traffic.pattern (uniform, permutation or incast) or "
+                     "hosts.model = ring");
   quiet_systemc_reports();
   Network net("net", cfg, topology_of(cfg.network));
-  BackgroundTraffic traffic("traffic", cfg, net);
+  // Each binds its own UDP port on its hosts (kRingUdpPort, kTrafficUdpPort), so they share hosts.
+  std::unique_ptr<BackgroundTraffic> traffic =
+      with_traffic ? std::make_unique<BackgroundTraffic>("traffic", cfg, net) : nullptr;
+  std::unique_ptr<RingAllreduce> allreduce = with_ring ? std::make_unique<RingAllreduce>("ring", cfg, net) : nullptr;
 
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
   if (net.fatal_error().empty()) run_to_end([&net]() { return !net.fatal_error().empty(); }, progress, 0, wall0);
@@ -34,7 +73,7 @@ NetworkRunResult run_network(const Config& cfg, const std::string& config_path, 
 
   NetworkRunResult result;
   result.fault = net.fatal_error();
-  result.unfinished = traffic.unfinished();
+  result.unfinished = traffic ? traffic->unfinished() : 0;
   nlohmann::json& stats = result.stats;
   stats["flaresim"] = {{"version", build_version()}, {"git_commit", build_git_commit()}, {"stats_schema", kStatsSchema}};
   stats["seed"] = cfg.seed;
@@ -42,15 +81,17 @@ NetworkRunResult run_network(const Config& cfg, const std::string& config_path, 
   stats["inputs"] = {{"trace", ""}, {"config_file", config_path}, {"topology_file", cfg.network.file}};
   stats["config"] = config_to_json(cfg);
   stats["sim"] = {{"time_ps", end}, {"time_us", double(end) / double(kPicosPerUs)}};
-  StatsTree network, background;
+  StatsTree network, background = traffic ? StatsTree() : no_traffic(), ring_stats;
   net.report(network, end);
-  traffic.report(background);
+  if (traffic) traffic->report(background);
+  const RingStats rs = allreduce ? allreduce->stats() : RingStats();
+  rs.report(ring_stats);
   StatsTree& per_switch = network["per_switch"].make_array();
   for (size_t i = 0; i < net.switch_count(); ++i) {
     Switch& sw = net.switch_at(i);
     StatsTree& s = per_switch.append();
     s["name"] = net.switch_name(i);
-    s["kind"] = sw.has_pspin() ? "inc" : "plain";
+    s["kind"] = switch_kind_name(net.topology().nodes[net.topology().switches()[i]].kind);
     uint64_t in = 0, out = 0;
     for (const auto& p : sw.ingress()) in += p->packets_in;
     for (const auto& p : sw.egress()) out += p->packets_out;
@@ -60,6 +101,12 @@ NetworkRunResult run_network(const Config& cfg, const std::string& config_path, 
   }
   stats["network"] = to_json(network);
   stats["traffic"] = to_json(background);
+  stats["allreduce"] = to_json(ring_stats);
+  if (allreduce) {
+    result.allreduce_failure = allreduce->failure();
+    result.allreduce_advice = ring_timeout_advice(cfg, rs, network["drops"].uint_value(),
+                                                  net.host(allreduce->host_of(0)).nic().params().gbps);
+  }
   stats["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return result;
 }
@@ -84,12 +131,23 @@ std::string format_network_summary(const nlohmann::json& s) {
   std::snprintf(line, sizeof line, "queues           %llu ECN marks, %llu drops\n",
                 (unsigned long long)n["ecn_marked"].get<uint64_t>(), (unsigned long long)n["drops"].get<uint64_t>());
   o << line;
-  std::snprintf(line, sizeof line,
-                "traffic          %s: %llu of %llu messages complete; FCT mean %.3f us, p99 %.3f us; goodput %.3f Gbit/s\n",
-                t["pattern"].get<std::string>().c_str(), (unsigned long long)t["completed"].get<uint64_t>(),
-                (unsigned long long)t["messages"].get<uint64_t>(), t["fct_us"]["mean"].get<double>(),
-                t["fct_us"]["p99"].get<double>(), t["goodput_gbps"].get<double>());
-  o << line;
+  if (t["pattern"] != "none") {
+    std::snprintf(line, sizeof line,
+                  "traffic          %s: %llu of %llu messages complete; FCT mean %.3f us, p99 %.3f us; goodput %.3f Gbit/s\n",
+                  t["pattern"].get<std::string>().c_str(), (unsigned long long)t["completed"].get<uint64_t>(),
+                  (unsigned long long)t["messages"].get<uint64_t>(), t["fct_us"]["mean"].get<double>(),
+                  t["fct_us"]["p99"].get<double>(), t["goodput_gbps"].get<double>());
+    o << line;
+  }
+  const auto& a = s["allreduce"];
+  if (a["model"] != "none") {
+    const double hosts = a["hosts"].get<double>();
+    std::snprintf(line, sizeof line, "allreduce        %s: %llu hosts, %llu bytes each, done in %.3f us (%.3f Gbit/s per host), results %s\n",
+                  a["model"].get<std::string>().c_str(), (unsigned long long)a["hosts"].get<uint64_t>(),
+                  (unsigned long long)a["bytes"].get<uint64_t>(), a["done_us"].get<double>(),
+                  hosts > 0 ? a["allreduce_gbps"].get<double>() / hosts : 0.0, a["results_ok"].get<bool>() ? "OK" : "WRONG");
+    o << line;
+  }
   return o.str();
 }
 

@@ -16,6 +16,7 @@
 #include "net/trace_reader.h"
 #include "net/trace_writer.h"
 #include "plugin/protocol.h"
+#include "pspin/calibration.h"
 #include "pspin/handler_api.h"
 #include "pspin/state_dump.h"
 #include "switch/switch.h"
@@ -121,6 +122,10 @@ class ChromeTrace : public HandlerRunObserver {
 RunResult run_simulation(const RunRequest& req) {
   const auto wall0 = std::chrono::steady_clock::now();
   validate_config(req.cfg);
+  // Not a protocol's host model: the ring allreduce runs on a network's hosts (network_run.h).
+  if (req.cfg.hosts.model == "ring")
+    throw InputError("hosts.model = ring runs on a network (network.topology leaf_spine, fat_tree or file; a file can "
+                     "declare one switch)");
   // The stats record these names, and JSON holds UTF-8 only: refuse others now, not after the run.
   for (const auto& [option, path] : {std::pair{"--trace", &req.trace_path}, std::pair{"--config", &req.config_path}})
     if (!valid_utf8(*path))
@@ -184,6 +189,9 @@ RunResult run_simulation(const RunRequest& req) {
     sw.pspin().observe_handler_runs(chrome.get());
   }
 
+  CalibrationRecorder calibration;
+  if (req.calibration) sw.pspin().observe_handler_runs(&calibration);
+
   sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborate and run time-zero activity
   if (sw.pspin().fatal_error().empty())
     run_to_end([&sw]() { return !sw.pspin().fatal_error().empty(); }, req.progress, last_arrival, wall0);
@@ -208,6 +216,7 @@ RunResult run_simulation(const RunRequest& req) {
   stats["wall_seconds"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (chrome) *req.chrome_trace << chrome->json().dump() << "\n";
+  if (req.calibration) *req.calibration << calibration.table().text();
   if (req.dump_state) dump_handler_state(*req.dump_state, sw.pspin());
   result.stats = std::move(stats);
   return result;

@@ -30,6 +30,7 @@ struct RunRequest {
   // (the CLI's are common/output_files.h's, put in place once the run succeeds).
   std::ostream* egress = nullptr;        // pcapng of every departing frame
   std::ostream* chrome_trace = nullptr;  // Chrome/Perfetto trace-event JSON of handler runs
+  std::ostream* calibration = nullptr;   // the handlers' calibration table (pspin/calibration.h)
   std::ostream* insn_trace = nullptr;    // instruction trace of ISS handler runs
   InsnTraceOptions insn_trace_options;   // which runs and lines it takes
   std::ostream* dump_state = nullptr;    // the handler sets' L1/L2 state at the end (pspin/state_dump.h)
