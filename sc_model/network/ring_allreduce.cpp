@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "common/errors.h"
+#include "common/float_bits.h"
 #include "common/fnv1a.h"
 #include "common/splitmix64.h"
 #include "fs_packet.h"
@@ -65,18 +66,6 @@ void store_le(uint8_t* p, unsigned size, uint32_t v) {
 int32_t signed_of(uint32_t v, unsigned size) {
   const unsigned shift = 32 - 8 * size;
   return int32_t(v << shift) >> shift;
-}
-
-float float_of(uint32_t bits) {
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-uint32_t bits_of(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  return bits;
 }
 
 // The hosts hosts.members names, in rank order; InputError for a host the network lacks, or
@@ -185,7 +174,7 @@ Bytes RingAllreduce::input(unsigned rank) const {
   for (uint64_t i = 0; i < elements_; ++i) {
     state += kSplitmixGolden;
     const uint64_t x = splitmix64_mix(state);
-    const uint32_t v = dtype_ == Dtype::kFloat32 ? bits_of(float(int64_t(x >> 54) - 512)) : uint32_t(x);
+    const uint32_t v = dtype_ == Dtype::kFloat32 ? bits_of_float(float(int64_t(x >> 54) - 512)) : uint32_t(x);
     store_le(out.data() + i * dsize_, dsize_, v);
   }
   return out;
@@ -216,8 +205,8 @@ void RingAllreduce::fold(uint8_t* acc, const uint8_t* in, uint64_t count) const 
     const uint32_t a = load_le(at, dsize_), b = load_le(in + i * dsize_, dsize_);
     uint32_t r;
     if (dtype_ == Dtype::kFloat32) {
-      const float fa = float_of(a), fb = float_of(b);
-      r = bits_of(op_ == Op::kSum ? fa + fb : op_ == Op::kMin ? (fb < fa ? fb : fa) : (fb > fa ? fb : fa));
+      const float fa = float_of_bits(a), fb = float_of_bits(b);
+      r = bits_of_float(op_ == Op::kSum ? fa + fb : op_ == Op::kMin ? (fb < fa ? fb : fa) : (fb > fa ? fb : fa));
     } else if (op_ == Op::kSum) {
       r = a + b;  // wraps; store_le keeps the low dsize_ bytes
     } else {

@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "common/float_bits.h"
 #include "common/text.h"
 #include "common/interrupt.h"
 #include "common/splitmix64.h"
@@ -36,14 +37,11 @@ namespace {
 float f32_at(const Bytes& b, size_t i) {
   const uint32_t bits = uint32_t(b[4 * i]) | (uint32_t(b[4 * i + 1]) << 8) |
                         (uint32_t(b[4 * i + 2]) << 16) | (uint32_t(b[4 * i + 3]) << 24);
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
+  return float_of_bits(bits);
 }
 
 void put_f32(Bytes& b, size_t i, float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
+  const uint32_t bits = bits_of_float(f);
   for (int k = 0; k < 4; ++k) b[4 * i + k] = uint8_t(bits >> (8 * k));
 }
 

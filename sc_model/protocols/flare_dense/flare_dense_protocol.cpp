@@ -18,6 +18,7 @@
 #include "config/config_io.h"
 #include "config/config_keys.h"
 #include "common/errors.h"
+#include "common/float_bits.h"
 #include "common/interrupt.h"
 #include "common/text.h"
 #include "flare/flare_dense.h"
@@ -143,9 +144,7 @@ Bytes FlareTraceSyntax::build(const std::vector<std::string>& toks, size_t first
       if (r.ec == std::errc::result_out_of_range)
         fail_at(where, what + " is out of float32 range");
       if (r.ec != std::errc() || r.ptr != e) fail_at(where, what + " is not a number");
-      uint32_t bits;
-      static_assert(sizeof bits == sizeof f, "float32");
-      std::memcpy(&bits, &f, 4);
+      const uint32_t bits = bits_of_float(f);
       for (int k = 0; k < 4; ++k) elems.push_back(uint8_t(bits >> (8 * k)));
     } else {
       int64_t v = 0;

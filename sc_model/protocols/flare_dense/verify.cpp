@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "flare/flare_proto.h"
+#include "common/float_bits.h"
 #include "protocols/flare_dense/flare_frame.h"
 #include "net/frame.h"
 #include "net/trace_writer.h"
@@ -19,12 +20,6 @@ constexpr size_t kMaxProblems = 20;
 
 uint32_t le32(const uint8_t* p) {
   return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24);
-}
-
-float as_float(uint32_t bits) {
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
 }
 
 int64_t as_int(const uint8_t* p, uint32_t size) {
@@ -50,8 +45,8 @@ std::string compare_elements(const ExpectedBlock& want, const uint8_t* got) {
     if (std::memcmp(g, w, size) == 0) continue;
     if (want.dtype == FLARE_FLOAT32) {
       if (float32_matches(le32(g), le32(w))) continue;
-      return "element " + std::to_string(i) + " is " + fmt_float(as_float(le32(g))) + ", expected " +
-             fmt_float(as_float(le32(w)));
+      return "element " + std::to_string(i) + " is " + fmt_float(float_of_bits(le32(g))) + ", expected " +
+             fmt_float(float_of_bits(le32(w)));
     }
     return "element " + std::to_string(i) + " is " + std::to_string(as_int(g, size)) +
            ", expected " + std::to_string(as_int(w, size));
@@ -82,8 +77,8 @@ std::string check_result(const ExpectedBlock& want, const flare_header_t& h, con
 
 bool float32_matches(uint32_t got_bits, uint32_t want_bits) {
   if (got_bits == want_bits) return true;
-  const double diff = std::fabs(double(as_float(got_bits)) - double(as_float(want_bits)));
-  return !std::isnan(diff) && (diff <= 1e-6 || diff <= 1e-5 * std::fabs(double(as_float(want_bits))));
+  const double diff = std::fabs(double(float_of_bits(got_bits)) - double(float_of_bits(want_bits)));
+  return !std::isnan(diff) && (diff <= 1e-6 || diff <= 1e-5 * std::fabs(double(float_of_bits(want_bits))));
 }
 
 VerifyReport verify_egress(const Expected& expected, const std::vector<EgressRecord>& egress) {

@@ -33,6 +33,7 @@
 #include <unordered_set>
 
 #include "common/errors.h"
+#include "common/float_bits.h"
 #include "common/interrupt.h"
 #include "flare/flare_sparse.h"
 #include "protocols/flare_dense/allreduce_timing.h"
@@ -164,17 +165,6 @@ std::vector<uint64_t> choose_positions(const SparseWorkloadOptions& o, uint64_t 
                             taken);
 }
 
-float f32_of(uint32_t bits) {
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-uint32_t bits_of(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
-}
 
 // A non-zero value of `dtype` from the value stream.
 uint32_t draw_value(Draws& d, uint8_t dtype) {
@@ -182,7 +172,7 @@ uint32_t draw_value(Draws& d, uint8_t dtype) {
     const uint64_t x = d.next();
     if (dtype == FLARE_FLOAT32) {
       const int64_t k = int64_t(x >> 40) - (int64_t(1) << 23);
-      if (k) return bits_of(float(k) / 8388608.0f);
+      if (k) return bits_of_float(float(k) / 8388608.0f);
     } else {
       const uint32_t size = flare_dtype_bytes(dtype);
       const uint32_t bits = uint32_t(size == 4 ? x & 0xFFFFFFFFu : x & ((1u << (8 * size)) - 1));
@@ -205,8 +195,8 @@ std::string named(const SparseWorkloadOptions& o, const std::string& field) {
 
 uint32_t sparse_fold(uint8_t dtype, uint8_t op, uint32_t a, uint32_t b) {
   if (dtype == FLARE_FLOAT32) {
-    const float x = f32_of(a), v = f32_of(b);
-    return bits_of(op == FLARE_OP_SUM ? x + v : op == FLARE_OP_MIN ? (v < x ? v : x) : (v > x ? v : x));
+    const float x = float_of_bits(a), v = float_of_bits(b);
+    return bits_of_float(op == FLARE_OP_SUM ? x + v : op == FLARE_OP_MIN ? (v < x ? v : x) : (v > x ? v : x));
   }
   const uint32_t size = flare_dtype_bytes(dtype);
   const unsigned shift = 64 - 8 * size;
@@ -217,7 +207,7 @@ uint32_t sparse_fold(uint8_t dtype, uint8_t op, uint32_t a, uint32_t b) {
 
 std::string sparse_value_text(uint8_t dtype, uint32_t bits) {
   if (dtype == FLARE_FLOAT32) {
-    const float f = f32_of(bits);
+    const float f = float_of_bits(bits);
     if (std::isnan(f)) return "nan";
     char buf[32];
     const auto r = std::to_chars(buf, buf + sizeof buf, f);  // the shortest form that reads back as f
