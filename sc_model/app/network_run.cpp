@@ -18,20 +18,6 @@
 namespace fs {
 namespace {
 
-// The traffic section of a run without background traffic: BackgroundTraffic::report's keys,
-// zeros, pattern none (a network run's stats have the same keys whatever drives it).
-StatsTree no_traffic() {
-  StatsTree t;
-  t["pattern"] = "none";
-  for (const char* key : {"hosts", "senders", "messages", "completed", "unfinished", "packets_sent", "packets_received",
-                          "bytes_received", "ecn_marked_packets", "stray_packets"})
-    t[key] = 0;
-  t["per_message"].make_array();
-  for (const char* key : {"mean", "p50", "p90", "p99", "max"}) t["fct_us"][key] = 0.0;
-  t["goodput_gbps"] = 0.0;
-  return t;
-}
-
 // Retransmissions in a run that dropped nothing came from timeouts shorter than an ACK's way
 // back, which follows the receiver's next segment on its link: the advice, "" if none is due.
 std::string ring_timeout_advice(const Config& cfg, const RingStats& s, uint64_t drops, double link_gbps) {
@@ -81,9 +67,13 @@ NetworkRunResult run_network(const Config& cfg, const std::string& config_path, 
   stats["inputs"] = {{"trace", ""}, {"config_file", config_path}, {"topology_file", cfg.network.file}};
   stats["config"] = config_to_json(cfg);
   stats["sim"] = {{"time_ps", end}, {"time_us", double(end) / double(kPicosPerUs)}};
-  StatsTree network, background = traffic ? StatsTree() : no_traffic(), ring_stats;
+  StatsTree network, background, ring_stats;
   net.report(network, end);
-  if (traffic) traffic->report(background);
+  if (traffic) {
+    traffic->report(background);
+  } else {
+    report_traffic("none", 0, 0, {}, 0, background);
+  }
   const RingStats rs = allreduce ? allreduce->stats() : RingStats();
   rs.report(ring_stats);
   StatsTree& per_switch = network["per_switch"].make_array();

@@ -159,13 +159,18 @@ uint64_t BackgroundTraffic::unfinished() const {
 }
 
 void BackgroundTraffic::report(StatsTree& out) const {
-  out["pattern"] = cfg_.pattern;
-  out["hosts"] = hosts_.size(), out["senders"] = senders_.size();
+  report_traffic(cfg_.pattern, hosts_.size(), senders_.size(), messages_, stray_, out);
+}
+
+void report_traffic(const std::string& pattern, size_t hosts, size_t senders,
+                    const std::vector<TrafficMessage>& messages, uint64_t stray, StatsTree& out) {
+  out["pattern"] = pattern;
+  out["hosts"] = hosts, out["senders"] = senders;
   uint64_t packets_sent = 0, packets_received = 0, bytes_received = 0, ecn = 0, completed = 0;
   Picos first = ~Picos(0), last = 0;
   std::vector<double> fct_us;
   StatsTree& per = out["per_message"].make_array();
-  for (const TrafficMessage& m : messages_) {
+  for (const TrafficMessage& m : messages) {
     packets_sent += m.packets, packets_received += m.received, ecn += m.ecn_marked;
     first = std::min(first, m.started);
     StatsTree& e = per.append();
@@ -180,11 +185,11 @@ void BackgroundTraffic::report(StatsTree& out) const {
     last = std::max(last, m.done);
     fct_us.push_back(double(m.done - m.started) / double(kPicosPerUs));
   }
-  out["messages"] = messages_.size(), out["completed"] = completed, out["unfinished"] = messages_.size() - completed;
+  out["messages"] = messages.size(), out["completed"] = completed, out["unfinished"] = messages.size() - completed;
   out["packets_sent"] = packets_sent, out["packets_received"] = packets_received;
   out["bytes_received"] = bytes_received;  // of complete messages
   out["ecn_marked_packets"] = ecn;
-  out["stray_packets"] = stray_;
+  out["stray_packets"] = stray;
   std::sort(fct_us.begin(), fct_us.end());
   StatsTree& f = out["fct_us"];
   double sum = 0;

@@ -8,6 +8,7 @@
 // measured from when it was started. All draws come from the run's seed.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/stats_tree.h"
@@ -15,6 +16,12 @@
 #include "network/network.h"
 
 namespace fs {
+
+// The stats' "traffic" section of these messages (report_traffic("none", 0, 0, {}, 0, out): a
+// run without background traffic, the same keys).
+struct TrafficMessage;
+void report_traffic(const std::string& pattern, size_t hosts, size_t senders,
+                    const std::vector<TrafficMessage>& messages, uint64_t stray, StatsTree& out);
 
 // The UDP destination port of background packets.
 constexpr uint16_t kTrafficUdpPort = 5201;

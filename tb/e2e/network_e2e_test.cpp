@@ -66,6 +66,32 @@ TEST(NetworkE2e, SameSeedSameStatsAnotherSeedOthers) {
   EXPECT_NE(a["traffic"]["per_message"], c["traffic"]["per_message"]);
 }
 
+TEST(NetworkE2e, SweepCsvRowHoldsTheNetworkFigures) {
+  // The CSV row a sweep collects: the network's, the traffic's and the allreduce's figures, the
+  // same values as the JSON of the same run (deterministic: the same seed).
+  ScratchDir dir;
+  const std::string run = kLeafSpine + "--hosts.model ring --hosts.bytes 16KiB -q ";
+  ASSERT_EQ(flaresim(run + "--stats s.json", dir).code, 0);
+  const CliResult csv = flaresim(run + "--stats s.csv --stats-format csv", dir);
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  const std::vector<std::string> rows = lines_of(slurp(dir / "s.csv"));
+  ASSERT_EQ(rows.size(), 2u);
+  const std::vector<std::string> keys = csv_fields(rows[0]), values = csv_fields(rows[1]);
+  ASSERT_EQ(keys.size(), values.size());
+  const auto s = nlohmann::json::parse(slurp(dir / "s.json"));
+  for (const char* key : {"network.bytes_total", "network.bytes_between_switches", "network.ecn_marked",
+                          "network.utilisation.p50", "traffic.completed", "traffic.fct_us.p99", "traffic.goodput_gbps",
+                          "allreduce.done_us", "allreduce.results_ok", "allreduce.allreduce_gbps"}) {
+    const auto at = std::find(keys.begin(), keys.end(), key);
+    ASSERT_NE(at, keys.end()) << key;
+    nlohmann::json v = s;
+    std::string path = key;
+    for (size_t dot; (dot = path.find('.')) != std::string::npos; path = path.substr(dot + 1)) v = v[path.substr(0, dot)];
+    v = v[path];
+    EXPECT_EQ(values[size_t(at - keys.begin())], v.dump()) << key;
+  }
+}
+
 TEST(NetworkE2e, TopologyFileRunAndItsErrors) {
   ScratchDir dir;
   // A triangle of switches, a host on each; s2 is plain by its own declaration.

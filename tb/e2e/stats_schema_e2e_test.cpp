@@ -42,20 +42,6 @@ void leaves(const nlohmann::json& j, const std::string& path, std::map<std::stri
   }
 }
 
-// One line of RFC 4180 CSV into its fields.
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> f(1);
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') f.back() += '"', ++i;
-    else if (c == '"') quoted = !quoted;
-    else if (c == ',' && !quoted) f.emplace_back();
-    else f.back() += c;
-  }
-  return f;
-}
-
 nlohmann::json stats_of(const ScratchDir& dir, const std::string& name) {
   return nlohmann::json::parse(slurp(dir / name));
 }

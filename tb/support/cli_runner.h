@@ -1,5 +1,5 @@
 // Runs the real `flaresim` binary for end-to-end tests: a scratch directory per test, the
-// command's exit code, stdout and stderr, and small file helpers.
+// command's exit code, stdout and stderr, small file helpers and CSV rows.
 #pragma once
 #include <sys/wait.h>
 #include <unistd.h>
@@ -66,6 +66,20 @@ class ScratchDir {
 };
 
 // The lines of `text`, without their newlines.
+// One line of RFC 4180 CSV into its fields.
+inline std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> f(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') f.back() += '"', ++i;
+    else if (c == '"') quoted = !quoted;
+    else if (c == ',' && !quoted) f.emplace_back();
+    else f.back() += c;
+  }
+  return f;
+}
+
 inline std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
