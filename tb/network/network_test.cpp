@@ -188,6 +188,46 @@ TEST(Network, IncastFillsTheTargetsLinkWithEcnMarksAndDrops) {
   EXPECT_GT(traffic.unfinished(), 0u);
 }
 
+TEST(Network, AdaptiveRoutingTakesTheOtherSpineWhenTheDefaultUpQueueFills) {
+  quiet_systemc();
+  // Two leaves of four hosts, two spines; hosts 0-3 (leaf0) send to host 4 (leaf1) at full
+  // load: four links' worth into leaf0's up ports. With dst every packet to host 4 takes the
+  // same spine; with adaptive, once that up port's queue holds more than half of its 64 KiB,
+  // packets take the other spine. The same traffic in two networks side by side.
+  fs::Config c = fabric_config();
+  c.traffic.pattern = "incast";
+  c.traffic.hosts = "0-4";
+  c.traffic.incast_target = 4;
+  c.traffic.load = 1.0;
+  c.traffic.messages = 4;
+  c.traffic.message_bytes = 32 << 10;
+  c.ports.egress_queue_bytes = 64 << 10;
+  fs::Config adaptive = c;
+  adaptive.routing.multipath = fs::PathChoice::kAdaptive;
+  fs::Network a("dst", c, fs::leaf_spine(2, 2, 4, fs::SwitchKind::kPlain));
+  fs::Network b("adaptive", adaptive, fs::leaf_spine(2, 2, 4, fs::SwitchKind::kPlain));
+  fs::BackgroundTraffic ta("traffic_dst", c, a), tb("traffic_adaptive", adaptive, b);
+  sc_core::sc_start();
+  const fs::Router& dst_leaf0 = a.switch_at(0).router();
+  const fs::Router& ad_leaf0 = b.switch_at(0).router();
+  auto up = [](fs::Network& n, unsigned port) { return n.switch_at(0).egress()[port]->packets_out; };
+  // dst: one spine carried everything (ports 4 and 5 are leaf0's up ports).
+  EXPECT_EQ(dst_leaf0.diverted, 0u);
+  EXPECT_EQ(std::min(up(a, 4), up(a, 5)), 0u);
+  // Every packet of the 4 senders x 4 messages x 32 packets went up or was dropped there.
+  auto dropped_up = [](fs::Network& n) { return n.switch_at(0).egress()[4]->dropped + n.switch_at(0).egress()[5]->dropped; };
+  EXPECT_EQ(up(a, 4) + up(a, 5) + dropped_up(a), 4u * 4 * 32);
+  EXPECT_EQ(up(b, 4) + up(b, 5) + dropped_up(b), 4u * 4 * 32);
+  EXPECT_LT(dropped_up(b), dropped_up(a));
+  // adaptive: both spines, the diverted packets counted, and a shorter worst up queue.
+  EXPECT_GT(ad_leaf0.diverted, 0u);
+  EXPECT_GT(std::min(up(b, 4), up(b, 5)), 0u);
+  EXPECT_EQ(std::min(up(b, 4), up(b, 5)), ad_leaf0.diverted);
+  const uint64_t dst_max = std::max(a.switch_at(0).egress()[4]->queue_bytes.max(), a.switch_at(0).egress()[5]->queue_bytes.max());
+  const uint64_t ad_max = std::max(b.switch_at(0).egress()[4]->queue_bytes.max(), b.switch_at(0).egress()[5]->queue_bytes.max());
+  EXPECT_LT(ad_max, dst_max);
+}
+
 TEST(Network, KindsByNameAndPrefix) {
   fs::Topology t = fs::leaf_spine(2, 2, 1, fs::SwitchKind::kInc);
   fs::apply_kinds(t, "spine*=plain; leaf1 = plain");
