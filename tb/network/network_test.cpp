@@ -10,22 +10,16 @@
 
 #include "blocks/sc_testbench.h"
 #include "common/errors.h"
+#include "network/fabric_timing.h"
 #include "network/network.h"
 #include "network/traffic.h"
 
 namespace fs_tb {
 namespace {
 
-// A configuration of plain switches: 100 Gbit/s links with 500 ns of propagation, 24 bytes of
-// wire overhead, parser and router 2 cycles each at 1 GHz.
+// fabric_timing()'s links and switches, permutation traffic without ECN marking.
 fs::Config fabric_config() {
-  fs::Config c;
-  c.ports.gbps = 100;
-  c.ports.wire_overhead = 24;
-  c.ports.latency_ns = 500;
-  c.parser.latency_cycles = 2;
-  c.routing.latency_cycles = 2;
-  c.pspin.clock_ghz = 1.0;
+  fs::Config c = fabric_timing();
   c.traffic.pattern = "permutation";
   c.traffic.ecn = false;
   return c;

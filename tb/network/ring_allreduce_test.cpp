@@ -19,20 +19,14 @@
 #include "network/network.h"
 #include "network/ring_allreduce.h"
 #include "network/traffic.h"
+#include "network/fabric_timing.h"
 
 namespace fs_tb {
 namespace {
 
-// Plain switches, 100 Gbit/s links with 500 ns of propagation and 24 bytes of wire overhead,
-// parser and router 2 cycles each at 1 GHz (4 ns through a switch), the ring on every host.
+// Plain switches with fabric_timing()'s links (4 ns through a switch), the ring on every host.
 fs::Config ring_config(uint64_t bytes, const std::string& dtype = "int32", const std::string& op = "sum") {
-  fs::Config c;
-  c.ports.gbps = 100;
-  c.ports.wire_overhead = 24;
-  c.ports.latency_ns = 500;
-  c.parser.latency_cycles = 2;
-  c.routing.latency_cycles = 2;
-  c.pspin.clock_ghz = 1.0;
+  fs::Config c = fabric_timing();
   c.hosts.model = "ring";
   c.hosts.bytes = bytes;
   c.hosts.elem_bytes = 1024;

@@ -12,6 +12,7 @@
 
 #include "config/config.h"
 #include "flare/flare_sparse.h"
+#include "common/float_bits.h"
 #include "protocols/flare_sparse/sparse_config.h"
 #include "protocols/flare_sparse/sparse_frame.h"
 
@@ -20,16 +21,8 @@ namespace sparse {
 
 using Vec = std::map<uint32_t, uint32_t>;  // index -> value bits (a block of one host, non-zeros only)
 
-inline float f32(uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
-inline uint32_t bits(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
-}
+inline float f32(uint32_t b) { return fs::float_of_bits(b); }
+inline uint32_t bits(float f) { return fs::bits_of_float(f); }
 inline int64_t sval(uint32_t b, uint8_t dtype) {  // the signed value of an integer dtype's bits
   if (dtype == FLARE_INT16) return int16_t(uint16_t(b));
   if (dtype == FLARE_INT8) return int8_t(uint8_t(b));
