@@ -13,6 +13,18 @@
 
 namespace fs {
 
+// The nearest-rank percentile of sorted samples: the smallest with at least p% of them at or
+// below it (ceil(p% of n) in whole numbers, p to a tenth of a percent: p999 is 99.9); p 0 gives
+// the smallest; 0 for no samples.
+template <typename T>
+T nearest_rank(const std::vector<T>& sorted, double p) {
+  if (sorted.empty()) return T(0);
+  const uint64_t permille = uint64_t(std::llround(p * 10.0));
+  size_t rank = size_t((permille * sorted.size() + 999) / 1000);
+  rank = std::clamp<size_t>(rank, 1, sorted.size());
+  return sorted[rank - 1];
+}
+
 class Distribution {
  public:
   void add(uint64_t v) { samples_.push_back(v); }
@@ -62,14 +74,7 @@ class Distribution {
     std::sort(s.begin(), s.end());
     return s;
   }
-  static uint64_t percentile_of(const std::vector<uint64_t>& s, double p) {
-    if (s.empty()) return 0;
-    // ceil(p% of n) in whole numbers, p to a tenth of a percent (p999 is 99.9).
-    const uint64_t permille = uint64_t(std::llround(p * 10.0));
-    size_t rank = size_t((permille * s.size() + 999) / 1000);
-    rank = std::clamp<size_t>(rank, 1, s.size());
-    return s[rank - 1];
-  }
+  static uint64_t percentile_of(const std::vector<uint64_t>& s, double p) { return nearest_rank(s, p); }
   // The non-empty buckets in ascending order, each {lo, hi, count}: the samples with
   // lo <= sample / scale < hi (whole units, rounded down).
   static void report_histogram(const std::vector<uint64_t>& s, double scale, StatsTree& out) {

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "common/stats.h"
 #include "common/text.h"
 #include "fs_packet.h"
 
@@ -190,10 +191,9 @@ void Network::report(StatsTree& out, Picos end) const {
   // The distribution of link utilisation (every direction of every link): Canary's CDF plots.
   std::sort(utilisation.begin(), utilisation.end());
   StatsTree& u = out["utilisation"];
-  const std::pair<const char*, double> points[] = {{"min", 0},    {"p10", 0.1}, {"p25", 0.25}, {"p50", 0.5},
-                                                   {"p75", 0.75}, {"p90", 0.9}, {"p99", 0.99}, {"max", 1}};
-  for (const auto& [key, q] : points)
-    u[key] = utilisation.empty() ? 0.0 : utilisation[size_t(q * double(utilisation.size() - 1) + 0.5)];
+  const std::pair<const char*, double> points[] = {{"min", 0},   {"p10", 10}, {"p25", 25}, {"p50", 50},
+                                                   {"p75", 75}, {"p90", 90}, {"p99", 99}, {"max", 100}};
+  for (const auto& [key, p] : points) u[key] = nearest_rank(utilisation, p);
   double mean = 0;
   for (double x : utilisation) mean += x;
   u["mean"] = utilisation.empty() ? 0.0 : mean / double(utilisation.size());

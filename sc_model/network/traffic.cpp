@@ -6,6 +6,7 @@
 #include <queue>
 
 #include "common/errors.h"
+#include "common/stats.h"
 #include "common/fnv1a.h"
 #include "common/splitmix64.h"
 #include "fs_packet.h"
@@ -195,8 +196,8 @@ void report_traffic(const std::string& pattern, size_t hosts, size_t senders,
   double sum = 0;
   for (double x : fct_us) sum += x;
   f["mean"] = fct_us.empty() ? 0.0 : sum / double(fct_us.size());
-  for (const auto& [key, q] : {std::pair{"p50", 0.5}, std::pair{"p90", 0.9}, std::pair{"p99", 0.99}, std::pair{"max", 1.0}})
-    f[key] = fct_us.empty() ? 0.0 : fct_us[size_t(q * double(fct_us.size() - 1) + 0.5)];
+  for (const auto& [key, p] : {std::pair{"p50", 50.0}, std::pair{"p90", 90.0}, std::pair{"p99", 99.0}, std::pair{"max", 100.0}})
+    f[key] = nearest_rank(fct_us, p);
   // Goodput: complete messages' bytes over the time from the first start to the last completion.
   out["goodput_gbps"] = last > first ? double(bytes_received) * 8e3 / double(last - first) : 0.0;
 }
