@@ -12,6 +12,7 @@
 #include "common/errors.h"
 #include "config/config_json.h"
 #include "network/network.h"
+#include "plugin/protocol.h"
 #include "network/ring_allreduce.h"
 #include "network/traffic.h"
 
@@ -20,7 +21,7 @@ namespace {
 
 // Retransmissions in a run that dropped nothing came from timeouts shorter than an ACK's way
 // back, which follows the receiver's next segment on its link: the advice, "" if none is due.
-std::string ring_timeout_advice(const Config& cfg, const RingStats& s, uint64_t drops, double link_gbps) {
+std::string ring_timeout_advice(const Config& cfg, const AllreduceStats& s, uint64_t drops, double link_gbps) {
   if (!s.retransmissions || drops) return "";
   const double segment_us = double(s.bytes) / double(s.hosts) * 8.0 / link_gbps / 1e3;
   char line[400];
@@ -34,24 +35,41 @@ std::string ring_timeout_advice(const Config& cfg, const RingStats& s, uint64_t 
 
 }  // namespace
 
+// The allreduce hosts.model runs on the network's members: the ring, or a protocol's (its role
+// attaches it); nullptr for none. InputError for a protocol's model that has no network hosts.
+std::unique_ptr<NetworkAllreduce> attach_allreduce(const Config& cfg, Network& net,
+                                                   const std::vector<std::unique_ptr<NetworkRole>>& roles) {
+  if (cfg.hosts.model == "none") return nullptr;
+  if (cfg.hosts.model == "ring") return std::make_unique<RingAllreduce>("ring", cfg, net);
+  for (const auto& role : roles)
+    if (auto allreduce = role->attach(net)) return allreduce;
+  throw InputError("hosts.model = " + cfg.hosts.model +
+                   ": its hosts run on a single switch only in this version (network.topology = single); a network's "
+                   "hosts run hosts.model = ring or allreduce");
+}
+
 NetworkRunResult run_network(const Config& cfg, const std::string& config_path, bool progress) {
   const auto wall0 = std::chrono::steady_clock::now();
   validate_config(cfg);
-  const bool with_ring = cfg.hosts.model == "ring", with_traffic = cfg.traffic.pattern != "none";
-  if (cfg.hosts.model != "none" && !with_ring)
-    throw InputError("hosts.model = " + cfg.hosts.model +
-                     ": a protocol's closed-loop hosts run on a single switch only in this version (network.topology = "
-                     "single); a network's hosts run hosts.model = ring");
-  if (!with_ring && !with_traffic)
+  const bool with_traffic = cfg.traffic.pattern != "none";
+  if (cfg.hosts.model == "none" && !with_traffic)
     throw InputError("network.topology = " + cfg.network.topology +
                      ": nothing drives the network; set traffic.pattern (uniform, permutation or incast) or "
-                     "hosts.model = ring");
+                     "hosts.model (ring or allreduce)");
   quiet_systemc_reports();
-  Network net("net", cfg, topology_of(cfg.network));
-  // Each binds its own UDP port on its hosts (kRingUdpPort, kTrafficUdpPort), so they share hosts.
+  Topology topology = topology_of(cfg.network);
+  validate(topology);
+  // Each protocol's part: what its switches hold (e.g. Flare's trees), and maybe its hosts.
+  std::vector<std::unique_ptr<NetworkRole>> roles;
+  for (const Protocol* p : protocols())
+    if (auto role = p->network_role(cfg, topology)) roles.push_back(std::move(role));
+  Network net("net", cfg, std::move(topology), [&roles](unsigned i, Config& c) {
+    for (const auto& role : roles) role->configure_switch(i, c);
+  });
+  // Each binds its own UDP port on its hosts (the allreduce's, kTrafficUdpPort), so they share hosts.
   std::unique_ptr<BackgroundTraffic> traffic =
       with_traffic ? std::make_unique<BackgroundTraffic>("traffic", cfg, net) : nullptr;
-  std::unique_ptr<RingAllreduce> allreduce = with_ring ? std::make_unique<RingAllreduce>("ring", cfg, net) : nullptr;
+  std::unique_ptr<NetworkAllreduce> allreduce = attach_allreduce(cfg, net, roles);
 
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
   if (net.fatal_error().empty()) run_to_end([&net]() { return !net.fatal_error().empty(); }, progress, 0, wall0);
@@ -67,15 +85,15 @@ NetworkRunResult run_network(const Config& cfg, const std::string& config_path, 
   stats["inputs"] = {{"trace", ""}, {"config_file", config_path}, {"topology_file", cfg.network.file}};
   stats["config"] = config_to_json(cfg);
   stats["sim"] = {{"time_ps", end}, {"time_us", double(end) / double(kPicosPerUs)}};
-  StatsTree network, background, ring_stats;
+  StatsTree network, background, allreduce_stats;
   net.report(network, end);
   if (traffic) {
     traffic->report(background);
   } else {
     report_traffic("none", 0, 0, {}, 0, background);
   }
-  const RingStats rs = allreduce ? allreduce->stats() : RingStats();
-  rs.report(ring_stats);
+  const AllreduceStats rs = allreduce ? allreduce->stats() : AllreduceStats();
+  rs.report(allreduce_stats);
   StatsTree& per_switch = network["per_switch"].make_array();
   for (size_t i = 0; i < net.switch_count(); ++i) {
     Switch& sw = net.switch_at(i);
@@ -91,11 +109,12 @@ NetworkRunResult run_network(const Config& cfg, const std::string& config_path, 
   }
   stats["network"] = to_json(network);
   stats["traffic"] = to_json(background);
-  stats["allreduce"] = to_json(ring_stats);
+  stats["allreduce"] = to_json(allreduce_stats);
   if (allreduce) {
     result.allreduce_failure = allreduce->failure();
-    result.allreduce_advice = ring_timeout_advice(cfg, rs, network["drops"].uint_value(),
-                                                  net.host(allreduce->host_of(0)).nic().params().gbps);
+    if (auto* ring = dynamic_cast<RingAllreduce*>(allreduce.get()))
+      result.allreduce_advice = ring_timeout_advice(cfg, rs, network["drops"].uint_value(),
+                                                    net.host(ring->host_of(0)).nic().params().gbps);
   }
   stats["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return result;
@@ -132,8 +151,10 @@ std::string format_network_summary(const nlohmann::json& s) {
   const auto& a = s["allreduce"];
   if (a["model"] != "none") {
     const double hosts = a["hosts"].get<double>();
-    std::snprintf(line, sizeof line, "allreduce        %s: %llu hosts, %llu bytes each, done in %.3f us (%.3f Gbit/s per host), results %s\n",
-                  a["model"].get<std::string>().c_str(), (unsigned long long)a["hosts"].get<uint64_t>(),
+    const uint64_t trees = a["trees"].get<uint64_t>();
+    const std::string over = trees ? " over " + std::to_string(trees) + (trees == 1 ? " tree" : " trees") : "";
+    std::snprintf(line, sizeof line, "allreduce        %s%s: %llu hosts, %llu bytes each, done in %.3f us (%.3f Gbit/s per host), results %s\n",
+                  a["model"].get<std::string>().c_str(), over.c_str(), (unsigned long long)a["hosts"].get<uint64_t>(),
                   (unsigned long long)a["bytes"].get<uint64_t>(), a["done_us"].get<double>(),
                   hosts > 0 ? a["allreduce_gbps"].get<double>() / hosts : 0.0, a["results_ok"].get<bool>() ? "OK" : "WRONG");
     o << line;

@@ -99,7 +99,7 @@ Topology topology_of(const NetworkConfig& net) {
   return t;
 }
 
-Network::Network(sc_core::sc_module_name name, const Config& cfg, Topology topology)
+Network::Network(sc_core::sc_module_name name, const Config& cfg, Topology topology, const SwitchConfigurer& configure)
     : sc_core::sc_module(name), topology_(std::move(topology)) {
   validate(topology_);
   switch_nodes_ = topology_.switches();
@@ -118,8 +118,9 @@ Network::Network(sc_core::sc_module_name name, const Config& cfg, Topology topol
       shape.links.push_back(link < 0 ? LinkParams::of(cfg.ports) : link_params(cfg, topology_.links[link]));
     }
     switch_of_node_[switch_nodes_[i]] = int(i);
-    switches_.push_back(
-        std::make_unique<Switch>(module_name(node.name).c_str(), switch_config(cfg, node), shape));
+    Config c = switch_config(cfg, node);
+    if (configure) configure(unsigned(i), c);
+    switches_.push_back(std::make_unique<Switch>(module_name(node.name).c_str(), c, shape));
   }
   for (unsigned node : topology_.hosts()) {
     const TopoNode& n = topology_.nodes[node];

@@ -6,6 +6,7 @@
 // It reports what crossed every link. What runs on the hosts is attached afterwards
 // (network/traffic.h, a protocol's host agents).
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,9 +26,13 @@ Topology topology_of(const NetworkConfig& net);
 // of `t`; InputError names a bad entry or one that matches no switch.
 void apply_kinds(Topology& t, const std::string& kinds);
 
+// Adjusts the configuration switch `index` (Topology::switches() order) is built with: what a
+// protocol installs in each switch of a network (e.g. its part of the reduction trees).
+using SwitchConfigurer = std::function<void(unsigned index, Config& switch_cfg)>;
+
 class Network : public sc_core::sc_module {
  public:
-  Network(sc_core::sc_module_name name, const Config& cfg, Topology topology);
+  Network(sc_core::sc_module_name name, const Config& cfg, Topology topology, const SwitchConfigurer& configure = {});
 
   const Topology& topology() const { return topology_; }
   // The switches in the order of topology().switches(), and the hosts by host index.

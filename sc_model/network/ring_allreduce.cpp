@@ -68,20 +68,10 @@ int32_t signed_of(uint32_t v, unsigned size) {
   return int32_t(v << shift) >> shift;
 }
 
-// The hosts hosts.members names, in rank order; InputError for a host the network lacks, or
-// fewer than 2 or more than kRingMaxMembers of them.
+// The hosts hosts.members names, in rank order; InputError for a bad list, or fewer than 2 or
+// more than kRingMaxMembers of them.
 std::vector<unsigned> members_of(const std::string& text, unsigned hosts) {
-  std::vector<unsigned> members;
-  if (text == "all") {
-    for (unsigned h = 0; h < hosts; ++h) members.push_back(h);
-  } else {
-    members = parse_number_list("hosts.members", text, "host");
-  }
-  for (unsigned m : members)
-    if (m >= hosts)
-      throw InputError("bad value '" + text + "' for 'hosts.members': host " + std::to_string(m) +
-                       " does not exist (the network has " + std::to_string(hosts) + " hosts, 0-" +
-                       std::to_string(hosts - 1) + ")");
+  const std::vector<unsigned> members = member_hosts(text, hosts);
   if (members.size() < 2 || members.size() > kRingMaxMembers)
     throw InputError("bad value '" + text + "' for 'hosts.members': the ring allreduce needs 2 to " +
                      std::to_string(kRingMaxMembers) + " hosts, not " + std::to_string(members.size()));
@@ -366,8 +356,8 @@ Picos RingAllreduce::done_at() const {
   return last;
 }
 
-RingStats RingAllreduce::stats() const {
-  RingStats s = counts_;
+AllreduceStats RingAllreduce::stats() const {
+  AllreduceStats s = counts_;
   bool right = true;
   for (const auto& rank : ranks_) {
     s.unfinished_ranks += rank->incomplete != 0;
@@ -383,7 +373,7 @@ RingStats RingAllreduce::stats() const {
 }
 
 std::string RingAllreduce::failure() const {
-  const RingStats s = stats();
+  const AllreduceStats s = stats();
   if (s.results_ok) return "";
   if (s.unfinished_ranks)
     return "the ring allreduce did not complete: " + std::to_string(s.unfinished_ranks) + " of " +
@@ -399,18 +389,6 @@ std::string RingAllreduce::failure() const {
            std::to_string(at / dsize_);
   }
   return "";
-}
-
-void RingStats::report(StatsTree& out) const {
-  out["model"] = model;
-  out["hosts"] = hosts, out["bytes"] = bytes;
-  out["packets_sent"] = packets_sent, out["bytes_sent"] = bytes_sent, out["acks_sent"] = acks_sent;
-  out["retransmissions"] = retransmissions, out["gave_up"] = gave_up;
-  out["stray_packets"] = stray_packets;
-  out["unfinished_ranks"] = unfinished_ranks;
-  out["done_us"] = done_us;
-  out["allreduce_gbps"] = allreduce_gbps;
-  out["results_ok"] = results_ok;
 }
 
 }  // namespace fs

@@ -19,6 +19,7 @@
 
 #include "common/stats_tree.h"
 #include "config/config.h"
+#include "network/allreduce_run.h"
 #include "network/network.h"
 #include "network/traffic.h"
 
@@ -36,25 +37,8 @@ constexpr unsigned kRingMaxMembers = 32768;
 // A segment is sent at most this many times (the first send and 15 retransmissions).
 constexpr unsigned kRingMaxSends = 16;
 
-// The stats' "allreduce" section (docs/STATS.md, "Network runs"); a run without the ring reports
-// the default: model "none", every count 0.
-struct RingStats {
-  std::string model = "none";
-  uint64_t hosts = 0, bytes = 0;  // members, and data bytes each
-  uint64_t packets_sent = 0;      // data packets handed to the NICs, retransmitted ones included
-  uint64_t bytes_sent = 0;        // frame bytes handed to the NICs (data and ACKs)
-  uint64_t acks_sent = 0;
-  uint64_t retransmissions = 0;   // segments sent again after a timeout
-  uint64_t gave_up = 0;           // segments abandoned after kRingMaxSends sends without an ACK
-  uint64_t stray_packets = 0;     // frames to the ring's port that no step expected
-  uint64_t unfinished_ranks = 0;  // ranks still missing packets at the end
-  double done_us = 0;             // when the last rank got its last packet (0: one never did)
-  double allreduce_gbps = 0;      // every member's bytes over done_us, as the dense Flare hosts
-  bool results_ok = false;        // every rank finished with exactly the reduction
-  void report(StatsTree& out) const;
-};
 
-class RingAllreduce : public sc_core::sc_module {
+class RingAllreduce : public sc_core::sc_module, public NetworkAllreduce {
  public:
   SC_HAS_PROCESS(RingAllreduce);
   // On the hosts hosts.members names; InputError naming the key for a bad member list or workload.
@@ -75,10 +59,10 @@ class RingAllreduce : public sc_core::sc_module {
   uint64_t packet_elements(unsigned s, uint32_t packet) const;  // hosts.elem_bytes worth, but in its last
   // When the last rank got its last packet; 0 if a rank has not.
   Picos done_at() const;
-  RingStats stats() const;
+  AllreduceStats stats() const override;
   void report(StatsTree& out) const { stats().report(out); }
   // Why the results are wrong or incomplete (for the CLI's error), "" if every rank has them.
-  std::string failure() const;
+  std::string failure() const override;
 
  private:
   struct Rank;  // one member's vector, its steps as sender and receiver, its NIC's sink
@@ -116,7 +100,7 @@ class RingAllreduce : public sc_core::sc_module {
   Bytes expected_;  // the reduction of every input, in rank order
   std::set<std::tuple<Picos, unsigned, unsigned>> timers_;  // (deadline, rank, step) not yet acknowledged
   sc_core::sc_event timer_;
-  RingStats counts_;  // the counters of stats() as the run goes
+  AllreduceStats counts_;  // the counters of stats() as the run goes
 };
 
 }  // namespace fs

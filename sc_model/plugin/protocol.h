@@ -4,7 +4,8 @@
 // registration its configuration section, handler sets (with their control planes), default
 // parser rules, text-trace syntax and host models are handed to the core's registries; the CLI
 // asks the protocols for generators (`flaresim gen`), expected-results files (`run --verify`),
-// closed-loop host agents (`hosts.model`) and stats sections. The core never names a protocol.
+// closed-loop host agents (`hosts.model`), their part in networks of switches and stats sections.
+// The core never names a protocol.
 // docs/PROTOCOLS.md explains how to add one.
 #pragma once
 #include <memory>
@@ -17,12 +18,15 @@
 #include "common/units.h"
 #include "fs_handler.h"
 #include "net/packet.h"
+#include "network/allreduce_run.h"
 #include "net/trace_syntax.h"
 #include "pspin/handler_sets.h"
 
 namespace fs {
 
 class Switch;
+class Network;
+struct Topology;
 
 // A frame the switch sent, as result checks see it.
 struct EgressRecord {
@@ -94,6 +98,20 @@ struct HandlerSetSpec {
   const HandlerSetControl* control;   // its control plane (nullptr: installs nothing, default memory)
 };
 
+// A protocol's part in a network run (network.topology other than single), made before the
+// network is built: what each switch holds of the protocol and, when hosts.model is one of the
+// protocol's models, the allreduce its agents run on the member hosts.
+class NetworkRole {
+ public:
+  virtual ~NetworkRole() = default;
+  // Switch `index`'s share of the protocol's state (e.g. its part of the reduction trees), set in
+  // the configuration it is built with.
+  virtual void configure_switch(unsigned index, Config& switch_cfg) const = 0;
+  // The allreduce on the member hosts of the built network; nullptr when hosts.model is not one
+  // of the protocol's.
+  virtual std::unique_ptr<NetworkAllreduce> attach(Network& net) const = 0;
+};
+
 class Protocol {
  public:
   virtual ~Protocol() = default;
@@ -114,6 +132,12 @@ class Protocol {
 
   // Closed-loop hosts of one of host_models(), attached to `sw`'s ports.
   virtual std::unique_ptr<HostAgents> make_hosts(const std::string& model, const Config& cfg, Switch& sw) const;
+
+  // Its part in a network run over topology `t` (nullptr: its switches need nothing of it and it
+  // has no network hosts); InputError for what the run's configuration gets wrong.
+  virtual std::unique_ptr<NetworkRole> network_role(const Config& /*cfg*/, const Topology& /*t*/) const {
+    return nullptr;
+  }
 
   // Expected-results files (`run --verify`): the header line that starts them ("" = none), and
   // the file read into a verifier (throws InputError "file:line: reason").

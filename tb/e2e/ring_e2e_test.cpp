@@ -179,10 +179,10 @@ TEST(RingE2e, WhatARingRunRefuses) {
   EXPECT_EQ(lossy.code, 2);
   EXPECT_NE(lossy.err.find("hosts.loss: the ring allreduce's hosts lose nothing themselves"), std::string::npos)
       << lossy.err;
-  const CliResult protocol = flaresim(kLeafSpine + "--hosts.model allreduce", dir);
+  const CliResult protocol = flaresim(kLeafSpine + "--hosts.model sparse_allreduce", dir);
   EXPECT_EQ(protocol.code, 2);
-  EXPECT_NE(protocol.err.find("hosts.model = allreduce: a protocol's closed-loop hosts run on a single switch only in "
-                              "this version (network.topology = single); a network's hosts run hosts.model = ring"),
+  EXPECT_NE(protocol.err.find("hosts.model = sparse_allreduce: its hosts run on a single switch only in this version "
+                              "(network.topology = single); a network's hosts run hosts.model = ring or allreduce"),
             std::string::npos)
       << protocol.err;
   EXPECT_TRUE(files_in(dir).empty());  // no stats from a run that never started

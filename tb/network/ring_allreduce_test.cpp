@@ -87,7 +87,7 @@ void expect_exact(const fs::RingAllreduce& ring, const std::string& dtype, const
   uint64_t packets = 0, nonempty = 0;
   for (unsigned s = 0; s < ring.ranks(); ++s) packets += ring.segment_packets(s), nonempty += ring.segment_elements(s) > 0;
   const uint64_t steps = 2 * (ring.ranks() - 1);
-  const fs::RingStats st = ring.stats();
+  const fs::AllreduceStats st = ring.stats();
   EXPECT_TRUE(st.results_ok);
   EXPECT_EQ(st.unfinished_ranks, 0u);
   EXPECT_EQ(st.packets_sent, steps * packets);
@@ -256,7 +256,7 @@ TEST(RingAllreduce, RetransmissionsRecoverFromDrops) {
   sc_core::sc_start();
   const fs::EgressPort& to_h1 = *net.switch_at(0).egress()[1];
   EXPECT_GT(to_h1.dropped, 0u);
-  const fs::RingStats st = ring.stats();
+  const fs::AllreduceStats st = ring.stats();
   EXPECT_GT(st.retransmissions, 0u);
   EXPECT_EQ(st.gave_up, 0u);
   EXPECT_EQ(st.unfinished_ranks, 0u);

@@ -78,9 +78,14 @@ std::string format_number(double v) {
 }  // namespace
 
 Bytes host_elements(uint64_t seed, unsigned host, uint8_t dtype, uint64_t count) {
+  return host_elements_at(seed, host, dtype, 0, count);
+}
+
+Bytes host_elements_at(uint64_t seed, unsigned host, uint8_t dtype, uint64_t first, uint64_t count) {
   const uint32_t size = flare_dtype_bytes(dtype);
   Bytes out(size_t(count) * size);
-  uint64_t state = splitmix64_mix(splitmix64_mix(seed) + host);
+  // Element j is drawn from the counter state + (j + 1) golden steps: any range costs its length.
+  uint64_t state = splitmix64_mix(splitmix64_mix(seed) + host) + first * kSplitmixGolden;
   for (uint64_t i = 0; i < count; ++i) {
     state += kSplitmixGolden;
     const uint64_t x = splitmix64_mix(state);

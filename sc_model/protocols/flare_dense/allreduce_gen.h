@@ -92,6 +92,8 @@ AllreduceWorkload generate_allreduce(const AllreduceGenOptions& opts);
 // The element values host `host` contributes (count elements of dtype, little-endian): the same
 // values generate_allreduce puts in that host's packets, in order.
 Bytes host_elements(uint64_t seed, unsigned host, uint8_t dtype, uint64_t count);
+// Elements first .. first + count - 1 of that sequence, without drawing the ones before.
+Bytes host_elements_at(uint64_t seed, unsigned host, uint8_t dtype, uint64_t first, uint64_t count);
 
 Expected expected_of(const AllreduceWorkload& w);
 void write_expected(std::ostream& out, const Expected& e);

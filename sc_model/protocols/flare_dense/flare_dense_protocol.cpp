@@ -27,6 +27,7 @@
 #include "plugin/protocol.h"
 #include "protocols/flare_dense/allreduce_gen.h"
 #include "protocols/flare_dense/allreduce_hosts.h"
+#include "protocols/flare_dense/fabric_allreduce.h"
 #include "protocols/flare_dense/flare_frame.h"
 #include "protocols/flare_dense/flare_setup.h"
 #include "protocols/flare_dense/verify.h"
@@ -54,7 +55,8 @@ std::vector<ConfigKey> flare_config_keys() {
   s.push_back(uint_key("flare.rank", "this switch's rank among its parent's children", 0, 65534, FLARE(rank)));
   s.push_back(uint_key("flare.max_payload", "element bytes one block buffer holds", 4, 65535 * 4, FLARE(max_payload)));
   s.push_back(uint_key("flare.buffers", "block states per cluster for the allreduce (hosts may have this many times pspin.clusters blocks in flight); 0 = share the L1 state area equally among the allreduces", 0, kMaxU32, FLARE(buffers)));
-  s.push_back(string_key("flare.allreduces", "several allreduces: ';'-separated entries of key=value words, the keys of flare.* (id, ports, algorithm, multi_buffers, bytes, reproducible, parent, rank, max_payload, buffers); unset keys take the flare.* values; empty = the one allreduce flare.* describes", {}, FLARE(allreduces)));
+  s.push_back(uint_key("flare.trees", "network runs (hosts.model = allreduce): static reduction trees, ids flare.allreduce_id and up, roots drawn from sim.seed; block b goes to tree b mod flare.trees", 1, FLARE_MAX_ALLREDUCES, FLARE(trees)));
+  s.push_back(string_key("flare.allreduces", "several allreduces: ';'-separated entries of key=value words, the keys of flare.* (id, ports, algorithm, multi_buffers, bytes, reproducible, parent, rank, max_payload, buffers); unset keys take the flare.* values; empty = the one allreduce flare.* describes; none = no allreduce (a network's switches get theirs from the reduction trees)", {}, FLARE(allreduces)));
   return s;
 }
 
@@ -206,7 +208,10 @@ class FlareDense : public Protocol {
   }
   const TraceSyntax* trace_syntax() const override { return &syntax_; }
   std::vector<KeyChoice> host_models() const override {
-    return {{"allreduce", "the flare.ports hosts run a Flare allreduce, sending within their window and retransmitting on timeout"}};
+    return {{"allreduce", "the flare.ports hosts (on a network: hosts.members, over flare.trees reduction trees) run a Flare allreduce, sending within their window and retransmitting on timeout"}};
+  }
+  std::unique_ptr<NetworkRole> network_role(const Config& cfg, const Topology& t) const override {
+    return std::make_unique<FlareFabricRole>(cfg, t);
   }
   std::vector<std::string> gen_names() const override { return {"flare_dense", "allreduce"}; }
   int gen(const std::string& name, const std::vector<std::string>& args) const override;

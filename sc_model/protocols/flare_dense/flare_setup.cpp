@@ -30,7 +30,7 @@ FlareConfig entry_config(const Config& cfg, const std::string& entry, size_t ind
     if (!seen.insert(key).second) throw InputError(where + ": '" + key + "' given twice");
     if (key == "id") key = "allreduce_id";
     const ConfigKey* k = find_config_key("flare." + key);
-    if (!k || key == "allreduces")
+    if (!k || key == "allreduces" || key == "trees")
       throw InputError(where + ": unknown key '" + word.substr(0, eq) +
                        "' (id, ports, algorithm, multi_buffers, bytes, reproducible, parent, rank, max_payload, buffers)");
     try {
@@ -94,6 +94,7 @@ FlareAllreduce resolve(const Config& cfg, const FlareConfig& f, const std::strin
 // The allreduces of the configuration, checked, with their algorithms chosen (not laid out).
 std::vector<FlareAllreduce> resolve_all(const Config& cfg) {
   std::vector<FlareAllreduce> all;
+  if (trim(flare_config(cfg).allreduces) == kFlareNoAllreduces) return all;
   std::vector<std::string> entries;
   std::istringstream list(flare_config(cfg).allreduces);
   for (std::string e; std::getline(list, e, ';');)

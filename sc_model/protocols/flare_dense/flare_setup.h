@@ -27,8 +27,12 @@ struct FlareConfig {
   unsigned rank = 0;              // this switch's rank among its parent's children
   unsigned max_payload = 1024;    // element bytes per block buffer
   unsigned buffers = 0;           // block states per cluster (blocks in flight / clusters); 0 = fill L1
-  std::string allreduces;         // ';'-separated entries of key=value words (id= and ports= at least)
+  unsigned trees = 1;             // network runs: reduction trees the blocks go to round-robin
+  std::string allreduces;         // ';'-separated entries of key=value words (id= and ports= at least),
+                                  // or kFlareNoAllreduces
 };
+// flare.allreduces for a switch that takes part in no allreduce (a network's switches off every tree).
+constexpr const char* kFlareNoAllreduces = "none";
 constexpr const char* kFlareSection = "flare";
 inline FlareConfig& flare_config(Config& cfg) { return cfg.sections.get<FlareConfig>(kFlareSection); }
 inline const FlareConfig& flare_config(const Config& cfg) { return cfg.sections.get<FlareConfig>(kFlareSection); }

@@ -1,0 +1,345 @@
+// Flare dense on static reduction trees across a network (see fabric_allreduce.h).
+#include "protocols/flare_dense/fabric_allreduce.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+
+#include "common/errors.h"
+#include "common/fnv1a.h"
+#include "common/float_bits.h"
+#include "common/sc_time_util.h"
+#include "flare/flare_dense.h"
+#include "net/frame.h"
+#include "network/network.h"
+#include "protocols/flare_dense/allreduce_gen.h"
+#include "protocols/flare_dense/block_window_host.h"
+#include "protocols/flare_dense/flare_frame.h"
+#include "protocols/flare_dense/flare_setup.h"
+
+namespace fs {
+namespace {
+
+constexpr const char* kModel = "allreduce";
+
+std::string port_list(const std::vector<unsigned>& ports) {
+  std::string s;
+  for (unsigned p : ports) s += (s.empty() ? "" : ",") + std::to_string(p);
+  return s;
+}
+
+// The little-endian word at p.
+uint32_t le32(const uint8_t* p) { return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24; }
+
+// The low `size` bytes at p as a two's-complement integer.
+int64_t int_at(const uint8_t* p, unsigned size) {
+  uint64_t v = 0;
+  for (unsigned b = 0; b < size; ++b) v |= uint64_t(p[b]) << (8 * b);
+  const unsigned shift = 64 - 8 * size;
+  return int64_t(v << shift) >> shift;
+}
+
+// acc op= in for `count` elements: integers (sums wrap, as the handler's do), float32 min and max.
+void fold(uint8_t* acc, const uint8_t* in, size_t count, uint8_t dtype, uint8_t op) {
+  const unsigned size = flare_dtype_bytes(dtype);
+  for (size_t i = 0; i < count; ++i, acc += size, in += size) {
+    if (dtype == FLARE_FLOAT32) {
+      const float a = float_of_bits(le32(acc)), v = float_of_bits(le32(in));
+      if (op == FLARE_OP_MIN ? v < a : v > a) std::memcpy(acc, in, 4);
+      continue;
+    }
+    const int64_t a = int_at(acc, size), v = int_at(in, size);
+    const int64_t r = op == FLARE_OP_SUM ? a + v : op == FLARE_OP_MIN ? std::min(a, v) : std::max(a, v);
+    for (unsigned b = 0; b < size; ++b) acc[b] = uint8_t(uint64_t(r) >> (8 * b));
+  }
+}
+
+// The reduction of every member's elements of one block, as results must carry it.
+struct BlockReduction {
+  Bytes exact;                     // integers, and float32 min/max: the exact result
+  std::vector<double> sum, bound;  // float32 sums: the exact sum and the rounding allowed
+  unsigned pending = 0;            // members still to get (or give up) the block
+};
+
+}  // namespace
+
+// The allreduce on the member hosts: one FabricHost per member, and the reductions the results
+// are checked against, kept while a member still waits for them.
+class FabricAllreduce : public sc_core::sc_module, public NetworkAllreduce {
+ public:
+  FabricAllreduce(sc_core::sc_module_name name, const Config& cfg, Network& net, const std::vector<unsigned>& members,
+                  const std::vector<ReductionTree>& trees);
+  ~FabricAllreduce() override;
+  AllreduceStats stats() const override;
+  std::string failure() const override;
+
+ private:
+  class FabricHost;
+  friend class FabricHost;
+  uint64_t blocks() const { return (bytes_ / dsize_ + per_block_ - 1) / per_block_; }
+  uint16_t count_of(uint64_t b) const {
+    return uint16_t(std::min<uint64_t>(per_block_, bytes_ / dsize_ - b * per_block_));
+  }
+  Bytes contribution(unsigned rank, uint64_t b) const {
+    return host_elements_at(seed_, rank, dtype_, b * per_block_, count_of(b));
+  }
+  // "" if `got` (the elements of block b's result) is the reduction, else what is wrong.
+  std::string check(uint64_t b, const uint8_t* got, size_t len);
+  BlockReduction& reduction(uint64_t b);
+  void release(uint64_t b);
+
+  Network& net_;
+  uint64_t bytes_ = 0, seed_ = 0;
+  uint8_t dtype_ = FLARE_INT32, op_ = FLARE_OP_SUM;
+  unsigned dsize_ = 4, per_block_ = 0;  // element bytes, elements per block
+  uint32_t first_id_ = 0;
+  unsigned levels_ = 0, trees_ = 0;
+  std::vector<std::unique_ptr<FabricHost>> hosts_;
+  std::map<uint64_t, BlockReduction> reductions_;
+  Picos done_at_ = 0;
+  uint64_t wrong_ = 0, stray_ = 0, bytes_sent_ = 0;
+  std::string first_problem_;
+};
+
+// A member host: the shared send loop, its frames to its NIC, results from its host port.
+class FabricAllreduce::FabricHost : public BlockWindowHost, public PacketSinkIf {
+ public:
+  FabricHost(sc_core::sc_module_name name, FabricAllreduce& owner, const Config& cfg, unsigned rank, unsigned members,
+             unsigned host, std::vector<uint16_t> rank_in_tree, unsigned states)
+      : BlockWindowHost(name, cfg.hosts, rank, members, owner.blocks(), states, &owner.done_at_),
+        owner_(owner),
+        host_(host),
+        rank_in_tree_(std::move(rank_in_tree)) {
+    owner.net_.host(host).bind_udp(FLARE_UDP_PORT_DEFAULT, this);
+  }
+
+  void accept(PacketPtr p) override {
+    const FrameInfo f = parse_frame(p->data.data(), p->data.size());
+    flare_header_t h;
+    if (!f.ok || !f.udp || f.l4_len < FLARE_HEADER_BYTES) return void(++owner_.stray_);
+    flare_decode(p->data.data() + f.l4_offset, &h);
+    const uint64_t trees = rank_in_tree_.size();
+    const uint64_t b = uint64_t(h.block_id) * trees + (h.allreduce_id - owner_.first_id_);
+    if (h.version != FLARE_VERSION || h.kind != FLARE_KIND_RESULT || h.allreduce_id < owner_.first_id_ ||
+        h.allreduce_id - owner_.first_id_ >= trees || b >= owner_.blocks() || !in_flight(uint32_t(b)))
+      return void(++owner_.stray_);
+    ++results;
+    const std::string wrong = owner_.check(b, p->data.data() + f.l4_offset + FLARE_HEADER_BYTES,
+                                           f.l4_len - FLARE_HEADER_BYTES);
+    if (!wrong.empty() && !owner_.wrong_++)
+      owner_.first_problem_ = "host " + std::to_string(host_) + ", block " + std::to_string(b) + ": " + wrong;
+    result_complete(uint32_t(b));
+  }
+
+  uint64_t results = 0;
+
+ private:
+  // Block b goes to tree b mod N as its block b / N; the host waits while its NIC sends it.
+  void send_block(uint32_t b) override {
+    const unsigned trees = unsigned(rank_in_tree_.size()), t = b % trees;
+    const uint16_t count = owner_.count_of(b);
+    flare_header_t h{};
+    h.version = FLARE_VERSION;
+    h.kind = FLARE_KIND_CONTRIB;
+    h.dtype = owner_.dtype_;
+    h.op = owner_.op_;
+    h.allreduce_id = owner_.first_id_ + t;
+    h.block_id = b / trees;
+    h.sender_rank = rank_in_tree_[t];
+    h.elem_count = count;
+    const Bytes elems = owner_.contribution(rank_, b);
+    auto p = std::make_shared<Packet>();
+    p->data = build_flare_packet(h, uint16_t(host_), elems.data(), elems.size());
+    const Picos wire = owner_.net_.host(host_).nic().params().wire_time_of(p->data.size());
+    owner_.bytes_sent_ += p->data.size();
+    owner_.net_.host(host_).send(std::move(p));
+    wait(ps_time(wire));
+  }
+  void forget(uint32_t b) override { owner_.release(b); }
+
+  FabricAllreduce& owner_;
+  unsigned host_;
+  std::vector<uint16_t> rank_in_tree_;  // its rank among its switch's children, by tree
+};
+
+FabricAllreduce::FabricAllreduce(sc_core::sc_module_name name, const Config& cfg, Network& net,
+                                 const std::vector<unsigned>& members, const std::vector<ReductionTree>& trees)
+    : sc_core::sc_module(name), net_(net) {
+  const HostsConfig& hc = cfg.hosts;
+  if (!flare_dtype_from_name(hc.dtype, &dtype_) || !flare_op_from_name(hc.op, &op_))
+    throw std::logic_error("FabricAllreduce: hosts.dtype and hosts.op are choice keys");
+  dsize_ = flare_dtype_bytes(dtype_);
+  if (hc.elem_bytes % dsize_ || hc.bytes % dsize_)
+    throw InputError("hosts.elem_bytes (" + std::to_string(hc.elem_bytes) + ") and hosts.bytes (" +
+                     std::to_string(hc.bytes) + ") must be whole " + hc.dtype + " elements of " +
+                     std::to_string(dsize_) + " bytes");
+  bytes_ = hc.bytes;
+  per_block_ = hc.elem_bytes / dsize_;
+  seed_ = cfg.seed;  // the data a single switch's allreduce hosts of the same ranks send
+  first_id_ = flare_config(cfg).allreduce_id;
+  trees_ = unsigned(trees.size());
+  if (blocks() > (uint64_t(1) << 32) - 1)
+    throw InputError("hosts.bytes / hosts.elem_bytes: more blocks than a 32-bit block id numbers");
+
+  // T of each tree: the fewest block states a switch of it has for the tree's allreduce.
+  const int set = find_handler_set("flare_dense");
+  unsigned states = 0;
+  for (size_t t = 0; t < trees.size(); ++t) {
+    levels_ = std::max(levels_, trees[t].levels);
+    for (size_t i = 0; i < net.switch_count(); ++i) {
+      if (!trees[t].switches[i].in_tree) continue;
+      Switch& sw = net.switch_at(i);
+      for (const FlareAllreduce& a : flare_allreduces(sw.config(), sw.pspin().set_memory(set).l1_bytes))
+        if (a.id == first_id_ + t) {
+          const unsigned s = a.states_per_cluster * sw.config().pspin.clusters;
+          states = states ? std::min(states, s) : s;
+        }
+    }
+  }
+  // Block b waits for block b - N T, the tree's block b / N - T, which shares its state.
+  states *= unsigned(trees.size());
+
+  const std::vector<std::vector<PortPeer>> peers = net.topology().peers();
+  const std::vector<unsigned> host_nodes = net.topology().hosts(), switch_nodes = net.topology().switches();
+  hosts_.reserve(members.size());
+  for (unsigned r = 0; r < members.size(); ++r) {
+    const PortPeer& up = peers[host_nodes[members[r]]][0];
+    const size_t sw = size_t(std::find(switch_nodes.begin(), switch_nodes.end(), unsigned(up.node)) - switch_nodes.begin());
+    std::vector<uint16_t> ranks;
+    for (const ReductionTree& tree : trees) {
+      const std::vector<unsigned>& children = tree.switches[sw].children;
+      ranks.push_back(uint16_t(std::find(children.begin(), children.end(), up.port) - children.begin()));
+    }
+    hosts_.push_back(std::make_unique<FabricHost>(("member" + std::to_string(r)).c_str(), *this, cfg, r, unsigned(members.size()), members[r],
+                                                  std::move(ranks), states));
+  }
+}
+
+FabricAllreduce::~FabricAllreduce() = default;
+
+BlockReduction& FabricAllreduce::reduction(uint64_t b) {
+  auto it = reductions_.find(b);
+  if (it != reductions_.end()) return it->second;
+  BlockReduction& r = reductions_[b];
+  r.pending = unsigned(hosts_.size());
+  const uint16_t count = count_of(b);
+  const bool float_sum = dtype_ == FLARE_FLOAT32 && op_ == FLARE_OP_SUM;
+  if (float_sum) r.sum.assign(count, 0.0), r.bound.assign(count, 0.0);
+  for (unsigned rank = 0; rank < hosts_.size(); ++rank) {
+    const Bytes in = contribution(rank, b);
+    if (float_sum) {
+      for (size_t i = 0; i < count; ++i) {
+        const double v = float_of_bits(le32(&in[4 * i]));
+        r.sum[i] += v;
+        r.bound[i] += std::fabs(v);
+      }
+    } else if (rank == 0) {
+      r.exact = in;
+    } else {
+      fold(r.exact.data(), in.data(), count, dtype_, op_);
+    }
+  }
+  // Any order of n - 1 float additions is off by at most (n - 1) u (sum of magnitudes), u = 2^-24.
+  for (double& bound : r.bound) bound *= double(hosts_.size() - 1) * std::ldexp(1.0, -24);
+  return r;
+}
+
+std::string FabricAllreduce::check(uint64_t b, const uint8_t* got, size_t len) {
+  const BlockReduction& r = reduction(b);
+  const uint16_t count = count_of(b);
+  if (len != size_t(count) * dsize_)
+    return std::to_string(len) + " element bytes, expected " + std::to_string(size_t(count) * dsize_);
+  if (r.sum.empty()) {
+    for (size_t i = 0; i < len; ++i)
+      if (got[i] != r.exact[i]) return "element " + std::to_string(i / dsize_) + " differs from the reduction";
+    return "";
+  }
+  for (size_t i = 0; i < count; ++i) {
+    const double v = float_of_bits(le32(got + 4 * i));
+    if (!(std::fabs(v - r.sum[i]) <= r.bound[i]))
+      return "element " + std::to_string(i) + " is " + std::to_string(v) + ", the sum is " + std::to_string(r.sum[i]);
+  }
+  return "";
+}
+
+void FabricAllreduce::release(uint64_t b) {
+  auto it = reductions_.find(b);
+  if (it != reductions_.end() && --it->second.pending == 0) reductions_.erase(it);
+}
+
+AllreduceStats FabricAllreduce::stats() const {
+  AllreduceStats s;
+  s.model = kModel;
+  s.hosts = hosts_.size();
+  s.bytes = bytes_;
+  s.trees = trees_;
+  s.levels = levels_;
+  bool all_done = true;
+  for (const auto& h : hosts_) {
+    s.packets_sent += h->sends;
+    s.retransmissions += h->retransmissions;
+    s.gave_up += h->gave_up;
+    if (h->completed != blocks()) ++s.unfinished_ranks, all_done = false;
+  }
+  s.bytes_sent = bytes_sent_;
+  s.stray_packets = stray_;
+  s.done_us = all_done ? double(done_at_) / double(kPicosPerUs) : 0.0;
+  const double seconds = double(done_at_) / 1e12;
+  s.allreduce_gbps = all_done && seconds > 0 ? double(bytes_) * double(hosts_.size()) * 8.0 / seconds / 1e9 : 0.0;
+  s.results_ok = all_done && !wrong_;
+  return s;
+}
+
+std::string FabricAllreduce::failure() const {
+  if (wrong_) return "the Flare allreduce's results are wrong: " + std::to_string(wrong_) + " wrong in all; the first: " + first_problem_;
+  const AllreduceStats s = stats();
+  if (!s.unfinished_ranks) return "";
+  for (const auto& h : hosts_)
+    if (h->completed != blocks())
+      return "the Flare allreduce did not complete: " + std::to_string(s.unfinished_ranks) + " of " + std::to_string(hosts_.size()) +
+             " members are missing results (the first of them has " + std::to_string(h->completed) + " of " +
+             std::to_string(blocks()) + " blocks; " + std::to_string(s.gave_up) + " blocks given up in all)";
+  return "";
+}
+
+FlareFabricRole::FlareFabricRole(const Config& cfg, const Topology& t) : cfg_(cfg) {
+  active_ = cfg.hosts.model == kModel;
+  if (!active_) return;
+  members_ = member_hosts(cfg.hosts.members, unsigned(t.hosts().size()));
+  const FlareConfig& f = flare_config(cfg);
+  if (uint64_t(f.allreduce_id) + f.trees - 1 > 0xFFFFFFFFull)
+    throw InputError("flare.allreduce_id + flare.trees - 1 exceeds the 32-bit allreduce id");
+  const std::vector<unsigned> roots = tree_roots(t, members_, f.trees, component_seed(cfg.seed, "flare.tree_roots"));
+  const std::vector<unsigned> switches = t.switches();
+  for (unsigned i = 0; i < f.trees; ++i) {
+    trees_.push_back(reduction_tree(t, roots[i], members_));
+    for (size_t s = 0; s < switches.size(); ++s) {
+      const TopoNode& node = t.nodes[switches[s]];
+      if (trees_.back().switches[s].in_tree && node.kind == SwitchKind::kPlain)
+        throw InputError(node.where + ": switch " + node.name + " is plain (no packet-processing unit) but Flare tree " +
+                         std::to_string(i) + " (root " + t.nodes[switches[roots[i]]].name +
+                         ") passes it; make it inc or calibrated (network.kind, network.kinds)");
+    }
+  }
+}
+
+void FlareFabricRole::configure_switch(unsigned index, Config& c) const {
+  std::string entries;
+  for (size_t i = 0; i < trees_.size(); ++i) {
+    const TreeSwitch& s = trees_[i].switches[index];
+    if (!s.in_tree) continue;
+    entries += (entries.empty() ? "" : "; ") + std::string("id=") + std::to_string(flare_config(cfg_).allreduce_id + i) +
+               " ports=" + port_list(s.children) +
+               " parent=" + (s.parent_port < 0 ? std::string("none") : std::to_string(s.parent_port)) +
+               " rank=" + std::to_string(s.rank_at_parent);
+  }
+  flare_config(c).allreduces = entries.empty() ? kFlareNoAllreduces : entries;
+}
+
+std::unique_ptr<NetworkAllreduce> FlareFabricRole::attach(Network& net) const {
+  if (!active_) return nullptr;
+  return std::make_unique<FabricAllreduce>("flare_allreduce", cfg_, net, members_, trees_);
+}
+
+}  // namespace fs
