@@ -67,7 +67,7 @@ StatsFormat stats_format_of(const po::variables_map& vm) {
 // configuration are written as for any run, messages left unfinished are reported, and a ring
 // allreduce whose results are wrong or incomplete fails the run.
 int run_network_command(RunRequest& req, const po::variables_map& vm, StatsFormat stats_format) {
-  for (const char* option : {"trace", "verify", "egress", "chrome-trace", "calibration-out", "trace-insn", "dump-state", "handler-log", "rtl", "vcd"})
+  for (const char* option : {"trace", "verify", "egress", "chrome-trace", "trace-insn", "dump-state", "handler-log", "rtl", "vcd"})
     if (vm.count(option))
       throw InputError(std::string("--") + option + ": not available in a network run (network.topology = " +
                        req.cfg.network.topology + "), whose hosts drive it (traffic.*)");
@@ -77,8 +77,10 @@ int run_network_command(RunRequest& req, const po::variables_map& vm, StatsForma
   std::ostream* stats_out = vm.count("stats") ? &outputs.add("--stats", vm["stats"].as<std::string>()) : nullptr;
   std::ostream* config_out =
       vm.count("dump-config") ? &outputs.add("--dump-config", vm["dump-config"].as<std::string>()) : nullptr;
+  std::ostream* calibration_out =
+      vm.count("calibration-out") ? &outputs.add("--calibration-out", vm["calibration-out"].as<std::string>()) : nullptr;
   std::ostream& report = outputs.writes_stdout() ? std::cerr : std::cout;
-  const NetworkRunResult result = run_network(req.cfg, req.config_path, isatty(2));
+  const NetworkRunResult result = run_network(req.cfg, req.config_path, isatty(2), calibration_out);
   if (stats_out) *stats_out << (stats_format == StatsFormat::kCsv ? stats_csv(result.stats) : result.stats.dump(2) + "\n");
   if (config_out) *config_out << "# flaresim " << build_version() << " (" << build_git_commit()
                               << "): the effective configuration of a run; flaresim run --config reads it back\n"
@@ -157,6 +159,9 @@ int cmd_run(const std::vector<std::string>& args) {
   apply_overrides(req.cfg, vm);
   if (vm.count("seed")) find_config_key("sim.seed")->set(req.cfg, vm["seed"].as<std::string>());
   if (vm.count("hpu-model")) find_config_key("hpu.model")->set(req.cfg, vm["hpu-model"].as<std::string>());
+  if (vm.count("calibration-out") && req.cfg.hpu.model != HpuModel::kIss)
+    throw InputError("--calibration-out: a calibration measures handlers on the ISS (--hpu.model iss), not on " +
+                     std::string(choice_name(req.cfg.hpu.model)) + " HPUs");
   if (req.cfg.network.topology != "single") return run_network_command(req, vm, stats_format);
   const bool hosts = req.cfg.hosts.model != "none";
   if (!vm.count("trace") && !hosts)
@@ -190,9 +195,6 @@ int cmd_run(const std::vector<std::string>& args) {
   std::ostream* config_out = optional("dump-config");
   req.egress = optional("egress");
   req.chrome_trace = optional("chrome-trace");
-  if (vm.count("calibration-out") && req.cfg.hpu.model != HpuModel::kIss)
-    throw InputError("--calibration-out: a calibration measures handlers on the ISS (--hpu.model iss), not on " +
-                     std::string(choice_name(req.cfg.hpu.model)) + " HPUs");
   req.calibration = optional("calibration-out");
   req.insn_trace = optional("trace-insn");
   req.insn_trace_options = insn_trace_options(vm);

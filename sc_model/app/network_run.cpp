@@ -13,6 +13,7 @@
 #include "config/config_json.h"
 #include "network/network.h"
 #include "plugin/protocol.h"
+#include "pspin/calibration.h"
 #include "network/ring_allreduce.h"
 #include "network/traffic.h"
 
@@ -48,7 +49,8 @@ std::unique_ptr<NetworkAllreduce> attach_allreduce(const Config& cfg, Network& n
                    "hosts run hosts.model = ring or allreduce");
 }
 
-NetworkRunResult run_network(const Config& cfg, const std::string& config_path, bool progress) {
+NetworkRunResult run_network(const Config& cfg, const std::string& config_path, bool progress,
+                             std::ostream* calibration) {
   const auto wall0 = std::chrono::steady_clock::now();
   validate_config(cfg);
   const bool with_traffic = cfg.traffic.pattern != "none";
@@ -70,6 +72,12 @@ NetworkRunResult run_network(const Config& cfg, const std::string& config_path, 
   std::unique_ptr<BackgroundTraffic> traffic =
       with_traffic ? std::make_unique<BackgroundTraffic>("traffic", cfg, net) : nullptr;
   std::unique_ptr<NetworkAllreduce> allreduce = attach_allreduce(cfg, net, roles);
+
+  CalibrationRecorder recorder;
+  if (calibration)
+    for (size_t i = 0; i < net.switch_count(); ++i)
+      if (net.topology().nodes[net.topology().switches()[i]].kind == SwitchKind::kInc)
+        net.switch_at(i).pspin().observe_handler_runs(&recorder);
 
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
   if (net.fatal_error().empty()) run_to_end([&net]() { return !net.fatal_error().empty(); }, progress, 0, wall0);
@@ -116,6 +124,7 @@ NetworkRunResult run_network(const Config& cfg, const std::string& config_path, 
       result.allreduce_advice = ring_timeout_advice(cfg, rs, network["drops"].uint_value(),
                                                     net.host(ring->host_of(0)).nic().params().gbps);
   }
+  if (calibration) *calibration << recorder.table().text();
   stats["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return result;
 }

@@ -1,6 +1,7 @@
 // A run of a network (network.topology other than single): the fabric built from the topology,
-// background traffic and the ring allreduce on its hosts, run to its end, and the stats: the
-// network's links, the traffic's messages and the allreduce (docs/STATS.md, "Network runs").
+// each protocol's share of the switches, background traffic and an allreduce on its hosts (the
+// ring, or a protocol's such as Flare's trees), run to its end, and the stats: the network's
+// links, the traffic's messages and the allreduce (docs/STATS.md, "Network runs").
 // Kept apart from the CLI so tests can drive it directly.
 #pragma once
 #include <string>
@@ -15,14 +16,16 @@ struct NetworkRunResult {
   nlohmann::json stats;
   std::string fault;        // the handler fault that stopped the run, "" if it ran to its end
   uint64_t unfinished = 0;  // background messages started and not complete at the end
-  // The ring allreduce (hosts.model = ring): why its results are wrong or incomplete ("" if
-  // right or no ring), and advice on hosts.timeout_ns when it retransmitted with nothing lost.
+  // The allreduce (hosts.model): why its results are wrong or incomplete ("" if right or none),
+  // and for the ring, advice on hosts.timeout_ns when it retransmitted with nothing lost.
   std::string allreduce_failure, allreduce_advice;
 };
 
 // Runs the network the configuration describes; throws InputError / SimError, or Interrupted.
-// Call once per process (SystemC elaborates once).
-NetworkRunResult run_network(const Config& cfg, const std::string& config_path, bool progress);
+// With `calibration`, the calibration table of the handler runs on every inc switch (ISS HPUs)
+// is written to it. Call once per process (SystemC elaborates once).
+NetworkRunResult run_network(const Config& cfg, const std::string& config_path, bool progress,
+                             std::ostream* calibration = nullptr);
 
 // The readable summary printed by `flaresim run` for a network.
 std::string format_network_summary(const nlohmann::json& stats);

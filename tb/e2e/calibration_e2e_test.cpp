@@ -3,7 +3,8 @@
 // every handler run exactly its outcome's fitted cycles and finishes within 2% of the ISS run's
 // time (the fit is each outcome's mean, so runs slowed by lock contention and runs that were not
 // are charged alike), calibrated switches in a network, and the errors for a native calibration
-// run and a calibrated switch without a table.
+// run and a calibrated switch without a table; an ISS network run's table, with the outcomes of
+// the switches of a reduction tree counted by hand.
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -67,6 +68,45 @@ TEST(CalibrationE2e, IssRunCalibratesNativeRuns) {
   const auto n = nlohmann::json::parse(slurp(dir / "net.json"));
   for (const auto& s : n["network"]["per_switch"]) EXPECT_EQ(s["kind"], "calibrated");
   EXPECT_EQ(n["traffic"]["unfinished"], 0);
+}
+
+// The runs of `outcome` of flare_dense in a calibration table's text (-1 if absent).
+long runs_of(const std::string& table, const std::string& outcome) {
+  for (const std::string& line : lines_of(table)) {
+    const std::vector<std::string> w = line_words(line);
+    if (w.size() == 8 && w[0] == "flare_dense" && w[1] == outcome) return std::stol(w[2]);
+  }
+  return -1;
+}
+
+TEST(CalibrationE2e, AnIssNetworkRunCalibratesTheTreesOutcomes) {
+  ScratchDir dir;
+  // Two leaves of two members under one spine, 4 blocks: per block each leaf folds its first
+  // contribution (ok) and sends the second's aggregate up (sent_up); the spine folds the first
+  // leaf's (ok) and multicasts the result (result_sent); each leaf forwards it down
+  // (result_forwarded). So ok 2 x 4 + 4, sent_up 2 x 4, result_sent 4, result_forwarded 2 x 4.
+  const std::string net = "run --network.topology leaf_spine --network.leaves 2 --network.spines 1 "
+                          "--network.hosts_per_leaf 2 --hosts.model allreduce --hosts.bytes 4KiB "
+                          "--hosts.timeout_ns 1000000 ";
+  const CliResult iss = flaresim(net + "--network.kind inc --hpu.model iss --calibration-out cal.txt -q", dir);
+  ASSERT_EQ(iss.code, 0) << iss.err;
+  const std::string table = slurp(dir / "cal.txt");
+  EXPECT_EQ(runs_of(table, "ok"), 12);
+  EXPECT_EQ(runs_of(table, "sent_up"), 8);
+  EXPECT_EQ(runs_of(table, "result_sent"), 4);
+  EXPECT_EQ(runs_of(table, "result_forwarded"), 8);
+  EXPECT_EQ(runs_of(table, "*"), 32);
+  const CliResult cal = flaresim(net + "--network.kind calibrated --hpu.calibration cal.txt", dir);
+  ASSERT_EQ(cal.code, 0) << cal.err;
+  EXPECT_NE(cal.out.find("allreduce over 1 tree: 4 hosts, 4096 bytes each, done in "), std::string::npos) << cal.out;
+  EXPECT_NE(cal.out.find("results OK"), std::string::npos) << cal.out;
+  const CliResult native = flaresim(net + "--network.kind inc --hpu.model native --calibration-out c2.txt", dir);
+  EXPECT_EQ(native.code, 2);
+  EXPECT_NE(native.err.find("--calibration-out: a calibration measures handlers on the ISS (--hpu.model iss), not on "
+                            "native HPUs"),
+            std::string::npos)
+      << native.err;
+  EXPECT_FALSE(exists(dir / "c2.txt"));
 }
 
 }  // namespace
