@@ -76,7 +76,7 @@ NetworkRunResult run_network(const Config& cfg, const std::string& config_path, 
   CalibrationRecorder recorder;
   if (calibration)
     for (size_t i = 0; i < net.switch_count(); ++i)
-      if (net.topology().nodes[net.topology().switches()[i]].kind == SwitchKind::kInc)
+      if (net.switch_kind(i) == SwitchKind::kInc)
         net.switch_at(i).pspin().observe_handler_runs(&recorder);
 
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
@@ -107,7 +107,7 @@ NetworkRunResult run_network(const Config& cfg, const std::string& config_path, 
     Switch& sw = net.switch_at(i);
     StatsTree& s = per_switch.append();
     s["name"] = net.switch_name(i);
-    s["kind"] = switch_kind_name(net.topology().nodes[net.topology().switches()[i]].kind);
+    s["kind"] = switch_kind_name(net.switch_kind(i));
     uint64_t in = 0, out = 0;
     for (const auto& p : sw.ingress()) in += p->packets_in;
     for (const auto& p : sw.egress()) out += p->packets_out;

@@ -39,6 +39,7 @@ class Network : public sc_core::sc_module {
   size_t switch_count() const { return switches_.size(); }
   Switch& switch_at(size_t i) { return *switches_[i]; }
   const std::string& switch_name(size_t i) const { return topology_.nodes[switch_nodes_[i]].name; }
+  SwitchKind switch_kind(size_t i) const { return topology_.nodes[switch_nodes_[i]].kind; }
   size_t host_count() const { return hosts_.size(); }
   HostPort& host(unsigned h) { return *hosts_.at(h); }
   // The first handler fault an in-network-compute switch stopped on ("" if none).

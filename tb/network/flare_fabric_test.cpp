@@ -83,8 +83,8 @@ std::vector<uint32_t> int32_sum(uint64_t seed, unsigned ranks, uint64_t elements
   return sum;
 }
 
-// Every member got every block once, from the trees' allreduce ids (block b as tree b mod N's
-// block b / N), with exactly the sum of all members' inputs.
+// Every member got every block once, block b from tree b mod N (allreduce id b mod N), with
+// exactly the sum of all members' inputs.
 void expect_exact_results(const FlareFabric& f, const std::vector<unsigned>& members, uint64_t blocks, unsigned trees,
                           uint64_t seed) {
   std::vector<std::vector<uint32_t>> want;
@@ -100,9 +100,9 @@ void expect_exact_results(const FlareFabric& f, const std::vector<unsigned>& mem
       flare_header_t hdr;
       flare_decode(frame.data() + info.l4_offset, &hdr);
       EXPECT_EQ(hdr.kind, FLARE_KIND_RESULT);
-      ASSERT_LT(hdr.allreduce_id, trees);
-      const uint64_t b = uint64_t(hdr.block_id) * trees + hdr.allreduce_id;
+      const uint64_t b = hdr.block_id;
       ASSERT_LT(b, blocks);
+      EXPECT_EQ(hdr.allreduce_id, b % trees) << "block " << b << " comes down tree b mod N";
       EXPECT_FALSE(seen[b]) << "host " << h << " block " << b << " twice";
       seen[b] = true;
       ASSERT_EQ(info.l4_len, 16u + 1024u);
@@ -201,6 +201,44 @@ TEST(FlareFabric, TwoLevelsTwoTreesExactWithEachSpineCarryingHalfTheBlocks) {
   EXPECT_EQ(report["bytes_between_switches"].uint_value(), 2u * 2u * 8u * kFrameBytes * 2u);
   EXPECT_EQ(report["bytes_total"].uint_value(), 2u * 8u * 16u * kFrameBytes + 2u * 2u * 8u * kFrameBytes * 2u);
   EXPECT_EQ(report["drops"].uint_value(), 0u);
+}
+
+// The block states switch `index` has per cluster for allreduce `id` (0 if none).
+unsigned states_of(fs::Network& net, unsigned index, uint32_t id) {
+  fs::Switch& sw = net.switch_at(index);
+  const uint32_t l1 = sw.pspin().set_memory(fs::find_handler_set("flare_dense")).l1_bytes;
+  for (const fs::FlareAllreduce& a : fs::flare_allreduces(sw.config(), l1))
+    if (a.id == id) return a.states_per_cluster;
+  return 0;
+}
+
+TEST(FlareFabric, BlocksWaitForEveryBlockSharingTheirStateOnTheirTree) {
+  quiet_systemc();
+  // Two trees over a leaf-spine of 2 leaves of 2 hosts and 2 spines (wired as leaf_spine(2, 2,
+  // 2)) on switches of 2 clusters with little L1: each leaf splits its state area between both
+  // trees (1 state per cluster each), each spine holds one tree (2 states). Tree t's block b
+  // shares its leaf state with b - lcm(2 x 1, 2) = b - 2 and its root state with b - lcm(2 x 2, 2)
+  // = b - 4. Host h1's link runs at a tenth of the others' rate, so with no window h0 would run
+  // far ahead of it and send block b while b - 2 still waits at leaf0 for h1: had it done so,
+  // leaf0 would have refused the block (busy state) and h0 sent it again after its timeout.
+  std::string text = "switch leaf0 ports=4\nswitch leaf1 ports=4\nswitch spine0 ports=2\nswitch spine1 ports=2\n";
+  for (unsigned h = 0; h < 4; ++h) text += "host h" + std::to_string(h) + "\n";
+  text += "link leaf0:0 h0\nlink leaf0:1 h1 gbps=10\nlink leaf1:0 h2\nlink leaf1:1 h3\n";
+  for (unsigned l = 0; l < 2; ++l)
+    for (unsigned s = 0; s < 2; ++s)
+      text += "link leaf" + std::to_string(l) + ":" + std::to_string(2 + s) + " spine" + std::to_string(s) + ":" +
+              std::to_string(l) + "\n";
+  const fs::Topology t = fs::parse_topology_text(text, "slow.topo");
+  fs::Config cfg = flare_config(32 << 10, 2);
+  cfg.pspin.clusters = 2;
+  cfg.hosts.window = 0;
+  fs::find_config_key("pspin.l1_bytes")->set(cfg, "76KiB");  // 8 packet slots of 9 KiB, 4 KiB of state area
+  FlareFabric f(cfg, t);
+  ASSERT_EQ(states_of(*f.net, 0, 0), 1u);
+  ASSERT_EQ(states_of(*f.net, 1, 1), 1u);
+  ASSERT_EQ(states_of(*f.net, f.role.trees()[0].root, 0), 2u);
+  sc_core::sc_start();
+  expect_exact_results(f, {0, 1, 2, 3}, 32, 2, cfg.seed);
 }
 
 // core, agg0-1 (ports 0-1 down, 2 up), leaf0-3 (ports 0-1 hosts, 2 up), hosts h0-h7 two per

@@ -28,10 +28,10 @@ void BlockWindowHost::run() {
   for (;;) {
     const Picos now = now_ps();
     // A retransmission that is due goes first, then the next original if the window allows.
-    auto due = std::min_element(due_.begin(), due_.end(),
-                                [](const auto& a, const auto& b) { return a.second < b.second; });
-    if (due != due_.end() && due->second <= now) {
-      const uint32_t block = due->first;
+    // The earliest deadline (the lowest block among equal ones).
+    const auto due = by_due_.begin();
+    if (due != by_due_.end() && due->first <= now) {
+      const uint32_t block = due->second;
       if (++sent_[block] > kMaxSendAttempts) {
         // No result after every attempt: the host gives the block up (verification then
         // reports it missing), so that a switch that never answers cannot keep the run going.
@@ -47,7 +47,7 @@ void BlockWindowHost::run() {
     // The next original waits for room in the window and for the block its state held before.
     const uint64_t next = k < n ? block_sent_at(cfg_.stagger, rank_, hosts_, n, k, group_) : 0;
     if (k < n && (cfg_.window == 0 || in_flight_.size() < cfg_.window) &&
-        (states_ == 0 || next < states_ || finished_[next - states_])) {
+        state_free(next)) {
       const uint32_t block = uint32_t(next);
       ++k;
       in_flight_.insert(block);
@@ -60,8 +60,8 @@ void BlockWindowHost::run() {
       *done_at_ = std::max(*done_at_, now);  // the last result, or the last block given up
       return;
     }
-    if (due != due_.end())
-      wait(ps_time(due->second - now), got_result_);
+    if (due != by_due_.end())
+      wait(ps_time(due->first - now), got_result_);
     else
       wait(got_result_);
   }
@@ -70,7 +70,18 @@ void BlockWindowHost::run() {
 void BlockWindowHost::send(uint32_t block) {
   ++sends;
   send_block(block);
-  if (in_flight_.count(block)) due_[block] = now_ps() + cfg_.timeout_ns * kPicosPerNs;
+  if (in_flight_.count(block)) {
+    clear_due(block);
+    due_[block] = now_ps() + cfg_.timeout_ns * kPicosPerNs;
+    by_due_.emplace(due_[block], block);
+  }
+}
+
+void BlockWindowHost::clear_due(uint32_t block) {
+  const auto it = due_.find(block);
+  if (it == due_.end()) return;
+  by_due_.erase({it->second, block});
+  due_.erase(it);
 }
 
 void BlockWindowHost::result_complete(uint32_t block) {
@@ -81,7 +92,8 @@ void BlockWindowHost::result_complete(uint32_t block) {
 }
 
 void BlockWindowHost::finish(uint32_t block) {
-  due_.erase(block);
+  clear_due(block);
+  sent_.erase(block);
   finished_[block] = true;
   forget(block);
 }

@@ -1,7 +1,8 @@
 // The send loop of a closed-loop allreduce host, shared by the Flare dense and sparse hosts: the
 // host sends its blocks in the order of allreduce_timing.h (staggered if hosts.stagger), never
 // more than hosts.window in flight and never block b before block b - T is done (T: the block
-// states the switch has for the allreduce, which share a state); a block whose result is not
+// states the switch has for the allreduce, which share a state; a host whose blocks meet
+// several switches says which blocks share, state_free); a block whose result is not
 // back within hosts.timeout_ns of its send is sent again, and given up after kMaxSendAttempts
 // sends. The protocol's host puts a block's packets on the link (send_block) and says when a
 // block's whole result is back (result_complete).
@@ -35,6 +36,10 @@ class BlockWindowHost : public sc_core::sc_module {
   // The host is done with the block (result complete, or given up): drop what it kept of it.
   virtual void forget(uint32_t /*block*/) {}
   bool in_flight(uint32_t block) const { return in_flight_.count(block) != 0; }
+  // Whether the block's state at the switch is free: no block sharing it is unfinished. The
+  // default: block - T is finished (T = `states`, 0: no rule).
+  virtual bool state_free(uint64_t block) const { return states_ == 0 || block < states_ || finished_[block - states_]; }
+  bool finished(uint64_t block) const { return finished_[block]; }
   // The block's whole result is back (a block not in flight is ignored).
   void result_complete(uint32_t block);
 
@@ -53,8 +58,10 @@ class BlockWindowHost : public sc_core::sc_module {
   Picos* done_at_;
   std::set<uint32_t> in_flight_;
   std::vector<bool> finished_;         // by block: result back or given up
+  void clear_due(uint32_t block);       // the block is not to be sent again (now)
   std::map<uint32_t, Picos> due_;      // in-flight block -> when to send it again
-  std::map<uint32_t, unsigned> sent_;  // block -> sends so far
+  std::set<std::pair<Picos, uint32_t>> by_due_;  // the same, earliest first
+  std::map<uint32_t, unsigned> sent_;  // unfinished block -> sends so far
   sc_core::sc_event got_result_;
 };
 

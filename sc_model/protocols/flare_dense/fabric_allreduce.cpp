@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <numeric>
 
 #include "common/errors.h"
 #include "common/fnv1a.h"
@@ -97,6 +98,7 @@ class FabricAllreduce : public sc_core::sc_module, public NetworkAllreduce {
   unsigned levels_ = 0, trees_ = 0;
   std::vector<std::unique_ptr<FabricHost>> hosts_;
   std::map<uint64_t, BlockReduction> reductions_;
+  std::vector<std::vector<uint64_t>> sharing_;  // by tree: the distances to blocks sharing a state
   Picos done_at_ = 0;
   uint64_t wrong_ = 0, stray_ = 0, bytes_sent_ = 0;
   std::string first_problem_;
@@ -107,7 +109,7 @@ class FabricAllreduce::FabricHost : public BlockWindowHost, public PacketSinkIf 
  public:
   FabricHost(sc_core::sc_module_name name, FabricAllreduce& owner, const Config& cfg, unsigned rank, unsigned members,
              unsigned host, std::vector<uint16_t> rank_in_tree, unsigned states)
-      : BlockWindowHost(name, cfg.hosts, rank, members, owner.blocks(), states, &owner.done_at_),
+      : BlockWindowHost(name, cfg.hosts, rank, members, owner.blocks(), states, &owner.done_at_),  // states: staggering
         owner_(owner),
         host_(host),
         rank_in_tree_(std::move(rank_in_tree)) {
@@ -119,10 +121,9 @@ class FabricAllreduce::FabricHost : public BlockWindowHost, public PacketSinkIf 
     flare_header_t h;
     if (!f.ok || !f.udp || f.l4_len < FLARE_HEADER_BYTES) return void(++owner_.stray_);
     flare_decode(p->data.data() + f.l4_offset, &h);
-    const uint64_t trees = rank_in_tree_.size();
-    const uint64_t b = uint64_t(h.block_id) * trees + (h.allreduce_id - owner_.first_id_);
-    if (h.version != FLARE_VERSION || h.kind != FLARE_KIND_RESULT || h.allreduce_id < owner_.first_id_ ||
-        h.allreduce_id - owner_.first_id_ >= trees || b >= owner_.blocks() || !in_flight(uint32_t(b)))
+    const uint64_t b = h.block_id;
+    if (h.version != FLARE_VERSION || h.kind != FLARE_KIND_RESULT ||
+        h.allreduce_id != owner_.first_id_ + b % rank_in_tree_.size() || b >= owner_.blocks() || !in_flight(uint32_t(b)))
       return void(++owner_.stray_);
     ++results;
     const std::string wrong = owner_.check(b, p->data.data() + f.l4_offset + FLARE_HEADER_BYTES,
@@ -135,7 +136,8 @@ class FabricAllreduce::FabricHost : public BlockWindowHost, public PacketSinkIf 
   uint64_t results = 0;
 
  private:
-  // Block b goes to tree b mod N as its block b / N; the host waits while its NIC sends it.
+  // Block b goes to tree b mod N (block id b: at every switch consecutive blocks have
+  // consecutive home clusters, whatever tree they take); the host waits while its NIC sends it.
   void send_block(uint32_t b) override {
     const unsigned trees = unsigned(rank_in_tree_.size()), t = b % trees;
     const uint16_t count = owner_.count_of(b);
@@ -145,7 +147,7 @@ class FabricAllreduce::FabricHost : public BlockWindowHost, public PacketSinkIf 
     h.dtype = owner_.dtype_;
     h.op = owner_.op_;
     h.allreduce_id = owner_.first_id_ + t;
-    h.block_id = b / trees;
+    h.block_id = b;
     h.sender_rank = rank_in_tree_[t];
     h.elem_count = count;
     const Bytes elems = owner_.contribution(rank_, b);
@@ -157,6 +159,12 @@ class FabricAllreduce::FabricHost : public BlockWindowHost, public PacketSinkIf 
     wait(ps_time(wire));
   }
   void forget(uint32_t b) override { owner_.release(b); }
+  // Block b's state is free at every switch of its tree once each block sharing it there is.
+  bool state_free(uint64_t b) const override {
+    for (uint64_t d : owner_.sharing_[b % rank_in_tree_.size()])
+      if (b >= d && !finished(b - d)) return false;
+    return true;
+  }
 
   FabricAllreduce& owner_;
   unsigned host_;
@@ -182,23 +190,26 @@ FabricAllreduce::FabricAllreduce(sc_core::sc_module_name name, const Config& cfg
   if (blocks() > (uint64_t(1) << 32) - 1)
     throw InputError("hosts.bytes / hosts.elem_bytes: more blocks than a 32-bit block id numbers");
 
-  // T of each tree: the fewest block states a switch of it has for the tree's allreduce.
+  // Which blocks share a state: at a switch of tree t with C clusters and S states per cluster
+  // for it, block b lives in cluster b mod C, state (b / C) mod S, so block b - d shares it when d
+  // is a multiple of C S and of N (the same tree): d = lcm(C S, N). A block waits for b - d at
+  // each switch of its tree (and so, by the same rule, for every earlier sharer).
   const int set = find_handler_set("flare_dense");
-  unsigned states = 0;
+  unsigned stagger_states = 0;  // the nearest sharing, for staggering's groups
+  sharing_.resize(trees.size());
   for (size_t t = 0; t < trees.size(); ++t) {
     levels_ = std::max(levels_, trees[t].levels);
     for (size_t i = 0; i < net.switch_count(); ++i) {
       if (!trees[t].switches[i].in_tree) continue;
       Switch& sw = net.switch_at(i);
-      for (const FlareAllreduce& a : flare_allreduces(sw.config(), sw.pspin().set_memory(set).l1_bytes))
-        if (a.id == first_id_ + t) {
-          const unsigned s = a.states_per_cluster * sw.config().pspin.clusters;
-          states = states ? std::min(states, s) : s;
-        }
+      for (const FlareAllreduce& a : flare_allreduces(sw.config(), sw.pspin().set_memory(set).l1_bytes)) {
+        if (a.id != first_id_ + t) continue;
+        const uint64_t d = std::lcm(uint64_t(a.states_per_cluster) * sw.config().pspin.clusters, uint64_t(trees.size()));
+        if (std::find(sharing_[t].begin(), sharing_[t].end(), d) == sharing_[t].end()) sharing_[t].push_back(d);
+        stagger_states = unsigned(std::min<uint64_t>(stagger_states ? stagger_states : d, d));
+      }
     }
   }
-  // Block b waits for block b - N T, the tree's block b / N - T, which shares its state.
-  states *= unsigned(trees.size());
 
   const std::vector<std::vector<PortPeer>> peers = net.topology().peers();
   const std::vector<unsigned> host_nodes = net.topology().hosts(), switch_nodes = net.topology().switches();
@@ -212,7 +223,7 @@ FabricAllreduce::FabricAllreduce(sc_core::sc_module_name name, const Config& cfg
       ranks.push_back(uint16_t(std::find(children.begin(), children.end(), up.port) - children.begin()));
     }
     hosts_.push_back(std::make_unique<FabricHost>(("member" + std::to_string(r)).c_str(), *this, cfg, r, unsigned(members.size()), members[r],
-                                                  std::move(ranks), states));
+                                                  std::move(ranks), stagger_states));
   }
 }
 

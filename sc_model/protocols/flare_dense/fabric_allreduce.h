@@ -3,10 +3,10 @@
 // hosts (hosts.members), rooted at switches at the members' centre in an order drawn from the
 // seed. Tree t is the Flare allreduce flare.allreduce_id + t, installed in every switch it passes
 // (its children's ports in rank order, its parent's port and its rank there, the other flare.*
-// keys as configured); switches off every tree hold none. A member sends block b of its data to
-// tree b mod N as that tree's block b / N (blocks round-robin over the trees, as PANAMA does),
-// with the window, block-state rule and timeouts of block_window_host.h; the T it obeys is the
-// fewest block states any switch of a tree has for it. Every result is checked as it arrives
+// keys as configured); switches off every tree hold none. A member sends block b of its data, block
+// id b, to tree b mod N (blocks round-robin over the trees, as PANAMA does), with the window,
+// block-state rule and timeouts of block_window_host.h: block b waits for every earlier block that
+// shares its state at a switch of its tree. Every result is checked as it arrives
 // against the reduction of all members' data (integers exactly; float32 sums within the
 // rounding any summation order may cause: (members - 1) 2^-24 times the sum of magnitudes).
 #pragma once
