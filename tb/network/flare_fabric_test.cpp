@@ -301,6 +301,10 @@ TEST(FlareFabric, BadMembersAndPlainSwitchesOnATreeAreRejected) {
   cfg.hosts.members = "1,1";
   EXPECT_EQ(role_error(cfg, t), "bad value '1,1' for 'hosts.members': expected a host list without repeated hosts");
   cfg.hosts.members = "all";
+  cfg.hosts.loss = 0.1;
+  EXPECT_EQ(role_error(cfg, t), "hosts.loss: a network's Flare hosts lose nothing themselves; their losses are the "
+                                "network's drops (a link's queue_bytes in a topology file)");
+  cfg.hosts.loss = 0;
   fs::Topology plain = t;
   fs::apply_kinds(plain, "spine*=plain");
   const std::string what = role_error(cfg, plain);

@@ -125,15 +125,12 @@ class FabricAllreduce::FabricHost : public BlockWindowHost, public PacketSinkIf 
     if (h.version != FLARE_VERSION || h.kind != FLARE_KIND_RESULT ||
         h.allreduce_id != owner_.first_id_ + b % rank_in_tree_.size() || b >= owner_.blocks() || !in_flight(uint32_t(b)))
       return void(++owner_.stray_);
-    ++results;
     const std::string wrong = owner_.check(b, p->data.data() + f.l4_offset + FLARE_HEADER_BYTES,
                                            f.l4_len - FLARE_HEADER_BYTES);
     if (!wrong.empty() && !owner_.wrong_++)
       owner_.first_problem_ = "host " + std::to_string(host_) + ", block " + std::to_string(b) + ": " + wrong;
     result_complete(uint32_t(b));
   }
-
-  uint64_t results = 0;
 
  private:
   // Block b goes to tree b mod N (block id b: at every switch consecutive blocks have
@@ -317,6 +314,9 @@ std::string FabricAllreduce::failure() const {
 FlareFabricRole::FlareFabricRole(const Config& cfg, const Topology& t) : cfg_(cfg) {
   active_ = cfg.hosts.model == kModel;
   if (!active_) return;
+  if (cfg.hosts.loss > 0)
+    throw InputError("hosts.loss: a network's Flare hosts lose nothing themselves; their losses are the network's "
+                     "drops (a link's queue_bytes in a topology file)");
   members_ = member_hosts(cfg.hosts.members, unsigned(t.hosts().size()));
   const FlareConfig& f = flare_config(cfg);
   if (uint64_t(f.allreduce_id) + f.trees - 1 > 0xFFFFFFFFull)
