@@ -10,13 +10,7 @@
 namespace fs::test {
 namespace {
 
-int run_script(const ScratchDir& dir, const std::string& args) {
-  const std::string build = std::filesystem::path(FLARESIM_BIN).parent_path().string();
-  const std::string cmd = "cd '" + dir.path() + "' && FLARESIM_BUILD_DIR='" + build + "' '" FLARESIM_SOURCE_DIR
-                          "/scripts/flare-fig15' " + args + " >out.txt 2>err.txt";
-  const int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+int run_script(const ScratchDir& dir, const std::string& args) { return run_source_script(dir, "flare-fig15", args); }
 
 TEST(FlareFig15Script, ReplotRewritesThePageFromTheCsv) {
   ScratchDir dir;

@@ -13,11 +13,7 @@ namespace {
 const char* const kCsvs[] = {"flare-sparse-size.csv", "flare-sparse-density.csv", "flare-sparse-spills.csv"};
 
 int run_script(const ScratchDir& dir, const std::string& args, const std::string& build = "") {
-  const std::string bin_dir = build.empty() ? std::filesystem::path(FLARESIM_BIN).parent_path().string() : build;
-  const std::string cmd = "cd '" + dir.path() + "' && FLARESIM_BUILD_DIR='" + bin_dir + "' '" FLARESIM_SOURCE_DIR
-                          "/scripts/flare-sparse-figures' " + args + " >out.txt 2>err.txt";
-  const int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run_source_script(dir, "flare-sparse-figures", args, build);
 }
 
 std::set<std::string> names_in(const std::string& folder) {

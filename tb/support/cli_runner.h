@@ -99,6 +99,18 @@ inline std::set<std::string> files_in(const ScratchDir& dir) {
 
 // Runs `flaresim <args>` (args already shell-quoted where needed) in `dir`, with the environment
 // variables of `env` ("NAME=value ...", shell-quoted) set for it.
+// Runs one of the source tree's scripts/ (e.g. "flare-figures") in `dir` against this build (or
+// the flaresim build folder `build`), its output in dir/out.txt and dir/err.txt; its exit code,
+// -1 if it did not exit.
+inline int run_source_script(const ScratchDir& dir, const std::string& script, const std::string& args,
+                             const std::string& build = "") {
+  const std::string bin_dir = build.empty() ? std::filesystem::path(FLARESIM_BIN).parent_path().string() : build;
+  const std::string cmd = "cd '" + dir.path() + "' && FLARESIM_BUILD_DIR='" + bin_dir + "' '" FLARESIM_SOURCE_DIR
+                          "/scripts/" + script + "' " + args + " >out.txt 2>err.txt";
+  const int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 inline CliResult flaresim(const std::string& args, const ScratchDir& dir, const std::string& env = "") {
   const std::string out = dir / ".stdout", err = dir / ".stderr";
   const std::string cmd =
