@@ -77,6 +77,20 @@ std::string format_number(double v) {
 
 }  // namespace
 
+void fold_elements(Bytes& acc, const Bytes& in, uint8_t dtype, uint8_t op) {
+  const uint32_t size = flare_dtype_bytes(dtype);
+  for (size_t i = 0; i < acc.size() / size; ++i) {
+    if (dtype == FLARE_FLOAT32) {
+      const float a = f32_at(acc, i), v = f32_at(in, i);
+      put_f32(acc, i, op == FLARE_OP_SUM ? a + v : op == FLARE_OP_MIN ? (v < a ? v : a) : (v > a ? v : a));
+    } else {
+      const int64_t a = int_at(acc, i, size), v = int_at(in, i, size);
+      // Sum wraps: put_int keeps the low `size` bytes of the two's-complement result.
+      put_int(acc, i, size, op == FLARE_OP_SUM ? a + v : op == FLARE_OP_MIN ? std::min(a, v) : std::max(a, v));
+    }
+  }
+}
+
 Bytes host_elements(uint64_t seed, unsigned host, uint8_t dtype, uint64_t count) {
   return host_elements_at(seed, host, dtype, 0, count);
 }
@@ -214,23 +228,8 @@ AllreduceWorkload generate_allreduce(const AllreduceGenOptions& o) {
     e.op = op;
     e.count = count;
     e.payload.assign(data[0].begin() + long(off), data[0].begin() + long(off + len));
-    for (unsigned h = 1; h < o.hosts; ++h) {
-      Bytes chunk(data[h].begin() + long(off), data[h].begin() + long(off + len));
-      for (size_t i = 0; i < count; ++i) {
-        if (dtype == FLARE_FLOAT32) {
-          const float a = f32_at(e.payload, i), v = f32_at(chunk, i);
-          put_f32(e.payload, i, op == FLARE_OP_SUM ? a + v : op == FLARE_OP_MIN ? (v < a ? v : a)
-                                                                               : (v > a ? v : a));
-        } else {
-          const int64_t a = int_at(e.payload, i, dsize), v = int_at(chunk, i, dsize);
-          // Sum wraps: put_int keeps the low dsize bytes of the two's-complement result.
-          const int64_t r = op == FLARE_OP_SUM ? a + v
-                            : op == FLARE_OP_MIN ? std::min(a, v)
-                                                 : std::max(a, v);
-          put_int(e.payload, i, dsize, r);
-        }
-      }
-    }
+    for (unsigned h = 1; h < o.hosts; ++h)
+      fold_elements(e.payload, Bytes(data[h].begin() + long(off), data[h].begin() + long(off + len)), dtype, op);
     w.expected.push_back(std::move(e));
   }
   return w;

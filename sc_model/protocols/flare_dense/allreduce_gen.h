@@ -92,6 +92,9 @@ AllreduceWorkload generate_allreduce(const AllreduceGenOptions& opts);
 // The element values host `host` contributes (count elements of dtype, little-endian): the same
 // values generate_allreduce puts in that host's packets, in order.
 Bytes host_elements(uint64_t seed, unsigned host, uint8_t dtype, uint64_t count);
+// acc op= in, element by element (acc.size() bytes of dtype; in at least as long): integer sums
+// wrap as two's complement, float32 sums add in float.
+void fold_elements(Bytes& acc, const Bytes& in, uint8_t dtype, uint8_t op);
 // Elements first .. first + count - 1 of that sequence, without drawing the ones before.
 Bytes host_elements_at(uint64_t seed, unsigned host, uint8_t dtype, uint64_t first, uint64_t count);
 

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <map>
 #include <numeric>
 
@@ -32,29 +31,6 @@ std::string port_list(const std::vector<unsigned>& ports) {
 
 // The little-endian word at p.
 uint32_t le32(const uint8_t* p) { return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24; }
-
-// The low `size` bytes at p as a two's-complement integer.
-int64_t int_at(const uint8_t* p, unsigned size) {
-  uint64_t v = 0;
-  for (unsigned b = 0; b < size; ++b) v |= uint64_t(p[b]) << (8 * b);
-  const unsigned shift = 64 - 8 * size;
-  return int64_t(v << shift) >> shift;
-}
-
-// acc op= in for `count` elements: integers (sums wrap, as the handler's do), float32 min and max.
-void fold(uint8_t* acc, const uint8_t* in, size_t count, uint8_t dtype, uint8_t op) {
-  const unsigned size = flare_dtype_bytes(dtype);
-  for (size_t i = 0; i < count; ++i, acc += size, in += size) {
-    if (dtype == FLARE_FLOAT32) {
-      const float a = float_of_bits(le32(acc)), v = float_of_bits(le32(in));
-      if (op == FLARE_OP_MIN ? v < a : v > a) std::memcpy(acc, in, 4);
-      continue;
-    }
-    const int64_t a = int_at(acc, size), v = int_at(in, size);
-    const int64_t r = op == FLARE_OP_SUM ? a + v : op == FLARE_OP_MIN ? std::min(a, v) : std::max(a, v);
-    for (unsigned b = 0; b < size; ++b) acc[b] = uint8_t(uint64_t(r) >> (8 * b));
-  }
-}
 
 // The reduction of every member's elements of one block, as results must carry it.
 struct BlockReduction {
@@ -245,7 +221,7 @@ BlockReduction& FabricAllreduce::reduction(uint64_t b) {
     } else if (rank == 0) {
       r.exact = in;
     } else {
-      fold(r.exact.data(), in.data(), count, dtype_, op_);
+      fold_elements(r.exact, in, dtype_, op_);
     }
   }
   // Any order of n - 1 float additions is off by at most (n - 1) u (sum of magnitudes), u = 2^-24.
