@@ -46,7 +46,7 @@ std::unique_ptr<NetworkAllreduce> attach_allreduce(const Config& cfg, Network& n
     if (auto allreduce = role->attach(net)) return allreduce;
   throw InputError("hosts.model = " + cfg.hosts.model +
                    ": its hosts run on a single switch only in this version (network.topology = single); a network's "
-                   "hosts run hosts.model = ring or allreduce");
+                   "hosts run hosts.model = ring, allreduce, sparse_allreduce or sparcml");
 }
 
 NetworkRunResult run_network(const Config& cfg, const std::string& config_path, bool progress,
@@ -57,7 +57,7 @@ NetworkRunResult run_network(const Config& cfg, const std::string& config_path, 
   if (cfg.hosts.model == "none" && !with_traffic)
     throw InputError("network.topology = " + cfg.network.topology +
                      ": nothing drives the network; set traffic.pattern (uniform, permutation or incast) or "
-                     "hosts.model (ring or allreduce)");
+                     "hosts.model (ring, allreduce, sparse_allreduce or sparcml)");
   quiet_systemc_reports();
   Topology topology = topology_of(cfg.network);
   validate(topology);

@@ -134,4 +134,34 @@ std::vector<unsigned> tree_roots(const Topology& t, const std::vector<unsigned>&
   return roots;
 }
 
+std::vector<ReductionTree> allreduce_trees(const Topology& t, const std::vector<unsigned>& members, unsigned count,
+                                           uint64_t seed, const std::string& what) {
+  const std::vector<unsigned> roots = tree_roots(t, members, count, seed);
+  const std::vector<unsigned> switches = t.switches();
+  std::vector<ReductionTree> trees;
+  for (unsigned i = 0; i < count; ++i) {
+    trees.push_back(reduction_tree(t, roots[i], members));
+    for (size_t s = 0; s < switches.size(); ++s) {
+      const TopoNode& node = t.nodes[switches[s]];
+      if (trees.back().switches[s].in_tree && node.kind == SwitchKind::kPlain)
+        throw InputError(node.where + ": switch " + node.name + " is plain (no packet-processing unit) but " + what +
+                         " tree " + std::to_string(i) + " (root " + t.nodes[switches[roots[i]]].name +
+                         ") passes it; make it inc or calibrated (network.kind, network.kinds)");
+    }
+  }
+  return trees;
+}
+
+std::vector<uint16_t> host_ranks(const Topology& t, const std::vector<ReductionTree>& trees, unsigned host) {
+  const PortPeer up = t.peers()[t.hosts().at(host)][0];  // a copy: peers() is made anew
+  const std::vector<unsigned> switches = t.switches();
+  const size_t sw = size_t(std::find(switches.begin(), switches.end(), unsigned(up.node)) - switches.begin());
+  std::vector<uint16_t> ranks;
+  for (const ReductionTree& tree : trees) {
+    const std::vector<unsigned>& children = tree.switches.at(sw).children;
+    ranks.push_back(uint16_t(std::find(children.begin(), children.end(), up.port) - children.begin()));
+  }
+  return ranks;
+}
+
 }  // namespace fs

@@ -6,6 +6,7 @@
 // switch), in an order drawn from the seed.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "network/topology.h"
@@ -34,5 +35,14 @@ ReductionTree reduction_tree(const Topology& t, unsigned root, const std::vector
 // `count` roots for the members' trees: the switches whose farthest member is nearest, shuffled by
 // `seed`, taken in turn (again from the first when count exceeds them).
 std::vector<unsigned> tree_roots(const Topology& t, const std::vector<unsigned>& members, unsigned count, uint64_t seed);
+
+// The `count` trees an in-network allreduce (named `what` in messages, e.g. "Flare") lays over
+// the members: rooted at tree_roots(t, members, count, seed), in that order. InputError when a
+// tree passes a plain switch, which holds no allreduce state.
+std::vector<ReductionTree> allreduce_trees(const Topology& t, const std::vector<unsigned>& members, unsigned count,
+                                           uint64_t seed, const std::string& what);
+
+// Host `host`'s rank in each tree: its index among its switch's children there.
+std::vector<uint16_t> host_ranks(const Topology& t, const std::vector<ReductionTree>& trees, unsigned host);
 
 }  // namespace fs

@@ -1,7 +1,8 @@
 // scripts/flare-fig15 --replot against this build: from a CSV of two systems at one size it
 // redraws the figure through `flaresim plot` and rewrites the page, whose speedup and traffic
 // ratio columns are the ring's time and bytes over each system's (worked here by hand), with
-// the results folder's discussion file inlined; it runs no simulation.
+// the results folder's discussion file inlined; the sparse table's ratios are SparCML's and
+// Flare dense's over Flare sparse's (by hand too); it runs no simulation.
 #include <filesystem>
 #include <string>
 
@@ -34,6 +35,25 @@ TEST(FlareFig15Script, ReplotRewritesThePageFromTheCsv) {
   EXPECT_NE(page.find("| 4 | Flare tree, 1 tree | 400.0 | 1.80x | 600.0 | 0.50 | 68.0 | 0 | 270.0 |\n"), std::string::npos)
       << page;
   EXPECT_EQ(page.substr(page.rfind("\n\n## ") + 2), "## Discussion\n\nBy hand.\n");  // inlined, last
+}
+
+TEST(FlareFig15Script, SparseRatiosAreSparcmlsAndFlareDensesOverFlareSparses) {
+  ScratchDir dir;
+  std::filesystem::create_directory(dir / "results");
+  write_file(dir / "results/flare-fig15.csv",
+             "system,size_mib,time_us,traffic_mib,between_switches_mib,retransmissions,trees,wall_seconds,source\n"
+             "ring,1,180.0,300.0,33.0,0,0,3.0,abc1234\n"
+             "\"Flare single, 1 tree\",1,120.0,150.0,17.0,0,1,50.0,abc1234\n"
+             "SparCML,1,90.0,60.0,30.0,0,0,1.0,abc1234\n"
+             "\"Flare sparse, 1 tree\",1,60.0,20.0,2.0,0,1,3.0,abc1234\n");
+  ASSERT_EQ(run_script(dir, "--replot --results results"), 0) << slurp(dir / "err.txt");
+  const std::string page = slurp(dir / "results/flare-fig15.md");
+  // 90 / 60 = 1.50, 60 / 20 = 3.0; 120 / 60 = 2.00, 150 / 20 = 7.5. SparCML's own row has none.
+  EXPECT_NE(page.find("| 1 | Flare sparse, 1 tree | 1.50 | 3.0 | 2.00 | 7.5 |\n"), std::string::npos) << page;
+  EXPECT_EQ(page.find("| 1 | SparCML | 1."), std::string::npos) << page;
+  // In the main table too, against the ring: 180 / 60 = 3.00x, 20 / 300 = 0.07.
+  EXPECT_NE(page.find("| 1 | Flare sparse, 1 tree | 60.0 | 3.00x | 20.0 | 0.07 | 2.0 | 0 | 3.0 |\n"), std::string::npos)
+      << page;
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "blocks/sc_testbench.h"
 #include "common/errors.h"
 #include "net/frame.h"
+#include "network/fabric_fixtures.h"
 #include "network/fabric_timing.h"
 #include "network/network.h"
 #include "protocols/flare_dense/allreduce_gen.h"
@@ -54,13 +55,7 @@ struct FlareFabric {
         net(std::make_unique<fs::Network>("net", cfg, t,
                                           [this](unsigned i, fs::Config& c) { role.configure_switch(i, c); })) {
     allreduce = role.attach(*net);
-    const auto peers = t.peers();
-    const auto switches = t.switches();
-    for (size_t i = 0; i < switches.size(); ++i)
-      net->switch_at(i).on_departure([this, &t, peers, node = switches[i]](unsigned port, fs::Picos, const fs::Packet& p) {
-        const fs::PortPeer& far = peers[node][port];
-        if (far.node >= 0 && t.nodes[size_t(far.node)].host) results[t.nodes[size_t(far.node)].host_index].push_back(p.data);
-      });
+    record_frames_to_hosts(*net, t, &results);
   }
   fs::FlareFabricRole role;
   std::unique_ptr<fs::Network> net;
@@ -239,23 +234,6 @@ TEST(FlareFabric, BlocksWaitForEveryBlockSharingTheirStateOnTheirTree) {
   ASSERT_EQ(states_of(*f.net, f.role.trees()[0].root, 0), 2u);
   sc_core::sc_start();
   expect_exact_results(f, {0, 1, 2, 3}, 32, 2, cfg.seed);
-}
-
-// core, agg0-1 (ports 0-1 down, 2 up), leaf0-3 (ports 0-1 hosts, 2 up), hosts h0-h7 two per
-// leaf: the members' centre is core alone (two hops from every leaf; an agg is three from the
-// far leaves), so the one tree has three levels.
-fs::Topology three_levels() {
-  std::string text = "switch core ports=2\nswitch agg0 ports=3\nswitch agg1 ports=3\n";
-  for (unsigned l = 0; l < 4; ++l) text += "switch leaf" + std::to_string(l) + " ports=3\n";
-  for (unsigned h = 0; h < 8; ++h) text += "host h" + std::to_string(h) + "\n";
-  for (unsigned a = 0; a < 2; ++a) {
-    text += "link agg" + std::to_string(a) + ":2 core:" + std::to_string(a) + "\n";
-    for (unsigned i = 0; i < 2; ++i)
-      text += "link agg" + std::to_string(a) + ":" + std::to_string(i) + " leaf" + std::to_string(2 * a + i) + ":2\n";
-  }
-  for (unsigned h = 0; h < 8; ++h)
-    text += "link leaf" + std::to_string(h / 2) + ":" + std::to_string(h % 2) + " h" + std::to_string(h) + "\n";
-  return fs::parse_topology_text(text, "three.topo");
 }
 
 TEST(FlareFabric, ThreeLevelsExact) {

@@ -2,6 +2,7 @@
 #include "protocols/flare_dense/block_window_host.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "common/sc_time_util.h"
 #include "protocols/flare_dense/allreduce_timing.h"
@@ -20,6 +21,13 @@ BlockWindowHost::BlockWindowHost(sc_core::sc_module_name name, const HostsConfig
       done_at_(done_at),
       finished_(blocks, false) {
   SC_THREAD(run);
+}
+
+bool BlockWindowHost::state_free(uint64_t block) const {
+  if (by_tree_.empty()) return states_ == 0 || block < states_ || finished_[block - states_];
+  for (uint64_t d : by_tree_[block % by_tree_.size()])
+    if (block >= d && !finished_[block - d]) return false;
+  return true;
 }
 
 void BlockWindowHost::run() {
@@ -96,6 +104,27 @@ void BlockWindowHost::finish(uint32_t block) {
   sent_.erase(block);
   finished_[block] = true;
   forget(block);
+}
+
+std::vector<std::vector<uint64_t>> tree_sharing_distances(const std::vector<std::vector<uint64_t>>& states) {
+  // At a switch of tree t with C clusters and S states per cluster for it, block b lives in
+  // cluster b mod C, state (b / C) mod S, so block b - d shares it when d is a multiple of C S
+  // and of N (the same tree): d = lcm(C S, N). A block waits for b - d at each switch of its
+  // tree (and so, by the same rule, for every earlier sharer).
+  std::vector<std::vector<uint64_t>> out(states.size());
+  for (size_t t = 0; t < states.size(); ++t)
+    for (uint64_t cs : states[t]) {
+      const uint64_t d = std::lcm(cs, uint64_t(states.size()));
+      if (std::find(out[t].begin(), out[t].end(), d) == out[t].end()) out[t].push_back(d);
+    }
+  return out;
+}
+
+uint64_t nearest_sharing(const std::vector<std::vector<uint64_t>>& distances) {
+  uint64_t least = 0;
+  for (const auto& tree : distances)
+    for (uint64_t d : tree) least = least ? std::min(least, d) : d;
+  return least;
 }
 
 }  // namespace fs

@@ -36,10 +36,14 @@ class BlockWindowHost : public sc_core::sc_module {
   // The host is done with the block (result complete, or given up): drop what it kept of it.
   virtual void forget(uint32_t /*block*/) {}
   bool in_flight(uint32_t block) const { return in_flight_.count(block) != 0; }
-  // Whether the block's state at the switch is free: no block sharing it is unfinished. The
-  // default: block - T is finished (T = `states`, 0: no rule).
-  virtual bool state_free(uint64_t block) const { return states_ == 0 || block < states_ || finished_[block - states_]; }
-  bool finished(uint64_t block) const { return finished_[block]; }
+  // Whether the block's state is free at every switch it meets: no block sharing it is
+  // unfinished. On one switch, block - T is finished (T = `states`, 0: no rule); with
+  // share_by_tree, block - d is for every distance d of its tree.
+  bool state_free(uint64_t block) const;
+  // Blocks go to trees round-robin (block b to tree b mod N) and share states at each switch of
+  // a tree: `distances[t]` lists, per switch of tree t, the distance lcm(C S, N) to the next block
+  // sharing its state there (C clusters, S states per cluster for the tree's allreduce).
+  void share_by_tree(std::vector<std::vector<uint64_t>> distances) { by_tree_ = std::move(distances); }
   // The block's whole result is back (a block not in flight is ignored).
   void result_complete(uint32_t block);
 
@@ -55,6 +59,7 @@ class BlockWindowHost : public sc_core::sc_module {
   const uint64_t blocks_;
   const unsigned states_;
   const uint64_t group_;  // staggering happens within groups of this many blocks
+  std::vector<std::vector<uint64_t>> by_tree_;  // share_by_tree's distances; empty: one switch
   Picos* done_at_;
   std::set<uint32_t> in_flight_;
   std::vector<bool> finished_;         // by block: result back or given up
@@ -64,5 +69,12 @@ class BlockWindowHost : public sc_core::sc_module {
   std::map<uint32_t, unsigned> sent_;  // unfinished block -> sends so far
   sc_core::sc_event got_result_;
 };
+
+// share_by_tree's distances from the block states at each switch of each tree: `states[t]` has,
+// per switch of tree t, its C S for the tree's allreduce; distances are lcm(C S, N), N trees,
+// each listed once.
+std::vector<std::vector<uint64_t>> tree_sharing_distances(const std::vector<std::vector<uint64_t>>& states);
+// The least of them (staggering's group size); 0 when there are none.
+uint64_t nearest_sharing(const std::vector<std::vector<uint64_t>>& distances);
 
 }  // namespace fs

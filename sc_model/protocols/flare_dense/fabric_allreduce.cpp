@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <numeric>
 
 #include "common/errors.h"
 #include "common/fnv1a.h"
@@ -74,7 +73,7 @@ class FabricAllreduce : public sc_core::sc_module, public NetworkAllreduce {
   unsigned levels_ = 0, trees_ = 0;
   std::vector<std::unique_ptr<FabricHost>> hosts_;
   std::map<uint64_t, BlockReduction> reductions_;
-  std::vector<std::vector<uint64_t>> sharing_;  // by tree: the distances to blocks sharing a state
+  std::vector<std::vector<uint64_t>> sharing_;  // by tree: the distances to blocks sharing a state (share_by_tree)
   Picos done_at_ = 0;
   uint64_t wrong_ = 0, stray_ = 0, bytes_sent_ = 0;
   std::string first_problem_;
@@ -89,6 +88,7 @@ class FabricAllreduce::FabricHost : public BlockWindowHost, public PacketSinkIf 
         owner_(owner),
         host_(host),
         rank_in_tree_(std::move(rank_in_tree)) {
+    share_by_tree(owner.sharing_);
     owner.net_.host(host).bind_udp(FLARE_UDP_PORT_DEFAULT, this);
   }
 
@@ -132,12 +132,6 @@ class FabricAllreduce::FabricHost : public BlockWindowHost, public PacketSinkIf 
     wait(ps_time(wire));
   }
   void forget(uint32_t b) override { owner_.release(b); }
-  // Block b's state is free at every switch of its tree once each block sharing it there is.
-  bool state_free(uint64_t b) const override {
-    for (uint64_t d : owner_.sharing_[b % rank_in_tree_.size()])
-      if (b >= d && !finished(b - d)) return false;
-    return true;
-  }
 
   FabricAllreduce& owner_;
   unsigned host_;
@@ -163,38 +157,24 @@ FabricAllreduce::FabricAllreduce(sc_core::sc_module_name name, const Config& cfg
   if (blocks() > (uint64_t(1) << 32) - 1)
     throw InputError("hosts.bytes / hosts.elem_bytes: more blocks than a 32-bit block id numbers");
 
-  // Which blocks share a state: at a switch of tree t with C clusters and S states per cluster
-  // for it, block b lives in cluster b mod C, state (b / C) mod S, so block b - d shares it when d
-  // is a multiple of C S and of N (the same tree): d = lcm(C S, N). A block waits for b - d at
-  // each switch of its tree (and so, by the same rule, for every earlier sharer).
+  // Which blocks share a state: the block states each switch of a tree holds for its allreduce.
   const int set = find_handler_set("flare_dense");
-  unsigned stagger_states = 0;  // the nearest sharing, for staggering's groups
-  sharing_.resize(trees.size());
+  std::vector<std::vector<uint64_t>> states(trees.size());
   for (size_t t = 0; t < trees.size(); ++t) {
     levels_ = std::max(levels_, trees[t].levels);
     for (size_t i = 0; i < net.switch_count(); ++i) {
       if (!trees[t].switches[i].in_tree) continue;
       Switch& sw = net.switch_at(i);
-      for (const FlareAllreduce& a : flare_allreduces(sw.config(), sw.pspin().set_memory(set).l1_bytes)) {
-        if (a.id != first_id_ + t) continue;
-        const uint64_t d = std::lcm(uint64_t(a.states_per_cluster) * sw.config().pspin.clusters, uint64_t(trees.size()));
-        if (std::find(sharing_[t].begin(), sharing_[t].end(), d) == sharing_[t].end()) sharing_[t].push_back(d);
-        stagger_states = unsigned(std::min<uint64_t>(stagger_states ? stagger_states : d, d));
-      }
+      for (const FlareAllreduce& a : flare_allreduces(sw.config(), sw.pspin().set_memory(set).l1_bytes))
+        if (a.id == first_id_ + t) states[t].push_back(uint64_t(a.states_per_cluster) * sw.config().pspin.clusters);
     }
   }
+  sharing_ = tree_sharing_distances(states);
+  const unsigned stagger_states = unsigned(nearest_sharing(sharing_));  // staggering's groups
 
-  const std::vector<std::vector<PortPeer>> peers = net.topology().peers();
-  const std::vector<unsigned> host_nodes = net.topology().hosts(), switch_nodes = net.topology().switches();
   hosts_.reserve(members.size());
   for (unsigned r = 0; r < members.size(); ++r) {
-    const PortPeer& up = peers[host_nodes[members[r]]][0];
-    const size_t sw = size_t(std::find(switch_nodes.begin(), switch_nodes.end(), unsigned(up.node)) - switch_nodes.begin());
-    std::vector<uint16_t> ranks;
-    for (const ReductionTree& tree : trees) {
-      const std::vector<unsigned>& children = tree.switches[sw].children;
-      ranks.push_back(uint16_t(std::find(children.begin(), children.end(), up.port) - children.begin()));
-    }
+    std::vector<uint16_t> ranks = host_ranks(net.topology(), trees, members[r]);
     hosts_.push_back(std::make_unique<FabricHost>(("member" + std::to_string(r)).c_str(), *this, cfg, r, unsigned(members.size()), members[r],
                                                   std::move(ranks), stagger_states));
   }
@@ -297,18 +277,7 @@ FlareFabricRole::FlareFabricRole(const Config& cfg, const Topology& t) : cfg_(cf
   const FlareConfig& f = flare_config(cfg);
   if (uint64_t(f.allreduce_id) + f.trees - 1 > 0xFFFFFFFFull)
     throw InputError("flare.allreduce_id + flare.trees - 1 exceeds the 32-bit allreduce id");
-  const std::vector<unsigned> roots = tree_roots(t, members_, f.trees, component_seed(cfg.seed, "flare.tree_roots"));
-  const std::vector<unsigned> switches = t.switches();
-  for (unsigned i = 0; i < f.trees; ++i) {
-    trees_.push_back(reduction_tree(t, roots[i], members_));
-    for (size_t s = 0; s < switches.size(); ++s) {
-      const TopoNode& node = t.nodes[switches[s]];
-      if (trees_.back().switches[s].in_tree && node.kind == SwitchKind::kPlain)
-        throw InputError(node.where + ": switch " + node.name + " is plain (no packet-processing unit) but Flare tree " +
-                         std::to_string(i) + " (root " + t.nodes[switches[roots[i]]].name +
-                         ") passes it; make it inc or calibrated (network.kind, network.kinds)");
-    }
-  }
+  trees_ = allreduce_trees(t, members_, f.trees, component_seed(cfg.seed, "flare.tree_roots"), "Flare");
 }
 
 void FlareFabricRole::configure_switch(unsigned index, Config& c) const {

@@ -21,6 +21,7 @@
 #include "plugin/protocol.h"
 #include "protocols/flare_dense/flare_frame.h"
 #include "protocols/flare_sparse/sparse_config.h"
+#include "protocols/flare_sparse/sparse_fabric.h"
 #include "protocols/flare_sparse/sparse_gen.h"
 #include "protocols/flare_sparse/sparse_hosts.h"
 #include "protocols/flare_sparse/sparse_setup.h"
@@ -151,12 +152,20 @@ class FlareSparse : public Protocol {
   std::vector<std::string> default_parser_rules() const override { return {sparse_rule(FLARE_UDP_PORT_DEFAULT)}; }
   const TraceSyntax* trace_syntax() const override { return &syntax_; }
   std::vector<KeyChoice> host_models() const override {
-    return {{"sparse_allreduce", "the flare_sparse.ports hosts run a Flare sparse allreduce (the flare_sparse.* "
-                                 "workload), a block's packets back to back, within their window, retransmitting on timeout"}};
+    return {{kSparseAllreduceModel, "the flare_sparse.ports hosts (on a network: hosts.members, over flare_sparse.trees "
+                                    "reduction trees) run a Flare sparse allreduce (the flare_sparse.* workload), a block's "
+                                    "packets back to back, within their window, retransmitting on timeout"},
+            {kSparcmlModel, "on a network: hosts.members run SparCML's host-based sparse allreduce (split allgather) on the "
+                            "flare_sparse.* workload, the baseline of Flare sparse"}};
+  }
+  std::unique_ptr<NetworkRole> network_role(const Config& cfg, const Topology& t) const override {
+    return std::make_unique<FlareSparseFabricRole>(cfg, t);
   }
   std::vector<std::string> gen_names() const override { return {"flare_sparse", "flare-sparse"}; }
   int gen(const std::string& name, const std::vector<std::string>& args) const override;
-  std::unique_ptr<HostAgents> make_hosts(const std::string&, const Config& cfg, Switch& sw) const override {
+  std::unique_ptr<HostAgents> make_hosts(const std::string& model, const Config& cfg, Switch& sw) const override {
+    if (model == kSparcmlModel)
+      throw InputError("hosts.model = sparcml runs on a network (network.topology leaf_spine, fat_tree or file)");
     return std::make_unique<FlareSparseHosts>(cfg, sw);
   }
   std::string expected_header() const override { return "flaresim-expected-sparse 1"; }

@@ -6,6 +6,7 @@
 #include "common/errors.h"
 #include "config/config_keys.h"
 #include "flare/flare_proto.h"
+#include "flare/flare_sparse.h"
 #include "protocols/flare_dense/flare_frame.h"
 
 namespace fs {
@@ -36,6 +37,8 @@ std::vector<ConfigKey> sparse_config_keys() {
                        SPARSE(buffers)));
   s.push_back(string_key("flare_sparse.allreduces", "several sparse allreduces: ';'-separated entries of key=value words (id, ports, algorithm, storage, hash_slots, parent, rank, max_payload, buffers, span); unset keys take the flare_sparse.* values; empty = the one allreduce flare_sparse.* describes",
                          {}, SPARSE(allreduces)));
+  s.push_back(uint_key("flare_sparse.trees", "network runs (hosts.model = sparse_allreduce): static reduction trees, ids flare_sparse.allreduce_id and up, roots drawn from sim.seed; block b goes to tree b mod flare_sparse.trees", 1, FLARE_SPARSE_MAX_ALLREDUCES,
+                       SPARSE(trees)));
   s.push_back(uint_key("flare_sparse.span", "elements per block (indices 0 .. span-1); 0 = the hosts' pairs per packet (hosts.elem_bytes) / flare_sparse.density, so that a block's non-zeros fill one packet on average (Flare 7)", 0, kMaxU32,
                        SPARSE(span)));
   s.push_back(double_key("flare_sparse.density", "sparse workload: share of each host's elements that are non-zero", 1e-6, 1,

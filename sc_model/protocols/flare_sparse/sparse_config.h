@@ -24,6 +24,7 @@ struct FlareSparseConfig {
   unsigned max_payload = 1024;     // pair bytes of a packet the switch sends (spill and result packets)
   unsigned buffers = 0;            // block states per cluster; 0 = share the L1 state area
   std::string allreduces;          // several allreduces: ';'-separated key=value entries
+  unsigned trees = 1;              // network runs: reduction trees the blocks go to round-robin
   // The workload (generator and hosts; the switch takes the span from it).
   uint32_t span = 0;               // elements per block; 0 = packet pairs / density (Flare 7)
   double density = 0.01;           // non-zero elements / elements of each host's vector

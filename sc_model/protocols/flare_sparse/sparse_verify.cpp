@@ -87,28 +87,40 @@ std::string shard_list(const std::map<uint16_t, SparsePairs>& shards) {
 // difference by index.
 std::string compare_merged(const SparseExpectedBlock& want, const Received& got) {
   std::map<uint32_t, uint32_t> merged;
-  for (const auto& s : got.shards)
-    for (const SparsePair& p : s.second) {
-      const auto [it, fresh] = merged.emplace(p.index, p.bits);
-      if (!fresh) it->second = sparse_fold(want.dtype, want.op, it->second, p.bits);
-    }
-  std::map<uint32_t, uint32_t> expected;
-  for (const SparsePair& p : want.pairs) expected.emplace(p.index, p.bits);
-  auto g = merged.begin();
-  auto w = expected.begin();
-  while (g != merged.end() || w != expected.end()) {
-    const uint32_t index = g == merged.end() ? w->first : w == expected.end() ? g->first : std::min(g->first, w->first);
-    const uint32_t gb = g != merged.end() && g->first == index ? (g++)->second : 0;
-    const uint32_t wb = w != expected.end() && w->first == index ? (w++)->second : 0;
-    const bool same = want.dtype == FLARE_FLOAT32 ? float32_matches(gb, wb) : gb == wb;
+  for (const auto& s : got.shards) fold_sparse_pairs(want.dtype, want.op, s.second, merged);
+  return compare_sparse_block(want, merged);
+}
+
+}  // namespace
+
+void fold_sparse_pairs(uint8_t dtype, uint8_t op, const SparsePairs& pairs, std::map<uint32_t, uint32_t>& merged) {
+  for (const SparsePair& p : pairs) {
+    const auto [it, fresh] = merged.emplace(p.index, p.bits);
+    if (!fresh) it->second = sparse_fold(dtype, op, it->second, p.bits);
+  }
+}
+
+std::string compare_sparse_pairs(uint8_t dtype, const SparsePairs& got, const SparsePairs& want) {
+  auto g = got.begin();
+  auto w = want.begin();
+  while (g != got.end() || w != want.end()) {
+    const uint32_t index = g == got.end() ? w->index : w == want.end() ? g->index : std::min(g->index, w->index);
+    const uint32_t gb = g != got.end() && g->index == index ? (g++)->bits : 0;
+    const uint32_t wb = w != want.end() && w->index == index ? (w++)->bits : 0;
+    const bool same = dtype == FLARE_FLOAT32 ? float32_matches(gb, wb) : gb == wb;
     if (!same)
-      return "index " + std::to_string(index) + " is " + sparse_value_text(want.dtype, gb) + ", expected " +
-             sparse_value_text(want.dtype, wb);
+      return "index " + std::to_string(index) + " is " + sparse_value_text(dtype, gb) + ", expected " +
+             sparse_value_text(dtype, wb);
   }
   return "";
 }
 
-}  // namespace
+std::string compare_sparse_block(const SparseExpectedBlock& want, const std::map<uint32_t, uint32_t>& merged) {
+  SparsePairs got;
+  got.reserve(merged.size());
+  for (const auto& [index, bits] : merged) got.push_back({index, bits});
+  return compare_sparse_pairs(want.dtype, got, want.pairs);
+}
 
 VerifyReport verify_sparse_egress(const SparseExpected& expected, const std::vector<EgressRecord>& egress) {
   VerifyReport rep;

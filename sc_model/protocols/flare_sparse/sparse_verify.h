@@ -6,6 +6,7 @@
 // tolerance. Also counts the result traffic each host port got against the reference's pairs.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,14 @@ void write_sparse_expected(std::ostream& out, const SparseExpected& e);
 // Throws InputError "file:line: reason" (or "file: reason" for whole-file problems).
 SparseExpected parse_sparse_expected(const std::string& name, const std::string& text);
 SparseExpected read_sparse_expected(const std::string& path);
+
+// merged[index] op= value for each pair (a host's result packets of a block, folded).
+void fold_sparse_pairs(uint8_t dtype, uint8_t op, const SparsePairs& pairs, std::map<uint32_t, uint32_t>& merged);
+// Empty if `merged` (index -> value bits) equals the block as a dense vector (absent = 0;
+// integers exactly, float32 by float32_matches), else the first difference by index.
+std::string compare_sparse_block(const SparseExpectedBlock& want, const std::map<uint32_t, uint32_t>& merged);
+// The same on pairs (each ascending by index, indices distinct) of `dtype`.
+std::string compare_sparse_pairs(uint8_t dtype, const SparsePairs& got, const SparsePairs& want);
 
 // A sparse result packet is an IPv4/UDP frame to expected.udp_port whose UDP payload starts with a
 // 20-byte Flare header of version 1 with the sparse flag and kind result; every other packet is

@@ -355,6 +355,11 @@ SparseWorkload make_sparse_workload(const SparseWorkloadOptions& o) {
 
 std::vector<Bytes> sparse_block_frames(const SparseWorkload& w, unsigned rank, uint32_t block, uint16_t port,
                                        uint16_t udp_port) {
+  return sparse_block_frames_as(w, rank, block, port, w.allreduce_id, uint16_t(rank), udp_port);
+}
+
+std::vector<Bytes> sparse_block_frames_as(const SparseWorkload& w, unsigned rank, uint32_t block, uint16_t port,
+                                          uint32_t allreduce_id, uint16_t sender_rank, uint16_t udp_port) {
   const SparsePairs& pairs = w.hosts.at(rank).at(block);
   const uint32_t packets = sparse_packets_for(pairs.size(), w.pairs_per_packet);
   std::vector<Bytes> out;
@@ -363,9 +368,9 @@ std::vector<Bytes> sparse_block_frames(const SparseWorkload& w, unsigned rank, u
   h.kind = FLARE_KIND_CONTRIB;
   h.dtype = w.dtype;
   h.op = w.op;
-  h.allreduce_id = w.allreduce_id;
+  h.allreduce_id = allreduce_id;
   h.block_id = block;
-  h.sender_rank = uint16_t(rank);
+  h.sender_rank = sender_rank;
   for (uint32_t k = 0; k < packets; ++k) {
     const size_t first = size_t(k) * w.pairs_per_packet;
     const size_t last = std::min(pairs.size(), first + w.pairs_per_packet);

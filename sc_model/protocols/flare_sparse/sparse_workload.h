@@ -73,6 +73,11 @@ SparseWorkload make_sparse_workload(const SparseWorkloadOptions& o);
 // from shard 0, the last one flagged FLARE_FLAG_LAST with the number of packets.
 std::vector<Bytes> sparse_block_frames(const SparseWorkload& w, unsigned rank, uint32_t block, uint16_t port,
                                        uint16_t udp_port = FLARE_UDP_PORT_DEFAULT);
+// The same packets under another allreduce id and sender rank (a network's hosts: the block's
+// tree's id, the host's rank among its switch's children in that tree).
+std::vector<Bytes> sparse_block_frames_as(const SparseWorkload& w, unsigned rank, uint32_t block, uint16_t port,
+                                          uint32_t allreduce_id, uint16_t sender_rank,
+                                          uint16_t udp_port = FLARE_UDP_PORT_DEFAULT);
 // How many packets sparse_block_frames makes for `pairs` pairs.
 uint32_t sparse_packets_for(uint64_t pairs, uint32_t pairs_per_packet);
 
