@@ -6,6 +6,14 @@
 
 namespace fs {
 
+void AllreduceStats::conclude(Picos done_at, bool right) {
+  const bool done = unfinished_ranks == 0;
+  done_us = done ? double(done_at) / double(kPicosPerUs) : 0.0;
+  // Every member's data over the time to the last result (Gbit/s = bits per ns).
+  allreduce_gbps = done && done_at ? double(hosts) * double(bytes) * 8.0 * 1e3 / double(done_at) : 0.0;
+  results_ok = done && right;
+}
+
 void AllreduceStats::report(StatsTree& out) const {
   out["model"] = model;
   out["hosts"] = hosts, out["bytes"] = bytes;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/stats_tree.h"
+#include "common/units.h"
 
 namespace fs {
 
@@ -27,6 +28,9 @@ struct AllreduceStats {
   double done_us = 0;             // when the last member got its last result (0: one never did)
   double allreduce_gbps = 0;      // every member's bytes over done_us
   bool results_ok = false;        // every member finished with exactly the reduction
+  // Sets done_us, allreduce_gbps and results_ok once hosts, bytes and unfinished_ranks are
+  // counted: the last member finished at `done_at`; `right`: no result was found wrong.
+  void conclude(Picos done_at, bool right);
   void report(StatsTree& out) const;
 };
 

@@ -152,6 +152,20 @@ std::vector<ReductionTree> allreduce_trees(const Topology& t, const std::vector<
   return trees;
 }
 
+std::string tree_entries(const std::vector<ReductionTree>& trees, unsigned index, uint64_t first_id) {
+  std::string entries;
+  for (size_t i = 0; i < trees.size(); ++i) {
+    const TreeSwitch& s = trees[i].switches[index];
+    if (!s.in_tree) continue;
+    std::string ports;
+    for (unsigned p : s.children) ports += (ports.empty() ? "" : ",") + std::to_string(p);
+    entries += (entries.empty() ? "" : "; ") + std::string("id=") + std::to_string(first_id + i) + " ports=" + ports +
+               " parent=" + (s.parent_port < 0 ? std::string("none") : std::to_string(s.parent_port)) +
+               " rank=" + std::to_string(s.rank_at_parent);
+  }
+  return entries;
+}
+
 std::vector<uint16_t> host_ranks(const Topology& t, const std::vector<ReductionTree>& trees, unsigned host) {
   const PortPeer up = t.peers()[t.hosts().at(host)][0];  // a copy: peers() is made anew
   const std::vector<unsigned> switches = t.switches();

@@ -42,6 +42,11 @@ std::vector<unsigned> tree_roots(const Topology& t, const std::vector<unsigned>&
 std::vector<ReductionTree> allreduce_trees(const Topology& t, const std::vector<unsigned>& members, unsigned count,
                                            uint64_t seed, const std::string& what);
 
+// Switch `index`'s part of each tree through it, as an in-network allreduce's table takes it:
+// "id=I ports=P,Q parent=N|none rank=R" per tree (I = first_id + the tree's number), joined by
+// "; "; "" when no tree passes the switch.
+std::string tree_entries(const std::vector<ReductionTree>& trees, unsigned index, uint64_t first_id);
+
 // Host `host`'s rank in each tree: its index among its switch's children there.
 std::vector<uint16_t> host_ranks(const Topology& t, const std::vector<ReductionTree>& trees, unsigned host);
 

@@ -363,12 +363,7 @@ AllreduceStats RingAllreduce::stats() const {
     s.unfinished_ranks += rank->incomplete != 0;
     right = right && rank->data == expected_;
   }
-  const Picos done = done_at();
-  s.done_us = double(done) / double(kPicosPerUs);
-  // Every member's data over the time to the last result (Gbit/s = bits per ns), as the dense
-  // Flare hosts count theirs; 0 when the allreduce did not complete.
-  s.allreduce_gbps = done ? double(ranks()) * double(bytes_) * 8.0 * 1e3 / double(done) : 0.0;
-  s.results_ok = s.unfinished_ranks == 0 && right;
+  s.conclude(done_at(), right);
   return s;
 }
 

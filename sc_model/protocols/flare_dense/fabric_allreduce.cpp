@@ -22,12 +22,6 @@ namespace {
 
 constexpr const char* kModel = "allreduce";
 
-std::string port_list(const std::vector<unsigned>& ports) {
-  std::string s;
-  for (unsigned p : ports) s += (s.empty() ? "" : ",") + std::to_string(p);
-  return s;
-}
-
 // The little-endian word at p.
 uint32_t le32(const uint8_t* p) { return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24; }
 
@@ -239,19 +233,15 @@ AllreduceStats FabricAllreduce::stats() const {
   s.bytes = bytes_;
   s.trees = trees_;
   s.levels = levels_;
-  bool all_done = true;
   for (const auto& h : hosts_) {
     s.packets_sent += h->sends;
     s.retransmissions += h->retransmissions;
     s.gave_up += h->gave_up;
-    if (h->completed != blocks()) ++s.unfinished_ranks, all_done = false;
+    s.unfinished_ranks += h->completed != blocks();
   }
   s.bytes_sent = bytes_sent_;
   s.stray_packets = stray_;
-  s.done_us = all_done ? double(done_at_) / double(kPicosPerUs) : 0.0;
-  const double seconds = double(done_at_) / 1e12;
-  s.allreduce_gbps = all_done && seconds > 0 ? double(bytes_) * double(hosts_.size()) * 8.0 / seconds / 1e9 : 0.0;
-  s.results_ok = all_done && !wrong_;
+  s.conclude(done_at_, !wrong_);
   return s;
 }
 
@@ -281,15 +271,7 @@ FlareFabricRole::FlareFabricRole(const Config& cfg, const Topology& t) : cfg_(cf
 }
 
 void FlareFabricRole::configure_switch(unsigned index, Config& c) const {
-  std::string entries;
-  for (size_t i = 0; i < trees_.size(); ++i) {
-    const TreeSwitch& s = trees_[i].switches[index];
-    if (!s.in_tree) continue;
-    entries += (entries.empty() ? "" : "; ") + std::string("id=") + std::to_string(flare_config(cfg_).allreduce_id + i) +
-               " ports=" + port_list(s.children) +
-               " parent=" + (s.parent_port < 0 ? std::string("none") : std::to_string(s.parent_port)) +
-               " rank=" + std::to_string(s.rank_at_parent);
-  }
+  const std::string entries = tree_entries(trees_, index, flare_config(cfg_).allreduce_id);
   flare_config(c).allreduces = entries.empty() ? kFlareNoAllreduces : entries;
 }
 

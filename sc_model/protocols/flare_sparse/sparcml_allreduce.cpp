@@ -395,13 +395,8 @@ void SparcmlAllreduce::check(unsigned rank, unsigned part, const SparsePairs& go
 
 AllreduceStats SparcmlAllreduce::stats() const {
   AllreduceStats s = counts_;
-  bool all_done = true;
-  for (const auto& r : ranks_)
-    if (!r->done()) ++s.unfinished_ranks, all_done = false;
-  s.done_us = all_done ? double(done_at_) / double(kPicosPerUs) : 0.0;
-  const double seconds = double(done_at_) / 1e12;
-  s.allreduce_gbps = all_done && seconds > 0 ? double(bytes_) * double(ranks_.size()) * 8.0 / seconds / 1e9 : 0.0;
-  s.results_ok = all_done && !wrong_;
+  for (const auto& r : ranks_) s.unfinished_ranks += !r->done();
+  s.conclude(done_at_, !wrong_);
   return s;
 }
 

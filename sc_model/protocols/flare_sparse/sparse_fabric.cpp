@@ -17,15 +17,6 @@
 #include "protocols/flare_sparse/sparse_workload.h"
 
 namespace fs {
-namespace {
-
-std::string port_list(const std::vector<unsigned>& ports) {
-  std::string s;
-  for (unsigned p : ports) s += (s.empty() ? "" : ",") + std::to_string(p);
-  return s;
-}
-
-}  // namespace
 
 // The allreduce on the member hosts: one SparseMember per member, sharing the workload.
 class SparseFabricAllreduce : public sc_core::sc_module, public NetworkAllreduce {
@@ -160,19 +151,15 @@ AllreduceStats SparseFabricAllreduce::stats() const {
   s.bytes = bytes_;
   s.trees = sharing_.size();
   s.levels = levels_;
-  bool all_done = true;
   for (const auto& m : members_) {
     s.retransmissions += m->retransmissions;
     s.gave_up += m->gave_up;
-    if (m->completed != w_.blocks()) ++s.unfinished_ranks, all_done = false;
+    s.unfinished_ranks += m->completed != w_.blocks();
   }
   s.packets_sent = packets_sent_;
   s.bytes_sent = bytes_sent_;
   s.stray_packets = stray_;
-  s.done_us = all_done ? double(done_at_) / double(kPicosPerUs) : 0.0;
-  const double seconds = double(done_at_) / 1e12;
-  s.allreduce_gbps = all_done && seconds > 0 ? double(bytes_) * double(members_.size()) * 8.0 / seconds / 1e9 : 0.0;
-  s.results_ok = all_done && !wrong_;
+  s.conclude(done_at_, !wrong_);
   return s;
 }
 
@@ -205,18 +192,9 @@ FlareSparseFabricRole::FlareSparseFabricRole(const Config& cfg, const Topology& 
 }
 
 void FlareSparseFabricRole::configure_switch(unsigned index, Config& c) const {
-  std::string entries;
-  for (size_t i = 0; i < trees_.size(); ++i) {
-    const TreeSwitch& s = trees_[i].switches[index];
-    if (!s.in_tree) continue;
-    entries += (entries.empty() ? "" : "; ") + std::string("id=") +
-               std::to_string(sparse_config(cfg_).allreduce_id + i) + " ports=" + port_list(s.children) +
-               " parent=" + (s.parent_port < 0 ? std::string("none") : std::to_string(s.parent_port)) +
-               " rank=" + std::to_string(s.rank_at_parent);
-  }
-  if (trees_.empty() && cfg_.hosts.model != kSparseAllreduceModel) return;  // the run is not a sparse one
-  sparse_config(c).allreduces = entries;
-  sparse_config(c).ports = "";  // a switch on no tree holds no sparse allreduce
+  if (cfg_.hosts.model != kSparseAllreduceModel) return;  // the run is not a sparse one
+  sparse_config(c).allreduces = tree_entries(trees_, index, sparse_config(cfg_).allreduce_id);
+  sparse_config(c).ports = "";  // so a switch on no tree holds no sparse allreduce
 }
 
 std::unique_ptr<NetworkAllreduce> FlareSparseFabricRole::attach(Network& net) const {
