@@ -8,12 +8,11 @@
 #include "common/errors.h"
 #include "common/fnv1a.h"
 #include "common/float_bits.h"
-#include "common/sc_time_util.h"
 #include "flare/flare_dense.h"
 #include "net/frame.h"
 #include "network/network.h"
 #include "protocols/flare_dense/allreduce_gen.h"
-#include "protocols/flare_dense/block_window_host.h"
+#include "protocols/flare_dense/fabric_member.h"
 #include "protocols/flare_dense/flare_frame.h"
 #include "protocols/flare_dense/flare_setup.h"
 
@@ -74,17 +73,13 @@ class FabricAllreduce : public sc_core::sc_module, public NetworkAllreduce {
 };
 
 // A member host: the shared send loop, its frames to its NIC, results from its host port.
-class FabricAllreduce::FabricHost : public BlockWindowHost, public PacketSinkIf {
+class FabricAllreduce::FabricHost : public FabricMember {
  public:
   FabricHost(sc_core::sc_module_name name, FabricAllreduce& owner, const Config& cfg, unsigned rank, unsigned members,
-             unsigned host, std::vector<uint16_t> rank_in_tree, unsigned states)
-      : BlockWindowHost(name, cfg.hosts, rank, members, owner.blocks(), states, &owner.done_at_),  // states: staggering
-        owner_(owner),
-        host_(host),
-        rank_in_tree_(std::move(rank_in_tree)) {
-    share_by_tree(owner.sharing_);
-    owner.net_.host(host).bind_udp(FLARE_UDP_PORT_DEFAULT, this);
-  }
+             unsigned host, std::vector<uint16_t> rank_in_tree)
+      : FabricMember(name, cfg.hosts, rank, members, owner.blocks(), owner.sharing_, &owner.done_at_, owner.net_, host,
+                     std::move(rank_in_tree)),
+        owner_(owner) {}
 
   void accept(PacketPtr p) override {
     const FrameInfo f = parse_frame(p->data.data(), p->data.size());
@@ -93,7 +88,7 @@ class FabricAllreduce::FabricHost : public BlockWindowHost, public PacketSinkIf 
     flare_decode(p->data.data() + f.l4_offset, &h);
     const uint64_t b = h.block_id;
     if (h.version != FLARE_VERSION || h.kind != FLARE_KIND_RESULT ||
-        h.allreduce_id != owner_.first_id_ + b % rank_in_tree_.size() || b >= owner_.blocks() || !in_flight(uint32_t(b)))
+        h.allreduce_id != owner_.first_id_ + tree_of(b) || b >= owner_.blocks() || !in_flight(uint32_t(b)))
       return void(++owner_.stray_);
     const std::string wrong = owner_.check(b, p->data.data() + f.l4_offset + FLARE_HEADER_BYTES,
                                            f.l4_len - FLARE_HEADER_BYTES);
@@ -106,8 +101,7 @@ class FabricAllreduce::FabricHost : public BlockWindowHost, public PacketSinkIf 
   // Block b goes to tree b mod N (block id b: at every switch consecutive blocks have
   // consecutive home clusters, whatever tree they take); the host waits while its NIC sends it.
   void send_block(uint32_t b) override {
-    const unsigned trees = unsigned(rank_in_tree_.size()), t = b % trees;
-    const uint16_t count = owner_.count_of(b);
+    const unsigned t = tree_of(b);
     flare_header_t h{};
     h.version = FLARE_VERSION;
     h.kind = FLARE_KIND_CONTRIB;
@@ -115,21 +109,14 @@ class FabricAllreduce::FabricHost : public BlockWindowHost, public PacketSinkIf 
     h.op = owner_.op_;
     h.allreduce_id = owner_.first_id_ + t;
     h.block_id = b;
-    h.sender_rank = rank_in_tree_[t];
-    h.elem_count = count;
+    h.sender_rank = rank_in(t);
+    h.elem_count = owner_.count_of(b);
     const Bytes elems = owner_.contribution(rank_, b);
-    auto p = std::make_shared<Packet>();
-    p->data = build_flare_packet(h, uint16_t(host_), elems.data(), elems.size());
-    const Picos wire = owner_.net_.host(host_).nic().params().wire_time_of(p->data.size());
-    owner_.bytes_sent_ += p->data.size();
-    owner_.net_.host(host_).send(std::move(p));
-    wait(ps_time(wire));
+    send_frame(build_flare_packet(h, uint16_t(host_), elems.data(), elems.size()), &owner_.bytes_sent_);
   }
   void forget(uint32_t b) override { owner_.release(b); }
 
   FabricAllreduce& owner_;
-  unsigned host_;
-  std::vector<uint16_t> rank_in_tree_;  // its rank among its switch's children, by tree
 };
 
 FabricAllreduce::FabricAllreduce(sc_core::sc_module_name name, const Config& cfg, Network& net,
@@ -151,27 +138,18 @@ FabricAllreduce::FabricAllreduce(sc_core::sc_module_name name, const Config& cfg
   if (blocks() > (uint64_t(1) << 32) - 1)
     throw InputError("hosts.bytes / hosts.elem_bytes: more blocks than a 32-bit block id numbers");
 
-  // Which blocks share a state: the block states each switch of a tree holds for its allreduce.
+  for (const ReductionTree& t : trees) levels_ = std::max(levels_, t.levels);
   const int set = find_handler_set("flare_dense");
-  std::vector<std::vector<uint64_t>> states(trees.size());
-  for (size_t t = 0; t < trees.size(); ++t) {
-    levels_ = std::max(levels_, trees[t].levels);
-    for (size_t i = 0; i < net.switch_count(); ++i) {
-      if (!trees[t].switches[i].in_tree) continue;
-      Switch& sw = net.switch_at(i);
-      for (const FlareAllreduce& a : flare_allreduces(sw.config(), sw.pspin().set_memory(set).l1_bytes))
-        if (a.id == first_id_ + t) states[t].push_back(uint64_t(a.states_per_cluster) * sw.config().pspin.clusters);
-    }
-  }
-  sharing_ = tree_sharing_distances(states);
-  const unsigned stagger_states = unsigned(nearest_sharing(sharing_));  // staggering's groups
-
+  sharing_ = fabric_sharing(net, trees, first_id_, [set](Switch& sw, uint64_t id) -> uint64_t {
+    for (const FlareAllreduce& a : flare_allreduces(sw.config(), sw.pspin().set_memory(set).l1_bytes))
+      if (a.id == id) return a.states_per_cluster;
+    return 0;
+  });
   hosts_.reserve(members.size());
-  for (unsigned r = 0; r < members.size(); ++r) {
-    std::vector<uint16_t> ranks = host_ranks(net.topology(), trees, members[r]);
-    hosts_.push_back(std::make_unique<FabricHost>(("member" + std::to_string(r)).c_str(), *this, cfg, r, unsigned(members.size()), members[r],
-                                                  std::move(ranks), stagger_states));
-  }
+  for (unsigned r = 0; r < members.size(); ++r)
+    hosts_.push_back(std::make_unique<FabricHost>(("member" + std::to_string(r)).c_str(), *this, cfg, r,
+                                                  unsigned(members.size()), members[r],
+                                                  host_ranks(net.topology(), trees, members[r])));
 }
 
 FabricAllreduce::~FabricAllreduce() = default;

@@ -7,9 +7,8 @@
 
 #include "common/errors.h"
 #include "common/fnv1a.h"
-#include "common/sc_time_util.h"
 #include "network/network.h"
-#include "protocols/flare_dense/block_window_host.h"
+#include "protocols/flare_dense/fabric_member.h"
 #include "protocols/flare_sparse/sparcml_allreduce.h"
 #include "protocols/flare_sparse/sparse_config.h"
 #include "protocols/flare_sparse/sparse_setup.h"
@@ -45,17 +44,13 @@ class SparseFabricAllreduce : public sc_core::sc_module, public NetworkAllreduce
 
 // A member host: the shared send loop, its blocks' packets to its NIC, result packets from its
 // host port merged per block and checked once the block is complete.
-class SparseFabricAllreduce::SparseMember : public BlockWindowHost, public PacketSinkIf {
+class SparseFabricAllreduce::SparseMember : public FabricMember {
  public:
   SparseMember(sc_core::sc_module_name name, SparseFabricAllreduce& owner, const Config& cfg, unsigned rank,
-               unsigned members, unsigned host, std::vector<uint16_t> rank_in_tree, unsigned states)
-      : BlockWindowHost(name, cfg.hosts, rank, members, owner.w_.blocks(), states, &owner.done_at_),
-        owner_(owner),
-        host_(host),
-        rank_in_tree_(std::move(rank_in_tree)) {
-    share_by_tree(owner.sharing_);
-    owner.net_.host(host).bind_udp(FLARE_UDP_PORT_DEFAULT, this);
-  }
+               unsigned members, unsigned host, std::vector<uint16_t> rank_in_tree)
+      : FabricMember(name, cfg.hosts, rank, members, owner.w_.blocks(), owner.sharing_, &owner.done_at_, owner.net_,
+                     host, std::move(rank_in_tree)),
+        owner_(owner) {}
 
   void accept(PacketPtr p) override {
     SparsePacket r;
@@ -63,7 +58,7 @@ class SparseFabricAllreduce::SparseMember : public BlockWindowHost, public Packe
     if (!parse_sparse_packet(p->data.data(), p->data.size(), &r, &why)) return void(++owner_.stray_);
     const uint32_t b = r.h.block_id;
     if (r.h.kind != FLARE_KIND_RESULT || b >= owner_.w_.blocks() ||
-        r.h.allreduce_id != owner_.first_id_ + b % rank_in_tree_.size())
+        r.h.allreduce_id != owner_.first_id_ + tree_of(b))
       return void(++owner_.stray_);
     if (!in_flight(b)) return;  // done with already (or given up): a late copy
     Result& got = results_[b];
@@ -92,24 +87,15 @@ class SparseFabricAllreduce::SparseMember : public BlockWindowHost, public Packe
   // Block b's packets, under tree b mod N's id and the host's rank in that tree, back to back at
   // the NIC's rate; a retransmission stops early if the result completes meanwhile.
   void send_block(uint32_t b) override {
-    const unsigned t = b % unsigned(rank_in_tree_.size());
-    HostPort& port = owner_.net_.host(host_);
-    for (Bytes& frame : sparse_block_frames_as(owner_.w_, rank_, b, uint16_t(host_), owner_.first_id_ + t,
-                                               rank_in_tree_[t])) {
+    const unsigned t = tree_of(b);
+    for (Bytes& frame : sparse_block_frames_as(owner_.w_, rank_, b, uint16_t(host_), owner_.first_id_ + t, rank_in(t))) {
       if (!in_flight(b)) return;
-      const Picos wire = port.nic().params().wire_time_of(frame.size());
       ++owner_.packets_sent_;
-      owner_.bytes_sent_ += frame.size();
-      auto p = std::make_shared<Packet>();
-      p->data = std::move(frame);
-      port.send(std::move(p));
-      wait(ps_time(wire));
+      send_frame(std::move(frame), &owner_.bytes_sent_);
     }
   }
 
   SparseFabricAllreduce& owner_;
-  unsigned host_;
-  std::vector<uint16_t> rank_in_tree_;  // its rank among its switch's children, by tree
   std::map<uint32_t, Result> results_;  // in-flight block -> its result packets so far
 };
 
@@ -121,25 +107,17 @@ SparseFabricAllreduce::SparseFabricAllreduce(sc_core::sc_module_name name, const
       w_(make_sparse_workload(sparse_workload_options(cfg, unsigned(members.size())))),
       bytes_(cfg.hosts.bytes),
       first_id_(sparse_config(cfg).allreduce_id) {
-  // Which blocks share a state: the block states each switch of a tree holds for its allreduce.
+  for (const ReductionTree& t : trees) levels_ = std::max(levels_, t.levels);
   const int set = find_handler_set("flare_sparse");
-  std::vector<std::vector<uint64_t>> states(trees.size());
-  for (size_t t = 0; t < trees.size(); ++t) {
-    levels_ = std::max(levels_, trees[t].levels);
-    for (size_t i = 0; i < net.switch_count(); ++i) {
-      if (!trees[t].switches[i].in_tree) continue;
-      Switch& sw = net.switch_at(i);
-      for (const SparseAllreduce& a : sparse_allreduces(sw.config(), sw.pspin().set_memory(set).l1_bytes))
-        if (a.table.allreduce_id == first_id_ + t)
-          states[t].push_back(uint64_t(a.table.states_per_cluster) * sw.config().pspin.clusters);
-    }
-  }
-  sharing_ = tree_sharing_distances(states);
-  const unsigned stagger_states = unsigned(nearest_sharing(sharing_));
+  sharing_ = fabric_sharing(net, trees, first_id_, [set](Switch& sw, uint64_t id) -> uint64_t {
+    for (const SparseAllreduce& a : sparse_allreduces(sw.config(), sw.pspin().set_memory(set).l1_bytes))
+      if (a.table.allreduce_id == id) return a.table.states_per_cluster;
+    return 0;
+  });
   for (unsigned r = 0; r < members.size(); ++r)
     members_.push_back(std::make_unique<SparseMember>(("member" + std::to_string(r)).c_str(), *this, cfg, r,
                                                       unsigned(members.size()), members[r],
-                                                      host_ranks(net.topology(), trees, members[r]), stagger_states));
+                                                      host_ranks(net.topology(), trees, members[r])));
 }
 
 SparseFabricAllreduce::~SparseFabricAllreduce() = default;
