@@ -1,5 +1,5 @@
-// End to end: the Wireshark dissectors of scripts/wireshark/ (flare.lua, pspin_examples.lua) in
-// the real tshark, on captures `flaresim run --egress` writes. Traces are written here with known
+// End to end: the Wireshark dissectors of scripts/wireshark/ (flare.lua, pspin_examples.lua,
+// canary.lua) in the real tshark, on captures `flaresim run --egress` writes. Traces are written here with known
 // blocks, ranks and elements; what tshark shows is compared with results worked out by hand from
 // them (sums, minima and maxima, wrapping int8 and 32-bit sums, float32), and frames the handlers
 // would drop as malformed, routed through the switch instead, must show the expert info naming
@@ -16,6 +16,7 @@
 
 #include "net/frame.h"
 #include "net/trace_writer.h"
+#include "protocols/canary/canary_frame.h"
 #include "protocols/flare_sparse/sparse_frame.h"
 #include "support/cli_runner.h"
 
@@ -499,6 +500,50 @@ TEST(WiresharkDissector, ScriptsLoadFromThePersonalPluginsFolder) {
   EXPECT_EQ(r.out, "0\t11,22,33,-36\n");
   const CliResult f = tshark(dir, "-G folders", "HOME='" + dir.path() + "/home'", "");
   EXPECT_NE(f.out.find("Personal Lua Plugins:\t" + plugins + "\n"), std::string::npos) << f.out;
+}
+
+// Canary frames built by the simulator's frame code (build_canary_packet) and by hand: every
+// header field as canary_proto.h lays it out (10.1.0.5 is fs_host_ipv4(5); id 0x030a0b0c is
+// application 3, sequence 0x0a0b0c = 658188; children 0x00010203 = 66051; switch 0x0405 = 1029),
+// the elements, and the expert info of a frame with padding bits and half an element, and of a
+// truncated header.
+TEST(WiresharkDissector, CanaryFramesShowTheirFieldsAndElements) {
+  ScratchDir dir;
+  canary_header_t full{};
+  full.destination = fs_host_ipv4(5);
+  full.id = canary_id(3, 0x0A0B0C);
+  full.counter = 7;
+  full.hosts = 64;
+  full.children = 0x00010203;
+  full.switch_address = 0x0405;
+  full.flags = CANARY_FLAG_BYPASS | CANARY_FLAG_MULTICAST;
+  canary_header_t plain{};
+  plain.destination = fs_host_ipv4(1);
+  plain.id = canary_id(0, 1);
+  plain.hosts = 2;
+  Bytes bad(19, 0);
+  bad[18] = 0x41;  // multicast and a padding bit
+  bad.insert(bad.end(), {1, 0, 0, 0, 2, 0});
+  ASSERT_NO_FATAL_FAILURE(write_capture(dir / "c.pcapng", {build_canary_packet(full, 2, {1, -2}),
+                                                           build_canary_packet(plain, 0, {}),
+                                                           udp_frame(3, CANARY_UDP_PORT_DEFAULT, bad),
+                                                           udp_frame(3, CANARY_UDP_PORT_DEFAULT, Bytes(10, 0))}));
+  const std::string load = "-X lua_script:" + kScripts + "canary.lua";
+  auto rows = [&](const std::string& args) { return lines_of(tshark(dir, "-r c.pcapng " + args, "", load).out); };
+  EXPECT_EQ(rows("-T fields -E aggregator='|' -e canary.destination -e canary.id.app -e canary.id.sequence "
+                 "-e canary.counter -e canary.hosts -e canary.children -e canary.switch -e canary.flags.bypass "
+                 "-e canary.flags.multicast -e canary.element -e _ws.expert.message"),
+            (std::vector<std::string>{
+                "10.1.0.5\t3\t658188\t7\t64\t66051\t1029\t1\t1\t1|-2\t",
+                "10.1.0.1\t0\t1\t0\t2\t0\t0\t0\t0\t\t",
+                "0.0.0.0\t0\t0\t0\t0\t0\t0\t0\t1\t1\tPadding bits 0x01 set (they are 0)|6 data bytes after the "
+                "header: not whole 4-byte int32 elements",
+                "\t\t\t\t\t\t\t\t\t\tCanary header truncated: 10 of 19 bytes"}));
+  EXPECT_EQ(rows("-T fields -e _ws.col.Protocol -e _ws.col.Info"),
+            (std::vector<std::string>{"Canary\tCanary app=3 seq=658188 counter=7/64 elements=2 bypass multicast",
+                                      "Canary\tCanary app=0 seq=1 counter=0/2 elements=0",
+                                      "Canary\tCanary app=0 seq=0 counter=0/0 elements=1 multicast",
+                                      "Canary\tCanary, header truncated"}));
 }
 
 }  // namespace
