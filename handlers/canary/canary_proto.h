@@ -55,32 +55,23 @@ static inline uint32_t canary_id(uint32_t app, uint32_t sequence) {
 static inline uint32_t canary_id_app(uint32_t id) { return id >> (32u - CANARY_APP_BITS); }
 static inline uint32_t canary_id_sequence(uint32_t id) { return id & ((1u << (32u - CANARY_APP_BITS)) - 1u); }
 
-static inline uint32_t canary_be32(const uint8_t* p) {
-  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-static inline uint16_t canary_be16(const uint8_t* p) { return (uint16_t)(p[0] << 8 | p[1]); }
-static inline void canary_put_be32(uint8_t* p, uint32_t v) {
-  p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8), p[3] = (uint8_t)v;
-}
-static inline void canary_put_be16(uint8_t* p, uint16_t v) { p[0] = (uint8_t)(v >> 8), p[1] = (uint8_t)v; }
-
 static inline void canary_decode(const uint8_t* h, canary_header_t* out) {
-  out->destination = canary_be32(h + CANARY_OFF_DESTINATION);
-  out->id = canary_be32(h + CANARY_OFF_ID);
-  out->counter = canary_be16(h + CANARY_OFF_COUNTER);
-  out->hosts = canary_be16(h + CANARY_OFF_HOSTS);
-  out->children = canary_be32(h + CANARY_OFF_CHILDREN);
-  out->switch_address = canary_be16(h + CANARY_OFF_SWITCH);
+  out->destination = (uint32_t)fs_be32(h + CANARY_OFF_DESTINATION);
+  out->id = (uint32_t)fs_be32(h + CANARY_OFF_ID);
+  out->counter = (uint16_t)fs_be16(h + CANARY_OFF_COUNTER);
+  out->hosts = (uint16_t)fs_be16(h + CANARY_OFF_HOSTS);
+  out->children = (uint32_t)fs_be32(h + CANARY_OFF_CHILDREN);
+  out->switch_address = (uint16_t)fs_be16(h + CANARY_OFF_SWITCH);
   out->flags = h[CANARY_OFF_FLAGS];
 }
 
 static inline void canary_encode(const canary_header_t* in, uint8_t* h) {
-  canary_put_be32(h + CANARY_OFF_DESTINATION, in->destination);
-  canary_put_be32(h + CANARY_OFF_ID, in->id);
-  canary_put_be16(h + CANARY_OFF_COUNTER, in->counter);
-  canary_put_be16(h + CANARY_OFF_HOSTS, in->hosts);
-  canary_put_be32(h + CANARY_OFF_CHILDREN, in->children);
-  canary_put_be16(h + CANARY_OFF_SWITCH, in->switch_address);
+  fs_put_be32(h + CANARY_OFF_DESTINATION, in->destination);
+  fs_put_be32(h + CANARY_OFF_ID, in->id);
+  fs_put_be16(h + CANARY_OFF_COUNTER, in->counter);
+  fs_put_be16(h + CANARY_OFF_HOSTS, in->hosts);
+  fs_put_be32(h + CANARY_OFF_CHILDREN, in->children);
+  fs_put_be16(h + CANARY_OFF_SWITCH, in->switch_address);
   h[CANARY_OFF_FLAGS] = in->flags;
 }
 
