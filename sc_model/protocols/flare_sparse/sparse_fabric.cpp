@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include "common/errors.h"
 #include "common/fnv1a.h"
@@ -62,13 +61,10 @@ class SparseFabricAllreduce::SparseMember : public FabricMember {
       return void(++owner_.stray_);
     if (!in_flight(b)) return;  // done with already (or given up): a late copy
     Result& got = results_[b];
-    if (!got.shards.insert(r.h.shard).second) return;  // a duplicate of a shard it has
+    if (!got.shards.take(r.h)) return;  // a duplicate of a shard it has
     const SparseExpectedBlock& want = owner_.w_.reference[b];
     fold_sparse_pairs(want.dtype, want.op, r.pairs, got.merged);
-    if (r.h.flags & FLARE_FLAG_LAST) got.announced = r.h.shards;
-    if (!got.announced || std::distance(got.shards.begin(), got.shards.lower_bound(uint16_t(got.announced))) <
-                              long(got.announced))
-      return;
+    if (!got.shards.complete()) return;
     const std::string wrong = compare_sparse_block(want, got.merged);
     if (!wrong.empty() && !owner_.wrong_++)
       owner_.first_problem_ = "host " + std::to_string(host_) + ", block " + std::to_string(b) + ": " + wrong;
@@ -77,9 +73,8 @@ class SparseFabricAllreduce::SparseMember : public FabricMember {
 
  private:
   struct Result {
-    std::set<uint16_t> shards;
-    uint32_t announced = 0;  // from the last packet; 0 until it came
-    std::map<uint32_t, uint32_t> merged;
+    ResultShards shards;
+    std::map<uint32_t, uint32_t> merged;  // the pairs so far, folded
   };
 
   void forget(uint32_t b) override { results_.erase(b); }

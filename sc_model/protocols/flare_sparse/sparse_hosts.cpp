@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include "common/errors.h"
 #include "common/sc_time_util.h"
@@ -40,12 +39,8 @@ class SparseHosts::Host : public BlockWindowHost, public PacketSinkIf {
     traffic.bytes += p->data.size();
     traffic.pairs += r.h.pair_count;
     if (!in_flight(r.h.block_id)) return;  // done with already (or given up)
-    Shards& s = results_[r.h.block_id];
-    s.got.insert(r.h.shard);  // a repeated shard number is a duplicate: nothing new
-    if (r.h.flags & FLARE_FLAG_LAST) s.announced = r.h.shards;
-    if (!s.announced || std::distance(s.got.begin(), s.got.lower_bound(uint16_t(s.announced))) < long(s.announced))
-      return;
-    result_complete(r.h.block_id);
+    ResultShards& s = results_[r.h.block_id];
+    if (s.take(r.h) && s.complete()) result_complete(r.h.block_id);  // a duplicate adds nothing
   }
 
   uint64_t lost = 0;
@@ -53,12 +48,6 @@ class SparseHosts::Host : public BlockWindowHost, public PacketSinkIf {
   SparsePortTraffic traffic;  // the result packets received
 
  private:
-  // The result packets a host has of a block in flight.
-  struct Shards {
-    std::set<uint16_t> got;
-    uint32_t announced = 0;  // from the last packet; 0 until it came
-  };
-
   void forget(uint32_t block) override { results_.erase(block); }
 
   // Puts the block's packets on the link back to back: the switch port has a packet's last bit
@@ -89,7 +78,7 @@ class SparseHosts::Host : public BlockWindowHost, public PacketSinkIf {
   std::vector<std::vector<Bytes>> frames_;  // by block: its packets in order
   uint32_t allreduce_id_;
   uint64_t packet_sends_ = 0;  // packets put on the link so far: the loss stream's draw number
-  std::map<uint32_t, Shards> results_;  // in-flight block -> its result packets so far
+  std::map<uint32_t, ResultShards> results_;  // in-flight block -> its result packets so far
 };
 
 SparseHosts::SparseHosts(sc_core::sc_module_name name, const Config& cfg, Switch& sw)

@@ -6,7 +6,9 @@
 // tolerance. Also counts the result traffic each host port got against the reference's pairs.
 #pragma once
 #include <cstdint>
+#include <iterator>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,6 +40,22 @@ void fold_sparse_pairs(uint8_t dtype, uint8_t op, const SparsePairs& pairs, std:
 std::string compare_sparse_block(const SparseExpectedBlock& want, const std::map<uint32_t, uint32_t>& merged);
 // The same on pairs (each ascending by index, indices distinct) of `dtype`.
 std::string compare_sparse_pairs(uint8_t dtype, const SparsePairs& got, const SparsePairs& want);
+
+// The result packets a host has of one block: their shard numbers and the count the block's last
+// packet announces. Complete when every shard below that count is here.
+struct ResultShards {
+  std::set<uint16_t> got;
+  uint32_t announced = 0;  // from the last packet; 0 until it came
+  // Takes a result packet's header; false if its shard number is here already (a duplicate).
+  bool take(const flare_sparse_header_t& h) {
+    if (!got.insert(h.shard).second) return false;
+    if (h.flags & FLARE_FLAG_LAST) announced = h.shards;
+    return true;
+  }
+  bool complete() const {
+    return announced && std::distance(got.begin(), got.lower_bound(uint16_t(announced))) >= long(announced);
+  }
+};
 
 // A sparse result packet is an IPv4/UDP frame to expected.udp_port whose UDP payload starts with a
 // 20-byte Flare header of version 1 with the sparse flag and kind result; every other packet is
