@@ -88,6 +88,10 @@ static inline uint32_t fs_host_ipv4(uint32_t port) { return 0x0A010000u | (port 
 static inline void fs_host_mac(uint32_t port, uint8_t mac[6]) {
   mac[0] = 0x02; mac[1] = 0; mac[2] = 0; mac[3] = 0; mac[4] = (uint8_t)(port >> 8); mac[5] = (uint8_t)port;
 }
+/* In a network of switches (docs/NETWORKS.md), switch i (in the topology's order) also has the
+ * address i + 1 and IPv4 10.2.((i+1)>>8).((i+1)&255), to which every switch has a route: how a
+ * host reaches a given switch (e.g. Canary's restoration packets). */
+static inline uint32_t fs_fabric_switch_ipv4(uint32_t address) { return 0x0A020000u | (address & 0xFFFFu); }
 static inline void fs_switch_mac(uint8_t mac[6]) {
   mac[0] = 0x02; mac[1] = 0; mac[2] = 0; mac[3] = 0xff; mac[4] = 0xff; mac[5] = 0xff;
 }

@@ -164,10 +164,11 @@ int cmd_run(const std::vector<std::string>& args) {
                      std::string(choice_name(req.cfg.hpu.model)) + " HPUs");
   if (req.cfg.network.topology != "single") return run_network_command(req, vm, stats_format);
   const bool hosts = req.cfg.hosts.model != "none";
-  if (!vm.count("trace") && !hosts)
-    throw InputError("missing --trace (or closed-loop hosts: --hosts.model " +
-                     (key_choices("hosts.model").empty() ? std::string("MODEL") : key_choices("hosts.model")[0].value) +
+  if (!vm.count("trace") && !hosts) {
+    const std::string model = first_single_switch_host_model();
+    throw InputError("missing --trace (or closed-loop hosts: --hosts.model " + (model.empty() ? "MODEL" : model) +
                      "; see 'flaresim run --help')");
+  }
   if (vm.count("trace")) req.trace_path = vm["trace"].as<std::string>();
   req.pcap_port = vm["pcap-port"].as<std::string>();
   const std::string capture_times = vm["capture-times"].as<std::string>();

@@ -113,6 +113,10 @@ NetworkRunResult run_network(const Config& cfg, const std::string& config_path, 
     for (const auto& p : sw.egress()) out += p->packets_out;
     s["packets_in"] = in, s["packets_out"] = out;
     s["drops"] = sw.drops.by_cause;
+    // What its handlers did with the packets, by handler set and outcome (a plain switch: none).
+    StatsTree& outcomes = s["handler_outcomes"].make_object();
+    if (sw.has_pspin())
+      for (const auto& [set, st] : sw.pspin().handler_stats()) outcomes[set] = st.outcomes;
     sw.router().report(s["routing"]);
   }
   stats["network"] = to_json(network);

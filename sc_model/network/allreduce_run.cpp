@@ -25,6 +25,7 @@ void AllreduceStats::report(StatsTree& out) const {
   out["done_us"] = done_us;
   out["allreduce_gbps"] = allreduce_gbps;
   out["results_ok"] = results_ok;
+  out["details"].make_object() = details;
 }
 
 std::vector<unsigned> member_hosts(const std::string& text, unsigned hosts) {

@@ -4,6 +4,7 @@
 // network run asks it through; and the member hosts hosts.members names.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct AllreduceStats {
   double done_us = 0;             // when the last member got its last result (0: one never did)
   double allreduce_gbps = 0;      // every member's bytes over done_us
   bool results_ok = false;        // every member finished with exactly the reduction
+  // The model's own counts (docs/STATS.md: an object, {} for a model that has none; the same
+  // keys in every run of the model).
+  std::map<std::string, uint64_t> details;
   // Sets done_us, allreduce_gbps and results_ok once hosts, bytes and unfinished_ranks are
   // counted: the last member finished at `done_at`; `right`: no result was found wrong.
   void conclude(Picos done_at, bool right);

@@ -39,16 +39,21 @@ Config switch_config(const Config& cfg, const TopoNode& node) {
   return c;
 }
 
-// The routes of the i-th switch: one per host, over the ports of its shortest paths.
-void install_routes(Router& router, const std::vector<std::vector<unsigned>>& to_host, PathChoice choice) {
-  for (unsigned h = 0; h < to_host.size(); ++h) {
+// The routes of the i-th switch: one per host, over the ports of its shortest paths, and one
+// per other switch (its fs_fabric_switch_ipv4 address: switch j is j + 1).
+void install_routes(Router& router, const std::vector<std::vector<unsigned>>& to_host,
+                    const std::vector<std::vector<unsigned>>& to_switch, PathChoice choice) {
+  auto add = [&](uint32_t address, const std::vector<unsigned>& ports) {
     Route r;
-    r.prefix = fs_host_ipv4(h);
+    r.prefix = address;
     r.length = 32;
-    r.ports = to_host[h];
+    r.ports = ports;
     r.choice = choice;
     router.add_route(std::move(r));
-  }
+  };
+  for (unsigned h = 0; h < to_host.size(); ++h) add(fs_host_ipv4(h), to_host[h]);
+  for (unsigned j = 0; j < to_switch.size(); ++j)
+    if (!to_switch[j].empty()) add(fs_fabric_switch_ipv4(j + 1), to_switch[j]);
 }
 
 // Where a link's parameters come from: the ports section, then the link's own.
@@ -142,8 +147,9 @@ Network::Network(sc_core::sc_module_name name, const Config& cfg, Topology topol
       }
     }
   }
-  const auto hops = next_hops(topology_);
-  for (size_t i = 0; i < switches_.size(); ++i) install_routes(switches_[i]->router(), hops[i], cfg.routing.multipath);
+  const auto hops = next_hops(topology_), switch_hops = switch_next_hops(topology_);
+  for (size_t i = 0; i < switches_.size(); ++i)
+    install_routes(switches_[i]->router(), hops[i], switch_hops[i], cfg.routing.multipath);
 }
 
 std::string Network::fatal_error() const {

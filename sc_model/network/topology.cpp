@@ -258,6 +258,8 @@ void check_nodes(const Topology& t) {
                           std::to_string(hosts.size() - 1) + ", each once");
   }
   if (t.switches().empty()) throw InputError("the topology has no switch");
+  if (t.switches().size() > 0xFFFFu)  // switch addresses (fs_fabric_switch_ipv4) are 16 bits
+    throw InputError("the topology has " + std::to_string(t.switches().size()) + " switches; at most 65535");
   if (hosts.empty()) throw InputError("the topology has no host");
 }
 
@@ -329,6 +331,17 @@ std::vector<std::vector<std::vector<unsigned>>> next_hops(const Topology& t) {
     if (toward[size_t(s)].empty()) toward[size_t(s)] = ports_toward(graph, unsigned(s));
     for (size_t i = 0; i < switches.size(); ++i) routes[i][h] = toward[size_t(s)][i];
     routes[size_t(s)][h] = {peers[hosts[h]][0].port};
+  }
+  return routes;
+}
+
+std::vector<std::vector<std::vector<unsigned>>> switch_next_hops(const Topology& t) {
+  const std::vector<std::vector<PortPeer>> peers = t.peers();
+  const std::vector<std::vector<SwitchHop>> graph = switch_graph(t, peers, switch_positions(t));
+  std::vector<std::vector<std::vector<unsigned>>> routes(graph.size(), std::vector<std::vector<unsigned>>(graph.size()));
+  for (size_t j = 0; j < graph.size(); ++j) {
+    const std::vector<std::vector<unsigned>> toward = ports_toward(graph, unsigned(j));
+    for (size_t i = 0; i < graph.size(); ++i) routes[i][j] = toward[i];
   }
   return routes;
 }

@@ -89,5 +89,8 @@ void validate(const Topology& t);
 // The routes: for switch node s and host h (host_index), the ports of s on shortest paths to h
 // (sorted; several = equal-cost paths). next_hops(t)[i][h] for the i-th of t.switches().
 std::vector<std::vector<std::vector<unsigned>>> next_hops(const Topology& t);
+// The routes to the switches themselves (their fs_fabric_switch_ipv4 addresses): for the i-th
+// and j-th of t.switches(), the ports of switch i on shortest paths to switch j (none for i = j).
+std::vector<std::vector<std::vector<unsigned>>> switch_next_hops(const Topology& t);
 
 }  // namespace fs

@@ -90,4 +90,13 @@ std::unique_ptr<ResultVerifier> read_expected_results(const std::string& path) {
                    (known.empty() ? std::string("the protocols' headers: none reads such files") : known) + ")");
 }
 
+std::string first_single_switch_host_model() {
+  for (const Protocol* p : protocols()) {
+    const std::vector<std::string> network_only = p->network_only_host_models();
+    for (const KeyChoice& m : p->host_models())
+      if (std::find(network_only.begin(), network_only.end(), m.value) == network_only.end()) return m.value;
+  }
+  return "";
+}
+
 }  // namespace fs

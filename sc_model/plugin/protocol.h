@@ -124,6 +124,8 @@ class Protocol {
   virtual std::vector<std::string> default_parser_rules() const { return {}; }
   virtual const TraceSyntax* trace_syntax() const { return nullptr; }
   virtual std::vector<KeyChoice> host_models() const { return {}; }
+  // Those of host_models() that run only on a network (make_hosts refuses them on one switch).
+  virtual std::vector<std::string> network_only_host_models() const { return {}; }
 
   // `flaresim gen NAME [options]` for each NAME of gen_names() (the first is the protocol's own
   // name): writes a trace and its expected results; returns the exit code, throws InputError.
@@ -158,6 +160,8 @@ const Protocol* find_protocol(const std::string& name);
 // The protocol whose gen_names() has `name`, or whose host_models() has `model`; nullptr if none.
 const Protocol* protocol_for_gen(const std::string& name);
 const Protocol* protocol_for_host_model(const std::string& model);
+// The first host model of the protocols (in name order) that runs on a single switch; "" if none.
+std::string first_single_switch_host_model();
 
 // Reads an expected-results file with the protocol whose expected_header() is its first line
 // (blank lines and '#' comments aside); throws InputError naming the file.

@@ -9,6 +9,9 @@
 //   fs_tb::HandlerCall c = h.run(frame, /*ingress_port=*/1);
 //   c.outcome         the handler's return code; h.outcome_name(c.outcome) is its stats name
 //   c.sent            every fs_send / fs_multicast / fs_host_write, in call order
+//   c.timers          every fs_timer_arm / fs_timer_cancel, in call order
+//   h.run_timer(id)   runs the set's timer handler for timer `id`
+//   h.set_routes(&r)  the routing table fs_next_hop asks (a fs::NextHopIf; unset: -1)
 //   c.log             every fs_log line as the handler log has it ("0.000 <cluster> <hpu> <set> <text>")
 //   c.packet          the frame in the packet slot after the handler (handlers may rewrite it in place)
 //   h.l1(cluster), h.handler_memory()   state kept across packets (inspect or corrupt it)
@@ -66,9 +69,16 @@ struct HandlerFault : fs::SimError {
   using fs::SimError::SimError;
 };
 
+// A timer command of the run (fs_timer_arm, fs_timer_cancel), carried out when the run ends.
+struct TimerCommand {
+  bool arm = false;  // false: cancel
+  uint32_t id = 0, delay_cycles = 0;
+};
+
 struct HandlerCall {
   int outcome = 0;
   std::vector<SentFrame> sent;
+  std::vector<TimerCommand> timers;  // in call order
   std::vector<std::string> log;  // handler log lines, without the newline
   fs::Bytes packet;  // the pkt_len bytes at args.pkt after the handler ran
 };
@@ -98,6 +108,16 @@ class HandlerHarness {
   uint8_t* l1(uint32_t cluster) { return memory_.set_l1(kSet, cluster).data(); }
   uint32_t l1_size() const { return memory_.l1_layout().state_bytes(); }
   fs::GuardedMemory& handler_memory() { return memory_.set_l2(kSet); }
+  // The switch's routing table fs_next_hop asks (unset: it gives -1).
+  void set_routes(const fs::NextHopIf* routes) { routes_ = routes; }
+
+  // Runs the set's timer handler for timer `id` (its event, fs_timer_event_t) as HPU `hpu` of `cluster`.
+  HandlerCall run_timer(uint32_t id, uint32_t cluster = 0, uint32_t hpu = 0) {
+    const fs_timer_event_t e{id, cluster};
+    fs::Bytes event(sizeof e);
+    std::memcpy(event.data(), &e, sizeof e);
+    return run(event, FS_TIMER_PORT, cluster, hpu);
+  }
 
   // Runs the handler on `frame` as HPU `hpu` of cluster `cluster`.
   HandlerCall run(const fs::Bytes& frame, uint32_t ingress_port = 0, uint32_t cluster = 0, uint32_t hpu = 0) {
@@ -108,6 +128,7 @@ class HandlerHarness {
     const fs::HandlerJob job{set_, fs::place_packet(view, frame, ingress_port), view};
     fs::HpuEnvironment env;
     env.num_ports = cfg_.ports.count;
+    env.routes = routes_;
     fs::HandlerRun result;
     Untimed hooks;
     std::ostringstream log_text;
@@ -119,11 +140,16 @@ class HandlerHarness {
       throw HandlerFault(result.fault + "; packet " + std::to_string(packet) + " from port " +
                          std::to_string(ingress_port));
     call.outcome = result.outcome;
-    for (fs::HandlerCommand& cmd : result.commands)
+    for (fs::HandlerCommand& cmd : result.commands) {
+      if (cmd.kind == fs::HandlerCommand::kTimerArm || cmd.kind == fs::HandlerCommand::kTimerCancel) {
+        call.timers.push_back(TimerCommand{cmd.kind == fs::HandlerCommand::kTimerArm, cmd.timer_id, cmd.delay_cycles});
+        continue;
+      }
       call.sent.push_back(SentFrame{cmd.kind == fs::HandlerCommand::kSend        ? SentFrame::kSend
                                     : cmd.kind == fs::HandlerCommand::kMulticast ? SentFrame::kMulticast
                                                                                  : SentFrame::kHostWrite,
                                     std::move(cmd.ports), cmd.host_addr, std::move(cmd.data)});
+    }
     std::istringstream lines(log_text.str());
     for (std::string line; std::getline(lines, line);) call.log.push_back(line);
     call.packet.assign(job.args.pkt, job.args.pkt + frame.size());
@@ -147,6 +173,7 @@ class HandlerHarness {
   fs::Config cfg_;
   fs::HandlerSet set_;
   fs::PspinMemory memory_;
+  const fs::NextHopIf* routes_ = nullptr;
   uint64_t runs_ = 0;  // packets run so far
 };
 

@@ -82,9 +82,9 @@ TEST(E2EBadInput, EmptyTraceIsAValidRunWithZeroCounts) {
   EXPECT_EQ(s["totals"]["packets_in"], 0);
   EXPECT_EQ(s["totals"]["packets_out"], 0);
   EXPECT_EQ(s["drops"]["total"], 0);
-  // The handler sets the default rules name (flare_dense and flare_sparse) are there, with zeros.
-  EXPECT_EQ(s["handlers"].size(), 2u);
-  for (const char* set : {"flare_dense", "flare_sparse"}) {
+  // The handler sets the default rules name (canary, flare_dense and flare_sparse) are there, with zeros.
+  EXPECT_EQ(s["handlers"].size(), 3u);
+  for (const char* set : {"canary", "flare_dense", "flare_sparse"}) {
     SCOPED_TRACE(set);
     EXPECT_EQ(s["handlers"][set]["runs"], 0);
     EXPECT_EQ(s["handlers"][set]["cycles"]["count"], 0);

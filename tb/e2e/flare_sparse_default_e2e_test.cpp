@@ -73,15 +73,17 @@ TEST(E2EFlareSparseDefault, SparsePacketsAreDroppedAsNotInstalledBesideADenseAll
   }
 }
 
-// The stats of a run without what the sparse set adds (and without what differs between any two
-// runs): what a run under the dense rule alone must equal.
+// The stats of a run without what the sparse and Canary sets add (and without what differs
+// between any two runs): what a run under the dense rule alone must equal.
 nlohmann::json dense_part(nlohmann::json s) {
   s.erase("wall_seconds");
   s.erase("inputs");
   s["config"]["parser"].erase("rules");
-  s["handlers"].erase("flare_sparse");
-  s["drops"]["by_handler"].erase("flare_sparse");
-  s["handler_memory"].erase("flare_sparse");
+  for (const char* set : {"flare_sparse", "canary"}) {
+    s["handlers"].erase(set);
+    s["drops"]["by_handler"].erase(set);
+    s["handler_memory"].erase(set);
+  }
   return s;
 }
 
@@ -102,8 +104,11 @@ TEST(E2EFlareSparseDefault, DenseRunsAreTheSameAsUnderTheDenseRuleAlone) {
     ASSERT_EQ(dense.code, 0) << dense.err;
     const auto a = stats_of(dir, "a.json"), b = stats_of(dir, "b.json");
     EXPECT_EQ(a["config"]["parser"]["rules"],
-              "udp_dport=4950,payload[1]&0x80=0 -> flare_dense; udp_dport=4950,payload[1]&0x80=0x80 -> flare_sparse");
+              "udp_dport=4952 -> canary; udp_dport=4950,payload[1]&0x80=0 -> flare_dense; "
+              "udp_dport=4950,payload[1]&0x80=0x80 -> flare_sparse");
     EXPECT_EQ(a["handlers"]["flare_sparse"]["runs"], 0);
+    EXPECT_EQ(a["handlers"]["canary"]["runs"], 0);
+    EXPECT_FALSE(b["handlers"].contains("canary"));
     EXPECT_GT(a["handlers"]["flare_dense"]["runs"].get<uint64_t>(), 0u);
     EXPECT_FALSE(b["handlers"].contains("flare_sparse"));
     EXPECT_EQ(dense_part(a), dense_part(b));

@@ -308,6 +308,11 @@ TEST(E2EIssHpu, InstructionAndChromeTraces) {
   EXPECT_NE(native.err.find("--trace-insn needs --hpu.model iss"), std::string::npos) << native.err;
 }
 
+// A dense run on ISS HPUs with the flare_dense set alone: the handler directories below hold its
+// ELF only (with the default rules, the other sets' ELFs would be loaded too).
+const std::string kDenseAloneIss =
+    "run --trace t.txt --flare.ports 0-1 --stats s.json --hpu.model iss --parser.rules 'udp_dport=4950 -> flare_dense'";
+
 TEST(E2EIssHpu, UnusableHandlerElfIsBadInput) {
   // A bare test program (it has writable data) in place of the handler set's ELF.
   ScratchDir dir;
@@ -317,13 +322,13 @@ TEST(E2EIssHpu, UnusableHandlerElfIsBadInput) {
                             .c_str()),
             0);
   const CliResult r =
-      flaresim("run --trace t.txt --flare.ports 0-1 --stats s.json --hpu.model iss --hpu.handler_dir elf", dir);
+      flaresim(kDenseAloneIss + " --hpu.handler_dir elf", dir);
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("elf/flare_dense.elf: handler programs may not have writable data"), std::string::npos) << r.err;
   // Not an ELF at all.
   write_file(dir / "elf/flare_dense.elf", "#!/bin/sh\n");
   const CliResult t =
-      flaresim("run --trace t.txt --flare.ports 0-1 --stats s.json --hpu.model iss --hpu.handler_dir elf", dir);
+      flaresim(kDenseAloneIss + " --hpu.handler_dir elf", dir);
   EXPECT_EQ(t.code, 2);
   EXPECT_NE(t.err.find("elf/flare_dense.elf: not an ELF file"), std::string::npos) << t.err;
   EXPECT_FALSE(exists(dir / "s.json"));
@@ -340,7 +345,7 @@ TEST(E2EIssHpu, HandlerElfWithoutTheFirmwaresMarksIsBadInput) {
                             .c_str()),
             0);
   const CliResult r =
-      flaresim("run --trace t.txt --flare.ports 0-1 --stats s.json --hpu.model iss --hpu.handler_dir elf", dir);
+      flaresim(kDenseAloneIss + " --hpu.handler_dir elf", dir);
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("elf/flare_dense.elf: no symbol '_fs_handler_return' (the firmware's crt0.S marks the "
                        "handler's call and return)"),
@@ -352,9 +357,7 @@ TEST(E2EIssHpu, HandlerElfWithoutTheFirmwaresMarksIsBadInput) {
 TEST(E2EIssHpu, MissingHandlerElfIsBadInput) {
   ScratchDir dir;
   ASSERT_EQ(flaresim("gen allreduce --hosts 2 --bytes 1KiB -o t.txt", dir).code, 0);
-  const CliResult r = flaresim("run --trace t.txt --flare.ports 0-1 --stats s.json --hpu.model iss "
-                               "--hpu.handler_dir /nonexistent",
-                               dir);
+  const CliResult r = flaresim(kDenseAloneIss + " --hpu.handler_dir /nonexistent", dir);
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("/nonexistent/flare_dense.elf: cannot open ELF file"), std::string::npos) << r.err;
 }

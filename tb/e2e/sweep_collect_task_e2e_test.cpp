@@ -41,9 +41,9 @@ TEST(E2ESweepCollect, MergesTheRunFoldersAndRunsNothing) {
   EXPECT_EQ(mtime(dir / ("s.d/runs/" + ids[1] + "/stats.json")), stats_time);
   EXPECT_FALSE(exists(dir / ("s.d/runs/" + ids[1] + "/status.json")));
   const std::vector<std::string> rows = lines_of(slurp(dir / "s.d/results.csv"));
-  // The swept values, then 8 headline metrics and 3 per handler set (flare_dense and
+  // The swept values, then 8 headline metrics and 3 per handler set (canary, flare_dense and
   // flare_sparse, which the default rules name), all empty, then the status.
-  EXPECT_EQ(rows[2], ids[1] + ",fcfs,8KiB,4,,,,,,,,,,,,,,,pending,,");
+  EXPECT_EQ(rows[2], ids[1] + ",fcfs,8KiB,4,,,,,,,,,,,,,,,,,,pending,,");
 
   // Nothing to collect where no sweep ran; nothing is created.
   r = flaresim("sweep s.ini --collect -o none", dir);

@@ -63,7 +63,8 @@ TEST(E2ESweep, RunsEveryPointAndResultsHoldEachRunsStats) {
   EXPECT_EQ(slurp(dir / "s.d/results.csv").substr(0, slurp(dir / "s.d/results.csv").find('\n')),
             "run,scheduler.policy,hosts.bytes,hosts.window,sim.time_us,throughput.handled_gbps,"
             "throughput.handled_packets,throughput.out_gbps,drops.total,hpus.utilisation.avg,hosts.allreduce_gbps,"
-            "hosts.done_us,handlers.flare_dense.cycles.avg,handlers.flare_dense.latency_ns.avg,"
+            "hosts.done_us,handlers.canary.cycles.avg,handlers.canary.latency_ns.avg,handlers.canary.latency_ns.p99,"
+            "handlers.flare_dense.cycles.avg,handlers.flare_dense.latency_ns.avg,"
             "handlers.flare_dense.latency_ns.p99,handlers.flare_sparse.cycles.avg,handlers.flare_sparse.latency_ns.avg,"
             "handlers.flare_sparse.latency_ns.p99,status,exit_code,wall_seconds");
   const std::vector<std::vector<std::string>> swept = {

@@ -41,10 +41,11 @@ TEST(PluginProtocol, EveryPartIsRegisteredThroughTheInterface) {
   ASSERT_GE(set, 0);
   EXPECT_EQ(handler_sets()[size_t(set)].outcomes.size(), size_t(PKT_COUNTER_OUTCOME_COUNT));
   EXPECT_EQ(handler_sets()[size_t(set)].outcomes[PKT_COUNTER_NO_SLOT].name, "no_slot");
-  // The counter asks for no default rule: the default rules are Flare's alone (dense and sparse
-  // share the UDP port; the sparse flag, bit 7 of payload byte 1, tells them apart).
+  // The counter asks for no default rule: the default rules are Canary's and Flare's alone (dense
+  // and sparse share the UDP port; the sparse flag, bit 7 of payload byte 1, tells them apart).
   EXPECT_EQ(Config{}.parser.rules,
-            "udp_dport=4950,payload[1]&0x80=0 -> flare_dense; udp_dport=4950,payload[1]&0x80=0x80 -> flare_sparse");
+            "udp_dport=4952 -> canary; udp_dport=4950,payload[1]&0x80=0 -> flare_dense; "
+            "udp_dport=4950,payload[1]&0x80=0x80 -> flare_sparse");
 
   std::string info;
   ASSERT_EQ(cli({"info"}, &info), 0);

@@ -158,6 +158,7 @@ class FlareSparse : public Protocol {
             {kSparcmlModel, "on a network: hosts.members run SparCML's host-based sparse allreduce (split allgather) on the "
                             "flare_sparse.* workload, the baseline of Flare sparse"}};
   }
+  std::vector<std::string> network_only_host_models() const override { return {kSparcmlModel}; }
   std::unique_ptr<NetworkRole> network_role(const Config& cfg, const Topology& t) const override {
     return std::make_unique<FlareSparseFabricRole>(cfg, t);
   }
