@@ -5,9 +5,13 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "common/fnv1a.h"
+#include "common/sc_time_util.h"
+#include "common/splitmix64.h"
 #include "common/stats.h"
 #include "common/text.h"
 #include "fs_packet.h"
+#include "net/trace_reader.h"
 
 namespace fs {
 namespace {
@@ -56,8 +60,44 @@ void install_routes(Router& router, const std::vector<std::vector<unsigned>>& to
     if (!to_switch[j].empty()) add(fs_fabric_switch_ipv4(j + 1), to_switch[j]);
 }
 
-// Where a link's parameters come from: the ports section, then the link's own.
-LinkParams link_params(const Config& cfg, const TopoLink& l) { return l.params.applied_to(LinkParams::of(cfg.ports)); }
+// Where a link's parameters come from: the ports section and network.link_loss, then the link's
+// own; the direction from node `from` draws its losses from its own stream of sim.seed.
+LinkParams link_params(const Config& cfg, const Topology& t, int link, unsigned from) {
+  LinkParams defaults = LinkParams::of(cfg.ports);
+  if (link < 0) return defaults;  // an unlinked port
+  defaults.loss = cfg.network.link_loss;
+  const TopoLink& l = t.links[size_t(link)];
+  LinkParams p = l.params.applied_to(defaults);
+  const uint64_t direction = 2 * uint64_t(link) + (from == l.a ? 0 : 1);
+  p.loss_seed = splitmix64_mix(component_seed(cfg.seed, "network.link_loss") + direction * kSplitmixGolden);
+  return p;
+}
+
+// network.failures: (time, switch index) of each 'NAME@TIME' entry, earliest first; InputError
+// names a bad entry.
+std::vector<std::pair<Picos, size_t>> parse_failures(const std::string& text, const Topology& t,
+                                                     const std::vector<int>& switch_of_node) {
+  std::vector<std::pair<Picos, size_t>> out;
+  std::stringstream entries(text);
+  for (std::string entry; std::getline(entries, entry, ';');) {
+    entry = trim(entry);
+    if (entry.empty()) continue;
+    auto bad = [&](const std::string& why) {
+      throw InputError("bad value '" + text + "' for 'network.failures': entry '" + entry + "': " + why);
+    };
+    const size_t at = entry.find('@');
+    if (at == std::string::npos) bad("expected NAME@TIME, e.g. spine0@20us");
+    const std::string name = trim(entry.substr(0, at));
+    const int node = t.find(name);
+    if (node < 0 || t.nodes[size_t(node)].host) bad("'" + name + "' is not a switch of the topology");
+    Picos when = 0;
+    std::string err;
+    if (!parse_time_token(trim(entry.substr(at + 1)), &when, &err)) bad(err);
+    out.emplace_back(when, size_t(switch_of_node[size_t(node)]));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 }  // namespace
 
@@ -120,7 +160,7 @@ Network::Network(sc_core::sc_module_name name, const Config& cfg, Topology topol
     shape.pspin = node.kind != SwitchKind::kPlain;
     for (unsigned p = 0; p < node.ports; ++p) {
       const int link = peers[switch_nodes_[i]][p].link;
-      shape.links.push_back(link < 0 ? LinkParams::of(cfg.ports) : link_params(cfg, topology_.links[link]));
+      shape.links.push_back(link_params(cfg, topology_, link, switch_nodes_[i]));
     }
     switch_of_node_[switch_nodes_[i]] = int(i);
     Config c = switch_config(cfg, node);
@@ -131,7 +171,7 @@ Network::Network(sc_core::sc_module_name name, const Config& cfg, Topology topol
     const TopoNode& n = topology_.nodes[node];
     const PortPeer& up = peers[node][0];
     hosts_.push_back(std::make_unique<HostPort>(module_name(n.name).c_str(), n.host_index,
-                                                link_params(cfg, topology_.links[up.link]), host_drops));
+                                                link_params(cfg, topology_, up.link, node), host_drops));
   }
   // Every link, both ways: a switch port's egress to the far end's ingress (or host).
   for (const TopoLink& l : topology_.links) {
@@ -150,6 +190,24 @@ Network::Network(sc_core::sc_module_name name, const Config& cfg, Topology topol
   const auto hops = next_hops(topology_), switch_hops = switch_next_hops(topology_);
   for (size_t i = 0; i < switches_.size(); ++i)
     install_routes(switches_[i]->router(), hops[i], switch_hops[i], cfg.routing.multipath);
+  failures_ = parse_failures(cfg.network.failures, topology_, switch_of_node_);
+  if (!failures_.empty()) SC_THREAD(fail_switches);
+}
+
+void Network::fail_switches() {
+  const std::vector<std::vector<PortPeer>> peers = topology_.peers();
+  for (const auto& [when, s] : failures_) {
+    if (when > now_ps()) wait(ps_time(when - now_ps()));
+    // Every link of the switch goes down, both ways: its neighbours see their port down.
+    const unsigned node = switch_nodes_[s];
+    for (unsigned port = 0; port < peers[node].size(); ++port) {
+      const PortPeer& far = peers[node][port];
+      if (far.node < 0) continue;
+      switches_[s]->egress()[port]->set_down();
+      const_cast<EgressPort&>(sender(unsigned(far.node), far.port)).set_down();
+    }
+    ++failed_switches;
+  }
 }
 
 std::string Network::fatal_error() const {
@@ -168,7 +226,7 @@ void Network::report(StatsTree& out, Picos end) const {
   out["switches"] = switches_.size();
   out["hosts"] = hosts_.size();
   out["links"] = topology_.links.size();
-  uint64_t bytes_total = 0, bytes_fabric = 0, ecn = 0, drops = 0;
+  uint64_t bytes_total = 0, bytes_fabric = 0, ecn = 0, drops = 0, lost = 0;
   std::vector<double> utilisation;
   StatsTree& links = out["per_link"].make_array();
   for (const TopoLink& l : topology_.links) {
@@ -184,17 +242,19 @@ void Network::report(StatsTree& out, Picos end) const {
       d["utilisation"] = u;
       d["queue_max_bytes"] = e.queue_bytes.max();
       d["queue_mean_bytes"] = e.queue_bytes.average(end);
-      d["ecn_marked"] = e.ecn_marked, d["drops"] = e.dropped;
+      d["ecn_marked"] = e.ecn_marked, d["drops"] = e.dropped, d["lost"] = e.lost;
       utilisation.push_back(u);
       bytes_total += e.bytes_out;
       if (fabric) bytes_fabric += e.bytes_out;
-      ecn += e.ecn_marked, drops += e.dropped;
+      ecn += e.ecn_marked, drops += e.dropped, lost += e.lost;
     }
   }
   out["bytes_total"] = bytes_total;
   out["bytes_between_switches"] = bytes_fabric;
   out["ecn_marked"] = ecn;
   out["drops"] = drops;
+  out["lost"] = lost;
+  out["failed_switches"] = failed_switches;
   // The distribution of link utilisation (every direction of every link): Canary's CDF plots.
   std::sort(utilisation.begin(), utilisation.end());
   StatsTree& u = out["utilisation"];

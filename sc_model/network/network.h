@@ -3,7 +3,9 @@
 // parameters), one HostPort per host, every link wired in both directions, and each switch's
 // routes to every host (host h: fs_host_ipv4(h)/32 over the ports of its shortest paths, one
 // chosen per packet as routing.multipath says: up/down routing in a leaf-spine or fat tree).
-// It reports what crossed every link. What runs on the hosts is attached afterwards
+// Links may lose frames (network.link_loss, a topology file's loss=) and switches may fail
+// (network.failures: all their links go down; routes avoid down ports where they can). It
+// reports what crossed every link. What runs on the hosts is attached afterwards
 // (network/traffic.h, a protocol's host agents).
 #pragma once
 #include <functional>
@@ -32,6 +34,7 @@ using SwitchConfigurer = std::function<void(unsigned index, Config& switch_cfg)>
 
 class Network : public sc_core::sc_module {
  public:
+  SC_HAS_PROCESS(Network);
   Network(sc_core::sc_module_name name, const Config& cfg, Topology topology, const SwitchConfigurer& configure = {});
 
   const Topology& topology() const { return topology_; }
@@ -49,16 +52,20 @@ class Network : public sc_core::sc_module {
   // utilisation, queue and ECN and drop counts, and their distribution over links.
   void report(StatsTree& out, Picos end) const;
   DropLedger host_drops;  // the hosts' NICs (which never drop: their queues hold everything)
+  uint64_t failed_switches = 0;  // network.failures that have happened
 
  private:
   // The egress port at one end of a link (a switch's port, or a host's NIC).
   const EgressPort& sender(unsigned node, unsigned port) const;
+  // network.failures: at each time, every link of the switch goes down.
+  void fail_switches();
 
   Topology topology_;
   std::vector<unsigned> switch_nodes_;         // node index of each switch
   std::vector<int> switch_of_node_;            // switch index of each node, -1 for hosts
   std::vector<std::unique_ptr<Switch>> switches_;
   std::vector<std::unique_ptr<HostPort>> hosts_;
+  std::vector<std::pair<Picos, size_t>> failures_;  // (time, switch index), earliest first
 };
 
 }  // namespace fs

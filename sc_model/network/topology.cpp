@@ -30,6 +30,7 @@ LinkParams LinkOverrides::applied_to(LinkParams defaults) const {
   if (latency_ns) defaults.latency = *latency_ns * kPicosPerNs;
   if (queue_bytes) defaults.queue_bytes = *queue_bytes;
   if (ecn_bytes) defaults.ecn_bytes = *ecn_bytes;
+  if (loss) defaults.loss = *loss;
   return defaults;
 }
 

@@ -37,6 +37,7 @@ struct TopoNode {
 struct LinkOverrides {
   std::optional<double> gbps;
   std::optional<uint64_t> latency_ns, queue_bytes, ecn_bytes;
+  std::optional<double> loss;
   LinkParams applied_to(LinkParams defaults) const;
 };
 

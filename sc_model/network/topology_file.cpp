@@ -3,15 +3,17 @@
 //
 //   switch NAME ports=N [kind=inc|plain|calibrated]     N from 1 to 4096; kind inc by default
 //   host NAME                                          hosts are numbered in declaration order
-//   link A:P B:P [gbps=X] [latency_ns=N] [queue_bytes=N] [ecn_bytes=N]
+//   link A:P B:P [gbps=X] [latency_ns=N] [queue_bytes=N] [ecn_bytes=N] [loss=P]
 //
 // A NAME starts with a letter or '_' and goes on with letters, digits, '_', '-' and '.'; switches
 // and hosts share one set of names. A host has only port 0, so a link may name it without ":P".
 // A link may name nodes declared further down. Its options override the ports section for that
 // link: gbps as ports.gbps, latency_ns a whole number of nanoseconds, the sizes in bytes with an
-// optional KiB, MiB or GiB suffix. This file checks each line's form and resolves the names;
-// validate() (topology.cpp) checks the rest (duplicate names, port ranges, a port used twice,
-// links to itself or between hosts, connectivity) through each declaration's `where`, FILE:LINE.
+// optional KiB, MiB or GiB suffix, loss the probability (0 to 1) that a frame is lost on the link
+// (each direction drawn on its own; network.link_loss for every link). This file checks each
+// line's form and resolves the names; validate() (topology.cpp) checks the rest (duplicate names,
+// port ranges, a port used twice, links to itself or between hosts, connectivity) through each
+// declaration's `where`, FILE:LINE.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -145,13 +147,13 @@ LinkEnd link_end(const std::string& text, const std::string& where) {
 
 // "link A:P B:P [options]", the options within the ports section's ranges.
 WrittenLink link_line(const std::vector<std::string>& words, const std::string& where) {
-  if (words.size() < 3) fail(where, "expected 'link A:P B:P [gbps=X] [latency_ns=N] [queue_bytes=N] [ecn_bytes=N]'");
+  if (words.size() < 3) fail(where, "expected 'link A:P B:P [gbps=X] [latency_ns=N] [queue_bytes=N] [ecn_bytes=N] [loss=P]'");
   WrittenLink l;
   l.a = link_end(words[1], where);
   l.b = link_end(words[2], where);
   l.where = where;
   for (const auto& [key, value] :
-       options_of(words, 3, {"gbps", "latency_ns", "queue_bytes", "ecn_bytes"}, "link", where)) {
+       options_of(words, 3, {"gbps", "latency_ns", "queue_bytes", "ecn_bytes", "loss"}, "link", where)) {
     const std::string& v = value;  // a structured binding cannot be captured before C++20
     if (key == "gbps") l.params.gbps = at(where, [&] { return parse_key_double("gbps", v, 0.001, 1e6); });
     if (key == "latency_ns")
@@ -160,6 +162,7 @@ WrittenLink link_line(const std::vector<std::string>& words, const std::string& 
       l.params.queue_bytes = at(where, [&] { return parse_size_in("queue_bytes", v, 1, 1ull << 40); });
     if (key == "ecn_bytes")
       l.params.ecn_bytes = at(where, [&] { return parse_size_in("ecn_bytes", v, 0, 1ull << 40); });
+    if (key == "loss") l.params.loss = at(where, [&] { return parse_key_double("loss", v, 0, 1); });
   }
   return l;
 }

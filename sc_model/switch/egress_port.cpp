@@ -1,6 +1,7 @@
 // Egress queue, ECN marking, line-rate transmission and propagation (see egress_port.h).
 #include "switch/egress_port.h"
 
+#include "common/splitmix64.h"
 #include "net/ecn.h"
 
 namespace fs {
@@ -43,6 +44,10 @@ void EgressPort::transmit() {
     queued_ -= p->data.size();
     queue_bytes.set(now_ps(), queued_);
     if (!link_) continue;
+    if (lose()) {
+      ++lost;
+      continue;
+    }
     if (wire_) {
       wire_->push(std::move(p));
     } else {
@@ -52,5 +57,14 @@ void EgressPort::transmit() {
 }
 
 void EgressPort::arrive(PacketPtr p) { link_->accept(std::move(p)); }
+
+// Frame n (n = packets_out, counting from 1) is lost when draw n of the link direction's stream,
+// mix(loss_seed + n x golden) as a fraction of 2^64, is below `loss`.
+bool EgressPort::lose() {
+  if (down_) return true;
+  if (params_.loss <= 0) return false;
+  const uint64_t draw = splitmix64_mix(params_.loss_seed + packets_out * kSplitmixGolden);
+  return double(draw >> 11) * 0x1p-53 < params_.loss;
+}
 
 }  // namespace fs

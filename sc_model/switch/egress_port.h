@@ -34,6 +34,9 @@ class EgressPort : public sc_core::sc_module, public PacketSinkIf {
   const LinkParams& params() const { return params_; }
   // Bytes queued now (the frame on the wire included), what adaptive routing compares.
   uint64_t queued_bytes() const { return queued_; }
+  // The link is down from now on (its far end failed): every frame sent on it is lost.
+  void set_down() { down_ = true; }
+  bool down() const { return down_; }
   // Its counters, into the port's entry of the stats.
   void report(StatsTree& port) const {
     port["packets_out"] = packets_out, port["bytes_out"] = bytes_out;
@@ -43,6 +46,7 @@ class EgressPort : public sc_core::sc_module, public PacketSinkIf {
   uint64_t packets_out = 0, bytes_out = 0;
   uint64_t ecn_marked = 0;  // frames marked CE as they were queued
   uint64_t dropped = 0;     // frames that did not fit ("egress_full")
+  uint64_t lost = 0;        // frames sent but lost on the link (its loss draws, or the link down)
   Picos busy_ps = 0;        // time frames were on the wire: the link's utilisation
   TimeWeighted queue_bytes;
   Distribution latency_ps;  // from arrival at the switch to departure
@@ -51,8 +55,11 @@ class EgressPort : public sc_core::sc_module, public PacketSinkIf {
   void transmit();
   void arrive(PacketPtr p);  // at the link's far end
 
+  bool lose();  // whether the frame just sent is lost on the link
+
   unsigned index_;
   LinkParams params_;
+  bool down_ = false;
   uint64_t queued_ = 0;
   DropLedger& drops_;
   std::deque<PacketPtr> queue_;

@@ -1,7 +1,8 @@
 // What a port's link is: its line rate and per-frame wire overhead, the egress queue's capacity
 // and ECN marking threshold in front of it, and its propagation latency. A switch's ports take
 // theirs from the ports section (LinkParams::of); a network gives each link its own (the
-// topology's links, network/topology.h). Both ends of a link use the same parameters.
+// topology's links, network/topology.h). Both ends of a link use the same parameters (each
+// direction its own loss draws).
 #pragma once
 #include <cstdint>
 
@@ -16,6 +17,8 @@ struct LinkParams {
   uint64_t queue_bytes = 1 << 20;  // egress queue capacity; a frame that does not fit is dropped
   uint64_t ecn_bytes = 0;  // a frame queued behind more than this is ECN-marked (0: never)
   Picos latency = 0;       // propagation: the far end has the last bit this long after it left
+  double loss = 0;         // probability that a frame sent is lost on the way (a network's links)
+  uint64_t loss_seed = 0;  // the seed of the link direction's loss draws
 
   static LinkParams of(const PortsConfig& ports) {
     LinkParams l;

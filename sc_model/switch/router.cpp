@@ -168,6 +168,18 @@ const Route* Router::match(const Headers& h) const {
 unsigned Router::choose(const Route& r, const Headers& h, bool* diverted) const {
   const size_t n = r.ports.size();
   if (n == 1) return r.ports[0];
+  // A port whose link is down (a failed neighbour, network.failures) is left out while another is up.
+  if (queues_) {
+    size_t up = 0;
+    for (unsigned port : r.ports) up += !(*queues_)[port]->down();
+    if (up && up < n) {
+      Route alive = r;
+      alive.ports.clear();
+      for (unsigned port : r.ports)
+        if (!(*queues_)[port]->down()) alive.ports.push_back(port);
+      return choose(alive, h, diverted);
+    }
+  }
   if (r.choice == PathChoice::kEcmp) return r.ports[ecmp_hash(h) % n];
   // dst: the destination address decides (IPv6's folded to 64 bits first).
   uint64_t dst = h.dst_ipv4;

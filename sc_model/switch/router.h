@@ -1,7 +1,8 @@
 // Forwarding of the frames no parser rule matched: the routing table (longest-prefix match on
 // the IPv4 or IPv6 destination, inside any VLAN tags; a route may name several ports, one of
 // which is chosen per packet by the destination's hash, the 5-tuple's (ECMP) or the egress
-// queues (adaptive, Canary's rule)), then the default route: the MAC learning
+// queues (adaptive, Canary's rule); ports whose link is down are left out while another is up),
+// then the default route: the MAC learning
 // bridge (the default), a port, or drop (counted as "no_route"). The bridge learns from every
 // frame the parser passes (StationLearnIf, switch/mac_table.h), per VLAN (the outer tag's id;
 // untagged frames are VLAN 0), and sends a frame to the port its destination was learned on,

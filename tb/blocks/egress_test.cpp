@@ -223,5 +223,46 @@ TEST(BlocksEgress, EcnOffByDefault) {
   EXPECT_EQ(b.port.ecn_marked, 0u);
 }
 
+TEST(BlocksEgress, ALossyLinkLosesTheFramesItsDrawsPick) {
+  quiet_systemc();
+  // loss 0.3 with seed 77: frame n (1, 2, ...) is lost when mix(77 + n x golden) / 2^64 < 0.3
+  // (link.h), mix being splitmix64's finalizer: the frames lost are those, worked out here, and
+  // they still took the wire.
+  fs::LinkParams params = ports_section(100.0, 1 << 20);
+  params.loss = 0.3;
+  params.loss_seed = 77;
+  EgressBench b(params);
+  for (unsigned i = 0; i < 400; ++i) b.send(0, Bytes(100, uint8_t(i)));
+  sc_core::sc_start();
+  std::vector<uint8_t> want;
+  for (uint64_t n = 1; n <= 400; ++n) {
+    uint64_t z = 77 + n * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    if (double(z >> 11) / 9007199254740992.0 >= 0.3) want.push_back(uint8_t(n - 1));
+  }
+  std::vector<uint8_t> got;
+  for (const auto& g : b.link.got) got.push_back(g.pkt->data[0]);
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(b.port.lost, 400u - want.size());
+  EXPECT_NEAR(double(b.port.lost), 120.0, 30.0);  // about 30% of 400
+  EXPECT_EQ(b.departed.size(), 400u);  // a lost frame still took the wire
+}
+
+TEST(BlocksEgress, ALinkThatGoesDownLosesEverythingAfter) {
+  quiet_systemc();
+  // 1000-byte frames at 100G, one every 81920 ps; the link goes down at 200 ns: frames 0 and 1
+  // were delivered (81920, 163840 ps), frame 2 was on the wire (163840 to 245760) and is lost,
+  // as are the two after.
+  EgressBench b(100.0, 1 << 20);
+  for (unsigned i = 0; i < 5; ++i) b.send(0, 1000);
+  b.script.at(200000, [&b]() { b.port.set_down(); });
+  sc_core::sc_start();
+  EXPECT_EQ(b.link.got.size(), 2u);
+  EXPECT_EQ(b.port.lost, 3u);
+  EXPECT_TRUE(b.port.down());
+}
+
 }  // namespace
 }  // namespace fs_tb

@@ -222,6 +222,54 @@ TEST(Network, AdaptiveRoutingTakesTheOtherSpineWhenTheDefaultUpQueueFills) {
   EXPECT_LT(ad_max, dst_max);
 }
 
+TEST(Network, AFailedSpineIsRoutedAroundFromItsFailureOn) {
+  quiet_systemc();
+  // ECMP spreads the permutation's flows over both spines; spine0 fails before anything is
+  // sent: its four links go down, the leaves' routes leave their spine0 ports out, and every
+  // message arrives through spine1.
+  fs::Config c = fabric_config();
+  c.routing.multipath = fs::PathChoice::kEcmp;
+  c.traffic.messages = 4;
+  c.network.failures = "spine0@0ps";
+  fs::Network net("net", c, fs::leaf_spine(2, 2, 4, fs::SwitchKind::kPlain));
+  fs::BackgroundTraffic traffic("traffic", c, net);
+  sc_core::sc_start();
+  EXPECT_EQ(net.failed_switches, 1u);
+  EXPECT_EQ(traffic.unfinished(), 0u);
+  for (unsigned leaf = 0; leaf < 2; ++leaf) {
+    EXPECT_EQ(net.switch_at(leaf).egress()[4]->packets_out, 0u) << "leaf" << leaf << " to spine0";
+    EXPECT_TRUE(net.switch_at(leaf).egress()[4]->down());
+    EXPECT_FALSE(net.switch_at(leaf).egress()[5]->down());
+  }
+  fs::StatsTree stats;
+  net.report(stats, fs::now_ps());
+  EXPECT_EQ(stats["lost"].uint_value(), 0u);
+  EXPECT_EQ(stats["failed_switches"].uint_value(), 1u);
+}
+
+TEST(Network, BadFailureEntriesAreRejected) {
+  const fs::Topology t = fs::leaf_spine(2, 2, 1, fs::SwitchKind::kPlain);
+  auto error_of = [&](const std::string& failures) -> std::string {
+    fs::Config c = fabric_config();
+    c.network.failures = failures;
+    try {
+      fs::Network net("net", c, t);
+    } catch (const fs::InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(error_of("spine9@1us"),
+            "bad value 'spine9@1us' for 'network.failures': entry 'spine9@1us': 'spine9' is not a switch of the topology");
+  EXPECT_EQ(error_of("spine0@1us; host0@2us"),
+            "bad value 'spine0@1us; host0@2us' for 'network.failures': entry 'host0@2us': 'host0' is not a switch of "
+            "the topology");
+  EXPECT_EQ(error_of("spine0"),
+            "bad value 'spine0' for 'network.failures': entry 'spine0': expected NAME@TIME, e.g. spine0@20us");
+  EXPECT_NE(error_of("spine0@soon").find("bad value 'spine0@soon' for 'network.failures': entry 'spine0@soon': "),
+            std::string::npos);
+}
+
 TEST(Network, KindsByNameAndPrefix) {
   fs::Topology t = fs::leaf_spine(2, 2, 1, fs::SwitchKind::kInc);
   fs::apply_kinds(t, "spine*=plain; leaf1 = plain");

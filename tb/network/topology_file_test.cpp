@@ -162,7 +162,7 @@ TEST(TopologyFile, LineErrors) {
 TEST(TopologyFile, LinkErrors) {
   const std::string nodes = "switch s0 ports=2\nhost h0\nhost h1\n";  // lines 1-3
   EXPECT_EQ(error_of(nodes + "link s0:0\n"),
-            "t.topo:4: expected 'link A:P B:P [gbps=X] [latency_ns=N] [queue_bytes=N] [ecn_bytes=N]'");
+            "t.topo:4: expected 'link A:P B:P [gbps=X] [latency_ns=N] [queue_bytes=N] [ecn_bytes=N] [loss=P]'");
   EXPECT_EQ(error_of(nodes + "link s0:0 h9\n"), "t.topo:4: unknown node 'h9' (no switch or host of that name)");
   EXPECT_EQ(error_of(nodes + "link :0 h0\n"), "t.topo:4: unknown node '' (no switch or host of that name)");
   EXPECT_EQ(error_of(nodes + "link s0 h0\n"), "t.topo:4: switch s0 needs a port: s0:P");
@@ -172,14 +172,18 @@ TEST(TopologyFile, LinkErrors) {
   EXPECT_EQ(error_of(nodes + "link s0:-1 h0\n"),
             "t.topo:4: bad port in 's0:-1' (expected NAME:PORT, PORT a whole number)");
   EXPECT_EQ(error_of(nodes + "link s0:0 h0 speed=5\n"),
-            "t.topo:4: unknown link option 'speed=5' (expected gbps=, latency_ns=, queue_bytes= or ecn_bytes=)");
+            "t.topo:4: unknown link option 'speed=5' (expected gbps=, latency_ns=, queue_bytes=, ecn_bytes= "
+            "or loss=)");
   EXPECT_EQ(error_of(nodes + "link s0:0 h0 s0:1\n"),
-            "t.topo:4: unknown link option 's0:1' (expected gbps=, latency_ns=, queue_bytes= or ecn_bytes=)");
+            "t.topo:4: unknown link option 's0:1' (expected gbps=, latency_ns=, queue_bytes=, ecn_bytes= "
+            "or loss=)");
   EXPECT_EQ(error_of(nodes + "link s0:0 h0 gbps=1 gbps=2\n"), "t.topo:4: gbps= given twice");
 }
 
 TEST(TopologyFile, LinkNumberErrors) {
   const std::string link = "switch s0 ports=2\nhost h0\nlink s0:0 h0 ";  // the link on line 3
+  EXPECT_EQ(error_of(link + "loss=1.5\n"), "t.topo:3: bad value '1.5' for 'loss': expected a number from 0 to 1");
+  EXPECT_EQ(error_of(link + "loss=some\n"), "t.topo:3: bad value 'some' for 'loss': expected a number from 0 to 1");
   EXPECT_EQ(error_of(link + "gbps=fast\n"),
             "t.topo:3: bad value 'fast' for 'gbps': expected a number from 0.001 to 1e+06");
   EXPECT_EQ(error_of(link + "gbps=0\n"), "t.topo:3: bad value '0' for 'gbps': expected a number from 0.001 to 1e+06");

@@ -302,34 +302,44 @@ void CanaryAllreduce::Member::lead_failed(uint64_t b, unsigned requester) {
   l.fallback_from.clear();
 }
 
-CanaryAllreduce::CanaryAllreduce(sc_core::sc_module_name name, const Config& cfg, Network& net,
-                                 const std::vector<unsigned>& members)
-    : sc_core::sc_module(name), net_(net), bytes_(cfg.hosts.bytes) {
+void check_canary_setup(const Config& cfg, size_t members) {
   const CanaryConfig& c = canary_config(cfg);
+  if (members < 2)
+    throw InputError("hosts.members: a Canary allreduce needs at least 2 hosts (a leader and a sender); got " +
+                     std::to_string(members));
   if (cfg.hosts.dtype != "int32" || cfg.hosts.op != "sum")
     throw InputError("hosts.dtype, hosts.op: Canary's switches sum int32 elements; set hosts.dtype int32 and hosts.op sum");
   if (cfg.hosts.elem_bytes % CANARY_ELEMENT_BYTES || cfg.hosts.elem_bytes > CANARY_ELEMENTS * CANARY_ELEMENT_BYTES)
     throw InputError("hosts.elem_bytes: a Canary packet carries whole int32 elements, at most " +
                      std::to_string(CANARY_ELEMENTS) + " (" + std::to_string(CANARY_ELEMENTS * CANARY_ELEMENT_BYTES) +
                      " bytes); got " + std::to_string(cfg.hosts.elem_bytes));
-  if (bytes_ % CANARY_ELEMENT_BYTES)
-    throw InputError("hosts.bytes: " + std::to_string(bytes_) + " bytes are not whole int32 elements");
+  if (cfg.hosts.bytes % CANARY_ELEMENT_BYTES)
+    throw InputError("hosts.bytes: " + std::to_string(cfg.hosts.bytes) + " bytes are not whole int32 elements");
   if (cfg.hosts.loss > 0)
-    throw InputError("hosts.loss: Canary's hosts lose nothing themselves; their losses are the network's (a link's "
-                     "loss or queue_bytes in a topology file)");
-  if (c.allreduces > members.size() / 2)
+    throw InputError("hosts.loss: Canary's hosts lose nothing themselves; their losses are the network's "
+                     "(network.link_loss, a link's loss= or queue_bytes= in a topology file)");
+  if (c.allreduces > members / 2)
     throw InputError("canary.allreduces: " + std::to_string(c.allreduces) + " allreduces of at least 2 hosts need " +
-                     std::to_string(2 * c.allreduces) + " members; hosts.members has " + std::to_string(members.size()));
+                     std::to_string(2 * c.allreduces) + " members; hosts.members has " + std::to_string(members));
   if (c.app + c.allreduces > (1u << CANARY_APP_BITS))
     throw InputError("canary.app + canary.allreduces: application ids go up to " +
                      std::to_string((1u << CANARY_APP_BITS) - 1));
+  const uint64_t per_packet = cfg.hosts.elem_bytes / CANARY_ELEMENT_BYTES;
+  const uint64_t blocks = (cfg.hosts.bytes / CANARY_ELEMENT_BYTES + per_packet - 1) / per_packet;
+  if ((uint64_t(c.max_attempts) + 1) * blocks > (1ull << (32 - CANARY_APP_BITS)))
+    throw InputError("hosts.bytes: " + std::to_string(blocks) + " blocks under " + std::to_string(c.max_attempts + 1) +
+                     " ids each (canary.max_attempts + 1) exceed the ids' " + std::to_string(32 - CANARY_APP_BITS) +
+                     "-bit sequence numbers");
+}
+
+CanaryAllreduce::CanaryAllreduce(sc_core::sc_module_name name, const Config& cfg, Network& net,
+                                 const std::vector<unsigned>& members)
+    : sc_core::sc_module(name), net_(net), bytes_(cfg.hosts.bytes) {
+  const CanaryConfig& c = canary_config(cfg);
+  check_canary_setup(cfg, members.size());
   per_packet_ = cfg.hosts.elem_bytes / CANARY_ELEMENT_BYTES;
   blocks_ = (bytes_ / CANARY_ELEMENT_BYTES + per_packet_ - 1) / per_packet_;
   max_attempts_ = c.max_attempts;
-  if ((uint64_t(max_attempts_) + 1) * blocks_ > (1ull << (32 - CANARY_APP_BITS)))
-    throw InputError("hosts.bytes: " + std::to_string(blocks_) + " blocks under " + std::to_string(max_attempts_ + 1) +
-                     " ids each (canary.max_attempts + 1) exceed the ids' " + std::to_string(32 - CANARY_APP_BITS) +
-                     "-bit sequence numbers");
   timeout_ = Picos(cfg.hosts.timeout_ns) * kPicosPerNs;
   noise_ = c.noise;
   noise_delay_ = Picos(c.noise_ns) * kPicosPerNs;
@@ -428,6 +438,21 @@ std::string CanaryAllreduce::failure() const {
              std::to_string(m->completed) + " of " + std::to_string(blocks_) + " blocks; " +
              std::to_string(s.gave_up) + " blocks given up in all)";
   return "";
+}
+
+CanaryFabricRole::CanaryFabricRole(const Config& cfg, const Topology& t) : cfg_(cfg) {
+  if (cfg.hosts.model != kCanaryModel) return;
+  members_ = member_hosts(cfg.hosts.members, unsigned(t.hosts().size()));
+  check_canary_setup(cfg, members_.size());
+}
+
+void CanaryFabricRole::configure_switch(unsigned index, Config& c) const {
+  if (cfg_.hosts.model == kCanaryModel) canary_config(c).switch_address = index + 1;
+}
+
+std::unique_ptr<NetworkAllreduce> CanaryFabricRole::attach(Network& net) const {
+  if (cfg_.hosts.model != kCanaryModel) return nullptr;
+  return std::make_unique<CanaryAllreduce>("canary", cfg_, net, members_);
 }
 
 }  // namespace fs

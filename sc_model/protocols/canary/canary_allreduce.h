@@ -31,6 +31,7 @@
 #include "network/allreduce_run.h"
 #include "network/network.h"
 #include "network/traffic.h"
+#include "plugin/protocol.h"
 
 namespace fs {
 
@@ -53,6 +54,9 @@ struct CanaryHostCounts {
   uint64_t late_packets = 0;     // data for an attempt the leader was no longer collecting
   uint64_t duplicate_results = 0;  // results a host already had
 };
+
+// InputError naming the key for a set-up the hosts cannot run with `members` members.
+void check_canary_setup(const Config& cfg, size_t members);
 
 class CanaryAllreduce : public sc_core::sc_module, public NetworkAllreduce {
  public:
@@ -101,6 +105,20 @@ class CanaryAllreduce : public sc_core::sc_module, public NetworkAllreduce {
   CanaryHostCounts counts_;
   uint64_t wrong_ = 0;
   std::string first_problem_;
+};
+
+// Canary's part in a network run: switch i is Canary switch i + 1 (canary.switch_address, its
+// fs_fabric_switch_ipv4 address), and with hosts.model = canary the members run CanaryAllreduce.
+class CanaryFabricRole : public NetworkRole {
+ public:
+  // InputError for a bad member list.
+  CanaryFabricRole(const Config& cfg, const Topology& t);
+  void configure_switch(unsigned index, Config& c) const override;
+  std::unique_ptr<NetworkAllreduce> attach(Network& net) const override;
+
+ private:
+  Config cfg_;
+  std::vector<unsigned> members_;
 };
 
 }  // namespace fs

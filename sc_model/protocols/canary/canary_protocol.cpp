@@ -16,29 +16,6 @@ extern "C" const fs_handler_set_desc_t canary_handler_set;
 namespace fs {
 namespace {
 
-class CanaryFabricRole : public NetworkRole {
- public:
-  CanaryFabricRole(const Config& cfg, const Topology& t) : cfg_(cfg) {
-    if (cfg.hosts.model != kCanaryModel) return;
-    members_ = member_hosts(cfg.hosts.members, unsigned(t.hosts().size()));
-    if (members_.size() < 2)
-      throw InputError("hosts.members: a Canary allreduce needs at least 2 hosts (a leader and a sender); got " +
-                       std::to_string(members_.size()));
-  }
-  // Switch i is Canary switch i + 1 (its fs_fabric_switch_ipv4 address, which every switch routes to).
-  void configure_switch(unsigned index, Config& c) const override {
-    if (cfg_.hosts.model == kCanaryModel) canary_config(c).switch_address = index + 1;
-  }
-  std::unique_ptr<NetworkAllreduce> attach(Network& net) const override {
-    if (cfg_.hosts.model != kCanaryModel) return nullptr;
-    return std::make_unique<CanaryAllreduce>("canary", cfg_, net, members_);
-  }
-
- private:
-  Config cfg_;
-  std::vector<unsigned> members_;
-};
-
 class Canary : public Protocol {
  public:
   std::string name() const override { return "canary"; }
