@@ -99,6 +99,17 @@ std::vector<std::pair<Picos, size_t>> parse_failures(const std::string& text, co
   return out;
 }
 
+// The distribution Canary's link-utilisation CDFs plot: min, p10, ..., max (nearest rank), mean.
+void report_distribution(std::vector<double> values, StatsTree& u) {
+  std::sort(values.begin(), values.end());
+  const std::pair<const char*, double> points[] = {{"min", 0},   {"p10", 10}, {"p25", 25}, {"p50", 50},
+                                                   {"p75", 75}, {"p90", 90}, {"p99", 99}, {"max", 100}};
+  for (const auto& [key, p] : points) u[key] = nearest_rank(values, p);
+  double mean = 0;
+  for (double x : values) mean += x;
+  u["mean"] = values.empty() ? 0.0 : mean / double(values.size());
+}
+
 }  // namespace
 
 void apply_kinds(Topology& t, const std::string& kinds) {
@@ -222,12 +233,20 @@ const EgressPort& Network::sender(unsigned node, unsigned port) const {
   return *switches_[switch_of_node_[node]]->egress()[port];
 }
 
+void Network::member_done(size_t members) {
+  if (++members_done_ != members) return;
+  allreduce_end_ = now_ps();
+  for (const TopoLink& l : topology_.links)
+    for (const auto& [from, port] : {std::pair{l.a, l.a_port}, std::pair{l.b, l.b_port}})
+      busy_at_end_.push_back(sender(from, port).busy_ps);
+}
+
 void Network::report(StatsTree& out, Picos end) const {
   out["switches"] = switches_.size();
   out["hosts"] = hosts_.size();
   out["links"] = topology_.links.size();
   uint64_t bytes_total = 0, bytes_fabric = 0, ecn = 0, drops = 0, lost = 0;
-  std::vector<double> utilisation;
+  std::vector<double> utilisation, during;  // every link direction's, over the run and while the allreduce ran
   StatsTree& links = out["per_link"].make_array();
   for (const TopoLink& l : topology_.links) {
     const bool fabric = !topology_.nodes[l.a].host && !topology_.nodes[l.b].host;
@@ -240,6 +259,10 @@ void Network::report(StatsTree& out, Picos end) const {
       d["packets"] = e.packets_out, d["bytes"] = e.bytes_out;
       const double u = end ? double(e.busy_ps) / double(end) : 0.0;
       d["utilisation"] = u;
+      const size_t k = utilisation.size();  // this direction's place in busy_at_end_
+      const double while_allreduce = allreduce_end_ ? double(busy_at_end_[k]) / double(allreduce_end_) : 0.0;
+      d["utilisation_during_allreduce"] = while_allreduce;
+      during.push_back(while_allreduce);
       d["queue_max_bytes"] = e.queue_bytes.max();
       d["queue_mean_bytes"] = e.queue_bytes.average(end);
       d["ecn_marked"] = e.ecn_marked, d["drops"] = e.dropped, d["lost"] = e.lost;
@@ -255,15 +278,12 @@ void Network::report(StatsTree& out, Picos end) const {
   out["drops"] = drops;
   out["lost"] = lost;
   out["failed_switches"] = failed_switches;
-  // The distribution of link utilisation (every direction of every link): Canary's CDF plots.
-  std::sort(utilisation.begin(), utilisation.end());
-  StatsTree& u = out["utilisation"];
-  const std::pair<const char*, double> points[] = {{"min", 0},   {"p10", 10}, {"p25", 25}, {"p50", 50},
-                                                   {"p75", 75}, {"p90", 90}, {"p99", 99}, {"max", 100}};
-  for (const auto& [key, p] : points) u[key] = nearest_rank(utilisation, p);
-  double mean = 0;
-  for (double x : utilisation) mean += x;
-  u["mean"] = utilisation.empty() ? 0.0 : mean / double(utilisation.size());
+  // The distribution of link utilisation (every direction of every link): Canary's CDF plots,
+  // over the whole run and while the allreduce ran (zeros until its last member is done).
+  report_distribution(utilisation, out["utilisation"]);
+  StatsTree& d = out["during_allreduce"];
+  d["until_us"] = double(allreduce_end_) / double(kPicosPerUs);
+  report_distribution(during, d["utilisation"]);
   StatsTree& hosts = out["per_host"].make_array();
   for (const auto& h : hosts_) h->report(hosts.append());
 }

@@ -297,7 +297,10 @@ void RingAllreduce::take_data(unsigned r, unsigned step, uint32_t packet, uint8_
       std::memcpy(mine, elems, count * dsize_);  // allgather: the completed segment
     }
     if (step + 1 < steps()) send_packet(r, step + 1, packet);
-    if (++in.count == in.got.size() && --rank.incomplete == 0) rank.done = now_ps();
+    if (++in.count == in.got.size() && --rank.incomplete == 0) {
+      rank.done = now_ps();
+      net_.member_done(ranks());
+    }
   }
   // A complete segment is acknowledged once per attempt that reaches it (a lost ACK is
   // answered by the retransmission it causes).

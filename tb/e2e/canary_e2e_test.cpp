@@ -56,6 +56,17 @@ TEST(CanaryE2e, SummaryStatsAndHandlerOutcomes) {
   EXPECT_EQ(outcome_sum(s, "timeout_sent"), 24u);
   EXPECT_EQ(outcome_sum(s, "straggler"), 8u);
   EXPECT_EQ(outcome_sum(s, "broadcast"), 24u);
+  // While the allreduce ran: host0 sent its 7 blocks' data and block 0's broadcast, 8 frames of
+  // 1085 bytes, each 8 x (1085 + 24) / 100 ns = 88.72 ns on the wire; the run goes on for the
+  // descriptors' lifetimes (1 ms) after the allreduce, so over the whole run the link is idler.
+  const auto& during = s["network"]["during_allreduce"];
+  EXPECT_EQ(during["until_us"], a["done_us"]);
+  for (const auto& l : s["network"]["per_link"])
+    if (l["from"] == "host0:0") {
+      EXPECT_DOUBLE_EQ(l["utilisation_during_allreduce"].get<double>(), 8 * 88.72e-3 / a["done_us"].get<double>());
+      EXPECT_LT(l["utilisation"].get<double>(), l["utilisation_during_allreduce"].get<double>() / 10);
+    }
+  EXPECT_GT(during["utilisation"]["mean"].get<double>(), s["network"]["utilisation"]["mean"].get<double>());
   // The other models report no details.
   const CliResult ring = flaresim(
       "run --network.topology leaf_spine --hosts.model ring --hosts.bytes 8KiB --stats ring.json", dir);

@@ -81,8 +81,9 @@ class CanaryAllreduce::Member : public sc_core::sc_module, public PacketSinkIf {
     due_.insert({k.due, b});
   }
   void block_done() {
-    ++completed;
-    if (completed == owner_.blocks_) owner_.done_at_ = std::max(owner_.done_at_, now_ps());
+    if (++completed != owner_.blocks_) return;
+    owner_.done_at_ = std::max(owner_.done_at_, now_ps());
+    owner_.net_.member_done(owner_.members_.size());
   }
   // A frame to the NIC (its queue sends it at line rate).
   void send(const canary_header_t& h, const std::vector<int32_t>& data) {

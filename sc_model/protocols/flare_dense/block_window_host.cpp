@@ -66,6 +66,7 @@ void BlockWindowHost::run() {
     }
     if (k == n && in_flight_.empty()) {
       *done_at_ = std::max(*done_at_, now);  // the last result, or the last block given up
+      all_done();
       return;
     }
     if (due != by_due_.end())

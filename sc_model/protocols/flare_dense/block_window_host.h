@@ -35,6 +35,8 @@ class BlockWindowHost : public sc_core::sc_module {
   virtual void send_block(uint32_t block) = 0;
   // The host is done with the block (result complete, or given up): drop what it kept of it.
   virtual void forget(uint32_t /*block*/) {}
+  // The host is done with every block (its last result, or its last block given up).
+  virtual void all_done() {}
   bool in_flight(uint32_t block) const { return in_flight_.count(block) != 0; }
   // Whether the block's state is free at every switch it meets: no block sharing it is
   // unfinished. On one switch, block - T is finished (T = `states`, 0: no rule); with

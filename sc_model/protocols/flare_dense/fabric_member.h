@@ -25,6 +25,7 @@ class FabricMember : public BlockWindowHost, public PacketSinkIf {
       : BlockWindowHost(name, cfg, rank, members, blocks, unsigned(nearest_sharing(sharing)), done_at),  // staggering
         net_(net),
         host_(host),
+        members_(members),
         rank_in_tree_(std::move(rank_in_tree)) {
     share_by_tree(sharing);
     net.host(host).bind_udp(FLARE_UDP_PORT_DEFAULT, this);
@@ -47,6 +48,9 @@ class FabricMember : public BlockWindowHost, public PacketSinkIf {
   const unsigned host_;
 
  private:
+  void all_done() override { net_.member_done(members_); }
+
+  const unsigned members_;
   std::vector<uint16_t> rank_in_tree_;
 };
 

@@ -290,6 +290,7 @@ void SparcmlAllreduce::Rank::partition_complete(unsigned part, SparsePairs got) 
   owner_.check(rank_, part, got);
   if (++gathered == owner_.ranks()) {
     owner_.done_at_ = std::max(owner_.done_at_, now_ps());
+    owner_.net_.member_done(owner_.ranks());
     wake_.notify(sc_core::SC_ZERO_TIME);
   }
 }
