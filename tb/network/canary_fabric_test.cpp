@@ -2,9 +2,10 @@
 // whole runs on two and three levels in which every member's result for every block, as the
 // frames that reached it carry it, equals the int32 sum of all members' data computed here; the
 // switches' handler outcomes counted by hand for runs without congestion; and the same exact
-// results under what Canary is built to survive: congestion that moves the tree, collisions in a
-// tiny descriptor table, stragglers, lost packets, a failed switch, concurrent allreduces. The
-// aggregation timer is checked to fire exactly canary.timeout_ns after the block's first packet.
+// results under what Canary is built to survive: congestion that sends packets to one leader by
+// different spines, collisions in a tiny descriptor table, stragglers, lost packets, a failed
+// switch, concurrent allreduces. The aggregation timer is checked to fire exactly
+// canary.timeout_ns after the block's first packet.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -12,10 +13,12 @@
 
 #include "blocks/sc_testbench.h"
 #include "canary/canary_proto.h"
+#include "common/splitmix64.h"
 #include "common/errors.h"
 #include "network/fabric_fixtures.h"
 #include "network/fabric_timing.h"
 #include "network/network.h"
+#include "network/traffic.h"
 #include "protocols/canary/canary_allreduce.h"
 #include "protocols/canary/canary_config.h"
 #include "protocols/canary/canary_frame.h"
@@ -54,10 +57,13 @@ struct CanaryFabric {
     const auto peers = t.peers();
     const auto switches = t.switches();
     for (size_t i = 0; i < switches.size(); ++i)
-      net->switch_at(i).on_departure([this, &t, peers, node = switches[i]](unsigned port, fs::Picos at, const fs::Packet& p) {
+      net->switch_at(i).on_departure([this, &t, peers, i, node = switches[i]](unsigned port, fs::Picos at, const fs::Packet& p) {
         const fs::PortPeer& far = peers[node][port];
-        if (far.node >= 0 && t.nodes[size_t(far.node)].host)
+        if (far.node < 0) return;
+        if (t.nodes[size_t(far.node)].host)
           to_hosts[t.nodes[size_t(far.node)].host_index].push_back({at, p.data});
+        else
+          to_switches[{i, port}].push_back({at, p.data});
       });
   }
   // The sum of switch `name`'s handler outcome over every switch.
@@ -77,6 +83,7 @@ struct CanaryFabric {
   std::unique_ptr<fs::NetworkAllreduce> allreduce;
   fs::CanaryAllreduce* canary = nullptr;
   std::map<unsigned, std::vector<Arrival>> to_hosts;
+  std::map<std::pair<size_t, unsigned>, std::vector<Arrival>> to_switches;  // (switch, port) -> what it sent there
 };
 
 // The int32 sum of the members' data for block b of group g, added up here.
@@ -190,6 +197,52 @@ TEST(CanaryFabric, ThreeLevelsExact) {
   expect_results(f, {range(0, 8)}, true);
   EXPECT_EQ(f.outcome("collision") + f.outcome("orphan"), 0u);
   EXPECT_EQ(f.canary->counts().requests, 0u);
+}
+
+TEST(CanaryFabric, CongestionMovesTheTreePacketByPacket) {
+  quiet_systemc();
+  // Members 0 (leaf0) and 4 (leaf1), so host 0's packet of a block host 4 leads is complete at
+  // leaf0 and goes straight up, one packet per block, to the spine the adaptive route picks:
+  // host 4's default spine while that port's queue holds at most 16 KiB (half of 32 KiB), else
+  // the least queued. Hosts 1-3 (leaf0) send an incast to a host of leaf1 whose default spine is
+  // host 4's, so that port's queue comes and goes: host 0's packets to the same leader leave by
+  // both spines, and both members still get the exact sums. (With dst routing every one of them
+  // leaves by host 4's default spine.)
+  fs::Config cfg = canary_cfg(256 << 10);
+  cfg.hosts.members = "0,4";
+  cfg.hosts.timeout_ns = 400000;
+  cfg.routing.multipath = fs::PathChoice::kAdaptive;
+  cfg.ports.egress_queue_bytes = 32 << 10;
+  const fs::Topology t = fs::leaf_spine(2, 2, 4, fs::SwitchKind::kInc);
+  // A host's default up port at leaf0: of its route's ports {4, 5}, the one splitmix64's
+  // finaliser of its address picks (docs/NETWORKS.md, "Routing": dst).
+  auto default_up = [](unsigned h) { return 4 + fs::splitmix64_mix(fs_host_ipv4(h)) % 2; };
+  unsigned target = 0;
+  for (unsigned h : {5u, 6u, 7u})
+    if (!target && default_up(h) == default_up(4)) target = h;
+  ASSERT_NE(target, 0u);
+  cfg.traffic.pattern = "incast";
+  cfg.traffic.hosts = "1,2,3," + std::to_string(target);
+  cfg.traffic.incast_target = target;
+  cfg.traffic.load = 1.0;
+  cfg.traffic.messages = 4;
+  cfg.traffic.ecn = false;
+  CanaryFabric f(cfg, t);
+  fs::BackgroundTraffic traffic("traffic", cfg, *f.net);
+  sc_core::sc_start();
+  expect_results(f, {{0, 4}}, false);
+  std::map<unsigned, uint64_t> up;  // leaf0's up port -> host 0's Canary data packets to host 4 it sent
+  for (unsigned port : {4u, 5u})
+    for (const Arrival& x : f.to_switches[{0, port}]) {
+      fs::CanaryPacket c;
+      std::string why;
+      if (fs::parse_canary_packet(x.frame.data(), x.frame.size(), &c, &why) && !c.elements.empty() &&
+          c.h.destination == fs_host_ipv4(4))
+        ++up[port];
+    }
+  EXPECT_GT(up[4], 0u);
+  EXPECT_GT(up[5], 0u);
+  EXPECT_GE(up[4] + up[5], f.canary->blocks() / 2);  // each of host 4's 128 blocks once, more if sent again
 }
 
 TEST(CanaryFabric, AShortTimeoutMakesStragglersAndTheResultsStayExact) {
