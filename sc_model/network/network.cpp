@@ -176,7 +176,11 @@ Network::Network(sc_core::sc_module_name name, const Config& cfg, Topology topol
     switch_of_node_[switch_nodes_[i]] = int(i);
     Config c = switch_config(cfg, node);
     if (configure) configure(unsigned(i), c);
-    switches_.push_back(std::make_unique<Switch>(module_name(node.name).c_str(), c, shape));
+    try {
+      switches_.push_back(std::make_unique<Switch>(module_name(node.name).c_str(), c, shape));
+    } catch (const InputError& e) {  // what the switch's own configuration gets wrong: name it
+      throw InputError("switch " + node.name + ": " + e.what());
+    }
   }
   for (unsigned node : topology_.hosts()) {
     const TopoNode& n = topology_.nodes[node];

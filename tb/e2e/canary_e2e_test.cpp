@@ -106,6 +106,10 @@ TEST(CanaryE2e, RefusedSetUpsWriteNothing) {
       {kCanary + "--canary.descriptors 1000000 --stats s.json", "canary.descriptors: 1000000 descriptors of "},
       {kCanary + "--network.failures core@1us --stats s.json",
        "entry 'core@1us': 'core' is not a switch of the topology"},
+      {"run --network.topology leaf_spine --network.hosts_per_leaf 130 --network.kind inc --hosts.model canary "
+       "--stats s.json",
+       "switch leaf0: canary: a Canary switch has at most 128 ports (its descriptors' children bitmap); this one "
+       "has 132"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.args);
