@@ -1,6 +1,6 @@
 // Canary frames (handlers/canary/canary_proto.h) for the simulator side of the canary protocol:
 // building a packet from its header and int32 elements, and reading one back with the checks a
-// receiver makes. The protocol's switch handlers, hosts and network role come next (issue 17).
+// receiver makes; the hosts (canary_allreduce.h) and the tests build and read theirs with it.
 #pragma once
 #include <cstdint>
 #include <string>

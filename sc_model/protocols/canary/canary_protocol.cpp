@@ -1,11 +1,10 @@
 // The canary protocol (Canary: congestion-aware in-network allreduce on dynamic trees) as a
 // flaresim plug-in: its configuration section (canary.*), the canary handler set and its control
-// plane, the default parser rule for its UDP port, and its part in network runs: every switch
-// gets its Canary address, and with hosts.model = canary the member hosts run the allreduce of
-// canary_allreduce.h.
+// plane, the default parser rule for its UDP port, its host model (network runs only) and its
+// network role (canary_allreduce.h: every switch gets its Canary address, and with
+// hosts.model = canary the member hosts run the allreduce).
 #include "canary/canary_proto.h"
 #include "common/errors.h"
-#include "network/network.h"
 #include "plugin/protocol.h"
 #include "protocols/canary/canary_allreduce.h"
 #include "protocols/canary/canary_config.h"
