@@ -85,12 +85,15 @@ class CanaryAllreduce::Member : public sc_core::sc_module, public PacketSinkIf {
     owner_.done_at_ = std::max(owner_.done_at_, now_ps());
     owner_.net_.member_done(owner_.members_.size());
   }
-  // A frame to the NIC (its queue sends it at line rate).
-  void send(const canary_header_t& h, const std::vector<int32_t>& data) {
+  // A frame to the NIC (its queue sends it at line rate); the time it takes on the wire.
+  Picos send(const canary_header_t& h, const std::vector<int32_t>& data) {
     auto p = std::make_shared<Packet>();
     p->data = build_canary_packet(h, host_, data);
     owner_.base_.bytes_sent += p->data.size();
-    owner_.net_.host(host_).send(std::move(p));
+    HostPort& port = owner_.net_.host(host_);
+    const Picos wire = port.nic().params().wire_time_of(p->data.size());
+    port.send(std::move(p));
+    return wire;
   }
   canary_header_t header(uint32_t destination, uint32_t id, uint16_t counter, uint8_t flags) const {
     canary_header_t h{};
@@ -151,13 +154,8 @@ void CanaryAllreduce::Member::send_data(uint64_t b) {
     }
   }
   const uint8_t flags = fallback(k.attempt) ? CANARY_FLAG_BYPASS : 0;
-  const canary_header_t h = header(fs_host_ipv4(leader_of(b)), id_of(b, k.attempt), 1, flags);
-  auto p = std::make_shared<Packet>();
-  p->data = build_canary_packet(h, host_, own_data(b));
-  const Picos wire = owner_.net_.host(host_).nic().params().wire_time_of(p->data.size());
   ++owner_.base_.packets_sent;
-  owner_.base_.bytes_sent += p->data.size();
-  owner_.net_.host(host_).send(std::move(p));
+  const Picos wire = send(header(fs_host_ipv4(leader_of(b)), id_of(b, k.attempt), 1, flags), own_data(b));
   k.requests = 0;
   wait_for(b);
   wait(ps_time(wire));
@@ -228,7 +226,7 @@ void CanaryAllreduce::Member::leader_take(const CanaryPacket& c, uint64_t b, uns
     if (c.h.counter != 0 || from < 0) return void(++owner_.base_.stray_packets);
     if (l.complete) {
       ++owner_.counts_.results_resent;
-      return send(header(fs_host_ipv4(unsigned(from)), c.h.id, uint16_t(size() - 1), CANARY_FLAG_BYPASS), l.result);
+      return void(send(header(fs_host_ipv4(unsigned(from)), c.h.id, uint16_t(size() - 1), CANARY_FLAG_BYPASS), l.result));
     }
     if (attempt == l.attempt) return lead_failed(b, unsigned(from));
     if (attempt < l.attempt)  // it missed the failure of that attempt
@@ -238,7 +236,7 @@ void CanaryAllreduce::Member::leader_take(const CanaryPacket& c, uint64_t b, uns
   if (l.complete || attempt != l.attempt) {
     if (l.complete && fallback(attempt) && from >= 0) {  // a fallback sender that missed the result
       ++owner_.counts_.results_resent;
-      return send(header(fs_host_ipv4(unsigned(from)), c.h.id, uint16_t(size() - 1), CANARY_FLAG_BYPASS), l.result);
+      return void(send(header(fs_host_ipv4(unsigned(from)), c.h.id, uint16_t(size() - 1), CANARY_FLAG_BYPASS), l.result));
     }
     return void(++owner_.counts_.late_packets);
   }
