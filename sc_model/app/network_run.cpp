@@ -41,7 +41,12 @@ std::string ring_timeout_advice(const Config& cfg, const AllreduceStats& s, uint
 std::unique_ptr<NetworkAllreduce> attach_allreduce(const Config& cfg, Network& net,
                                                    const std::vector<std::unique_ptr<NetworkRole>>& roles) {
   if (cfg.hosts.model == "none") return nullptr;
-  if (cfg.hosts.model == "ring") return std::make_unique<RingAllreduce>("ring", cfg, net);
+  if (cfg.hosts.model == "ring") {
+    std::vector<std::unique_ptr<NetworkAllreduce>> rings;
+    for (unsigned g = 0; g < cfg.hosts.groups; ++g)
+      rings.push_back(std::make_unique<RingAllreduce>(g ? ("ring" + std::to_string(g)).c_str() : "ring", cfg, net, g));
+    return grouped(std::move(rings));
+  }
   for (const auto& role : roles)
     if (auto allreduce = role->attach(net)) return allreduce;
   throw InputError("hosts.model = " + cfg.hosts.model +
@@ -166,10 +171,18 @@ std::string format_network_summary(const nlohmann::json& s) {
     const double hosts = a["hosts"].get<double>();
     const uint64_t trees = a["trees"].get<uint64_t>();
     const std::string over = trees ? " over " + std::to_string(trees) + (trees == 1 ? " tree" : " trees") : "";
-    std::snprintf(line, sizeof line, "allreduce        %s%s: %llu hosts, %llu bytes each, done in %.3f us (%.3f Gbit/s per host), results %s\n",
+    // Concurrent allreduces (hosts.groups): also a host's goodput over its own group's time.
+    const uint64_t groups = a["groups"].get<uint64_t>();
+    char in_groups[64] = "", own[96] = "";
+    if (groups > 1) {
+      std::snprintf(in_groups, sizeof in_groups, " in %llu groups", (unsigned long long)groups);
+      std::snprintf(own, sizeof own, "; %.3f over its group's own time", a["goodput_gbps"].get<double>());
+    }
+    std::snprintf(line, sizeof line, "allreduce        %s%s: %llu hosts%s, %llu bytes each, done in %.3f us (%.3f Gbit/s per host%s), results %s\n",
                   a["model"].get<std::string>().c_str(), over.c_str(), (unsigned long long)a["hosts"].get<uint64_t>(),
-                  (unsigned long long)a["bytes"].get<uint64_t>(), a["done_us"].get<double>(),
-                  hosts > 0 ? a["allreduce_gbps"].get<double>() / hosts : 0.0, a["results_ok"].get<bool>() ? "OK" : "WRONG");
+                  in_groups, (unsigned long long)a["bytes"].get<uint64_t>(), a["done_us"].get<double>(),
+                  hosts > 0 ? a["allreduce_gbps"].get<double>() / hosts : 0.0, own,
+                  a["results_ok"].get<bool>() ? "OK" : "WRONG");
     o << line;
   }
   return o.str();

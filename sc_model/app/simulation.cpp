@@ -126,6 +126,10 @@ RunResult run_simulation(const RunRequest& req) {
   if (req.cfg.hosts.model == "ring")
     throw InputError("hosts.model = ring runs on a network (network.topology leaf_spine, fat_tree or file; a file can "
                      "declare one switch)");
+  if (req.cfg.hosts.groups != 1)
+    throw InputError("hosts.groups = " + std::to_string(req.cfg.hosts.groups) +
+                     ": concurrent allreduces run on a network's hosts (network.topology leaf_spine, fat_tree or "
+                     "file); a single switch's hosts run one allreduce");
   // The stats record these names, and JSON holds UTF-8 only: refuse others now, not after the run.
   for (const auto& [option, path] : {std::pair{"--trace", &req.trace_path}, std::pair{"--config", &req.config_path}})
     if (!valid_utf8(*path))

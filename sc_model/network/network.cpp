@@ -237,8 +237,8 @@ const EgressPort& Network::sender(unsigned node, unsigned port) const {
   return *switches_[switch_of_node_[node]]->egress()[port];
 }
 
-void Network::member_done(size_t members) {
-  if (++members_done_ != members) return;
+void Network::member_done() {
+  if (++members_done_ != members_joined_) return;
   allreduce_end_ = now_ps();
   for (const TopoLink& l : topology_.links)
     for (const auto& [from, port] : {std::pair{l.a, l.a_port}, std::pair{l.b, l.b_port}})

@@ -47,11 +47,13 @@ class Network : public sc_core::sc_module {
   HostPort& host(unsigned h) { return *hosts_.at(h); }
   // The first handler fault an in-network-compute switch stopped on ("" if none).
   std::string fatal_error() const;
-  // A member of the network's allreduce has all its results (or gave its last block up). When
-  // all `members` have, every link direction's busy time so far is kept: the stats' link
-  // utilisation while the allreduce ran (network.during_allreduce), without what crosses the
+  // An allreduce on `members` hosts joins the run (each of hosts.groups concurrent ones, when
+  // it is built); a member of one has all its results (or gave its last block up). When every
+  // member that joined is done, every link direction's busy time so far is kept: the stats' link
+  // utilisation while the allreduces ran (network.during_allreduce), without what crosses the
   // links afterwards (background traffic, late timers).
-  void member_done(size_t members);
+  void join_allreduce(size_t members) { members_joined_ += members; }
+  void member_done();
 
   // The stats' "network" section (docs/STATS.md): the topology, every link direction's bytes,
   // utilisation, queue and ECN and drop counts, and their distribution over links.
@@ -71,7 +73,7 @@ class Network : public sc_core::sc_module {
   std::vector<std::unique_ptr<Switch>> switches_;
   std::vector<std::unique_ptr<HostPort>> hosts_;
   std::vector<std::pair<Picos, size_t>> failures_;  // (time, switch index), earliest first
-  size_t members_done_ = 0;
+  size_t members_joined_ = 0, members_done_ = 0;
   Picos allreduce_end_ = 0;            // when the last member was done (0: not yet)
   std::vector<Picos> busy_at_end_;     // each link direction's busy time then, in report order
 };

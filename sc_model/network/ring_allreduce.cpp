@@ -108,9 +108,11 @@ struct RingAllreduce::Rank : PacketSinkIf {
   Picos done = 0;             // when the last of them completed
 };
 
-RingAllreduce::RingAllreduce(sc_core::sc_module_name name, const Config& cfg, Network& net)
+RingAllreduce::RingAllreduce(sc_core::sc_module_name name, const Config& cfg, Network& net, unsigned group)
     : sc_core::sc_module(name), net_(net) {
-  const std::vector<unsigned> members = members_of(cfg.hosts.members, unsigned(net.host_count()));
+  const std::vector<unsigned> members = member_groups(members_of(cfg.hosts.members, unsigned(net.host_count())),
+                                                      cfg.hosts.groups, 2, "ring")
+                                            .at(group);
   set_workload(cfg.hosts);
   seed_ = cfg.seed;
   counts_.model = "ring";
@@ -133,6 +135,7 @@ RingAllreduce::RingAllreduce(sc_core::sc_module_name name, const Config& cfg, Ne
       fold(expected_.data(), rank.data.data(), elements_);
     }
   }
+  net.join_allreduce(ranks());
   SC_THREAD(run);
 }
 
@@ -299,7 +302,7 @@ void RingAllreduce::take_data(unsigned r, unsigned step, uint32_t packet, uint8_
     if (step + 1 < steps()) send_packet(r, step + 1, packet);
     if (++in.count == in.got.size() && --rank.incomplete == 0) {
       rank.done = now_ps();
-      net_.member_done(ranks());
+      net_.member_done();
     }
   }
   // A complete segment is acknowledged once per attempt that reaches it (a lost ACK is

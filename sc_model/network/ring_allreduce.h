@@ -8,7 +8,7 @@
 // segment once all its packets arrived; the sender, hosts.timeout_ns after handing the segment's
 // last packet to its NIC without an ACK, sends the whole segment again (16 sends at most).
 // Element values are drawn from the run's seed; at the end every rank's vector is checked
-// exactly against the reduction.
+// exactly against the reduction. With hosts.groups, each group of members is a ring of its own.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -41,8 +41,9 @@ constexpr unsigned kRingMaxSends = 16;
 class RingAllreduce : public sc_core::sc_module, public NetworkAllreduce {
  public:
   SC_HAS_PROCESS(RingAllreduce);
-  // On the hosts hosts.members names; InputError naming the key for a bad member list or workload.
-  RingAllreduce(sc_core::sc_module_name name, const Config& cfg, Network& net);
+  // On group `group` of the hosts hosts.members names (hosts.groups cuts them into groups);
+  // InputError naming the key for a bad member list or workload.
+  RingAllreduce(sc_core::sc_module_name name, const Config& cfg, Network& net, unsigned group = 0);
   ~RingAllreduce() override;
 
   unsigned ranks() const { return unsigned(ranks_.size()); }

@@ -3,6 +3,8 @@
 // and the paths), with background traffic and the same stats from the same seed, the same keys
 // as a run with background traffic only, an allreduce that cannot complete failing the run after
 // its stats are written, and what a ring run refuses (each error naming its key).
+#include <cstdio>
+
 #include <nlohmann/json.hpp>
 
 #include "support/cli_runner.h"
@@ -148,6 +150,47 @@ TEST(RingE2e, AnAllreduceThatCannotCompleteFailsAfterWritingItsStats) {
   EXPECT_EQ(s["allreduce"]["unfinished_ranks"], 3);
   EXPECT_EQ(s["allreduce"]["done_us"], 0.0);
   EXPECT_GT(s["network"]["drops"].get<uint64_t>(), 0u);
+}
+
+TEST(RingE2e, ConcurrentGroupsReportAsOneAllreduce) {
+  ScratchDir dir;
+  // Two rings of 4 (hosts 0-3 on leaf0, 4-7 on leaf1): each pair of neighbours is two links
+  // apart, so each ring runs as the single-leaf ring would and both finish together.
+  const CliResult r = flaresim(kLeafSpine + "--hosts.model ring --hosts.bytes 64KiB --hosts.groups 2 --stats s.json", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto s = stats_of(dir, "s.json");
+  const auto& a = s["allreduce"];
+  EXPECT_EQ(a["groups"], 2);
+  EXPECT_EQ(a["hosts"], 8);
+  EXPECT_EQ(a["results_ok"], true);
+  // Per ring of 4: 4 segments of 16 packets; 6 steps each send all 64 and acknowledge 4.
+  EXPECT_EQ(a["packets_sent"], 2 * 6 * 64);
+  EXPECT_EQ(a["acks_sent"], 2 * 6 * 4);
+  EXPECT_EQ(s["network"]["bytes_between_switches"], 0);  // no ring leaves its leaf
+  const double done_us = a["done_us"].get<double>();
+  EXPECT_DOUBLE_EQ(a["goodput_gbps"].get<double>(), 65536 * 8 / (done_us * 1e3));
+  EXPECT_DOUBLE_EQ(s["network"]["during_allreduce"]["until_us"].get<double>(), done_us);
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "allreduce        ring: 8 hosts in 2 groups, 65536 bytes each, done in %.3f us (%.3f Gbit/s per host; "
+                "%.3f over its group's own time), results OK\n",
+                done_us, a["allreduce_gbps"].get<double>() / 8, a["goodput_gbps"].get<double>());
+  EXPECT_NE(r.out.find(line), std::string::npos) << r.out;
+  const CliResult many = flaresim(kLeafSpine + "--hosts.model ring --hosts.groups 5 --hosts.members 0-7", dir);
+  EXPECT_EQ(many.code, 2);
+  EXPECT_NE(many.err.find("hosts.groups: 5 ring allreduces of at least 2 hosts need 10 members; hosts.members has 8"),
+            std::string::npos)
+      << many.err;
+  const CliResult sparse = flaresim(kLeafSpine + "--hosts.model sparcml --hosts.groups 2", dir);
+  EXPECT_EQ(sparse.code, 2);
+  EXPECT_NE(sparse.err.find("hosts.groups = 2: hosts.model = sparcml runs one allreduce on hosts.members; concurrent "
+                            "ones run with ring, allreduce or canary"),
+            std::string::npos)
+      << sparse.err;
+  const CliResult single = flaresim("run --hosts.model allreduce --hosts.groups 2", dir);
+  EXPECT_EQ(single.code, 2);
+  EXPECT_NE(single.err.find("hosts.groups = 2: concurrent allreduces run on a network's hosts"), std::string::npos)
+      << single.err;
 }
 
 TEST(RingE2e, WhatARingRunRefuses) {

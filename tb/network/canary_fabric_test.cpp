@@ -324,7 +324,7 @@ TEST(CanaryFabric, TwoConcurrentAllreducesOfDifferentApplications) {
   // Hosts 0-3 and 4-7 are two allreduces (applications 1 and 2) on one fabric, the table split
   // between them (static mapping, 2 applications).
   fs::Config cfg = canary_cfg(8 << 10);
-  fs::canary_config(cfg).allreduces = 2;
+  cfg.hosts.groups = 2;
   fs::canary_config(cfg).apps = 2;
   cfg.hosts.members = "0,4,1,5,2,6,3,7";  // each allreduce spans both leaves
   const fs::Topology t = fs::leaf_spine(2, 2, 4, fs::SwitchKind::kInc);
@@ -343,7 +343,7 @@ TEST(CanaryFabric, TheAggregationTimerFiresExactlyTheTimeoutAfterTheFirstPacket)
   // leader has it exactly 2 us after the first.
   fs::Config cfg = canary_cfg(1024);
   cfg.hosts.members = "0,1,2,4,5,6";
-  fs::canary_config(cfg).allreduces = 2;
+  cfg.hosts.groups = 2;
   fs::canary_config(cfg).timeout_ns = 1000;
   const fs::Topology t = fs::leaf_spine(4, 1, 2, fs::SwitchKind::kInc);
   fs::CanaryFabricRole role(cfg, t);
@@ -353,14 +353,29 @@ TEST(CanaryFabric, TheAggregationTimerFiresExactlyTheTimeoutAfterTheFirstPacket)
   });
   const auto allreduce = role.attach(net);
   std::map<unsigned, fs::Picos> first;  // leader host -> its first Canary frame's departure towards it
-  for (unsigned leaf : {0u, 2u})
-    net.switch_at(leaf).on_departure([&first, leaf](unsigned port, fs::Picos at, const fs::Packet&) {
-      if (port == 0 && !first.count(2 * leaf)) first[2 * leaf] = at;
+  std::map<unsigned, fs::Picos> last;   // host -> when the last frame to it arrived
+  const fs::LinkParams& link = net.host(0).nic().params();
+  for (unsigned leaf = 0; leaf < 4; ++leaf)
+    net.switch_at(leaf).on_departure([&, leaf](unsigned port, fs::Picos at, const fs::Packet& p) {
+      if (port >= 2) return;  // to the spine
+      if (port == 0 && leaf % 2 == 0 && !first.count(2 * leaf)) first[2 * leaf] = at;  // the leaders
+      last[2 * leaf + port] = at + link.wire_time_of(p.data.size()) + link.latency;
     });
   sc_core::sc_start();
-  EXPECT_TRUE(allreduce->stats().results_ok);
+  const fs::AllreduceStats s = allreduce->stats();
+  EXPECT_TRUE(s.results_ok);
   ASSERT_EQ(first.size(), 2u);
   EXPECT_EQ(first.at(4) - first.at(0), 2000 * fs::kPicosPerNs);
+  // A group is done when the last frame its hosts need arrives (a member's result, the leader's
+  // last data; nothing follows in this run): done_us is the later group's, goodput_gbps the mean
+  // of each group's 8192 bits over its own time.
+  const double g0 = double(std::max({last.at(0), last.at(1), last.at(2)})) / 1e3;
+  const double g1 = double(std::max({last.at(4), last.at(5), last.at(6)})) / 1e3;
+  EXPECT_GT(g1, g0);
+  EXPECT_EQ(s.groups, 2u);
+  EXPECT_DOUBLE_EQ(s.done_us * 1e3, g1);
+  EXPECT_NEAR(s.goodput_gbps, (8192 / g0 + 8192 / g1) / 2, 1e-9);
+  EXPECT_NEAR(s.allreduce_gbps, 6 * 8192 / g1, 1e-9);
 }
 
 TEST(CanaryFabric, BadSetUpsAreRejected) {
@@ -388,8 +403,11 @@ TEST(CanaryFabric, BadSetUpsAreRejected) {
   c.hosts.bytes = 1022;
   EXPECT_EQ(error_of(c), "hosts.bytes: 1022 bytes are not whole int32 elements");
   c = canary_cfg(8 << 10);
-  fs::canary_config(c).allreduces = 5;
-  EXPECT_EQ(error_of(c), "canary.allreduces: 5 allreduces of at least 2 hosts need 10 members; hosts.members has 8");
+  c.hosts.groups = 5;
+  EXPECT_EQ(error_of(c), "hosts.groups: 5 Canary allreduces of at least 2 hosts need 10 members; hosts.members has 8");
+  c.hosts.groups = 4;
+  fs::canary_config(c).app = 253;  // groups 253 to 256: 8-bit application ids end at 255
+  EXPECT_EQ(error_of(c), "canary.app + hosts.groups: the groups' application ids go up to 255");
   c = canary_cfg(uint64_t(4) << 30);  // 4M blocks x 4 ids: 2^24, every sequence number
   EXPECT_EQ(error_of(c), "");
   fs::canary_config(c).max_attempts = 4;

@@ -65,9 +65,10 @@ struct FlareFabric {
 
 // Block b's int32 sum over the ranks' inputs (rank r draws host_elements(sim.seed, r, ...),
 // allreduce_gen.h), wrapping as two's complement: computed here element by element.
-std::vector<uint32_t> int32_sum(uint64_t seed, unsigned ranks, uint64_t elements, uint64_t b) {
+// Ranks first to first + ranks - 1 (a group of hosts.groups).
+std::vector<uint32_t> int32_sum(uint64_t seed, unsigned ranks, uint64_t elements, uint64_t b, unsigned first = 0) {
   std::vector<uint32_t> sum(256, 0);
-  for (unsigned r = 0; r < ranks; ++r) {
+  for (unsigned r = first; r < first + ranks; ++r) {
     const fs::Bytes in = fs::host_elements(seed, r, FLARE_INT32, elements);
     for (size_t i = 0; i < 256; ++i) {
       uint32_t v;
@@ -143,8 +144,8 @@ TEST(FlareFabric, OneTreeTablesFollowTheLeafSpineWiring) {
   // members' centre (every leaf one hop away), so the root is one of them.
   const fs::Topology t = fs::leaf_spine(2, 2, 2, fs::SwitchKind::kInc);
   const fs::FlareFabricRole role(flare_config(4096, 1), t);
-  ASSERT_EQ(role.trees().size(), 1u);
-  const unsigned root = role.trees()[0].root, other = root == 2 ? 3 : 2;
+  ASSERT_EQ(role.groups()[0].trees.size(), 1u);
+  const unsigned root = role.groups()[0].trees[0].root, other = root == 2 ? 3 : 2;
   ASSERT_TRUE(root == 2 || root == 3);
   const std::string up = std::to_string(root);  // leaf port to spine s is 2 + s = switch index s + 2
   EXPECT_EQ(entries(role, 0), "id=0 ports=0,1 parent=" + up + " rank=0");
@@ -158,8 +159,8 @@ TEST(FlareFabric, TwoTreesAreRootedAtBothSpines) {
   fs::Config cfg = flare_config(4096, 2);
   fs::flare_config(cfg).allreduce_id = 7;
   const fs::FlareFabricRole role(cfg, t);
-  ASSERT_EQ(role.trees().size(), 2u);
-  const unsigned r0 = role.trees()[0].root, r1 = role.trees()[1].root;
+  ASSERT_EQ(role.groups()[0].trees.size(), 2u);
+  const unsigned r0 = role.groups()[0].trees[0].root, r1 = role.groups()[0].trees[1].root;
   EXPECT_EQ(std::set<unsigned>({r0, r1}), std::set<unsigned>({2, 3}));
   EXPECT_EQ(entries(role, 1), "id=7 ports=0,1 parent=" + std::to_string(r0) + " rank=1; id=8 ports=0,1 parent=" +
                                   std::to_string(r1) + " rank=1");
@@ -198,6 +199,64 @@ TEST(FlareFabric, TwoLevelsTwoTreesExactWithEachSpineCarryingHalfTheBlocks) {
   EXPECT_EQ(report["drops"].uint_value(), 0u);
 }
 
+TEST(FlareFabric, ConcurrentGroupsRunOnTreesOfTheirOwn) {
+  quiet_systemc();
+  // hosts.groups 2 over members 0,4,1,5,2,6,3,7 of 2 leaves x 4 hosts: group 0 is hosts 0, 4, 1,
+  // 5 (ranks 0-3), group 1 hosts 2, 6, 3, 7 (ranks 4-7), each on 2 trees of its own: ids 10, 11
+  // and 12, 13. Leaf0 holds all four (group 0's children on ports 0-1, group 1's on 2-3), each
+  // tree's parent the leaf's port 4 + s to its root spine s.
+  const fs::Topology t = fs::leaf_spine(2, 2, 4, fs::SwitchKind::kInc);
+  fs::Config cfg = flare_config(8 << 10, 2);
+  cfg.hosts.groups = 2;
+  cfg.hosts.members = "0,4,1,5,2,6,3,7";
+  fs::flare_config(cfg).allreduce_id = 10;
+  FlareFabric f(cfg, t);
+  const auto& groups = f.role.groups();
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[1].members, (std::vector<unsigned>{2, 6, 3, 7}));
+  auto up = [&](unsigned g, unsigned tree) { return std::to_string(4 + groups[g].trees[tree].root - 2); };
+  EXPECT_EQ(entries(f.role, 0), "id=10 ports=0,1 parent=" + up(0, 0) + " rank=0; id=11 ports=0,1 parent=" + up(0, 1) +
+                                    " rank=0; id=12 ports=2,3 parent=" + up(1, 0) + " rank=0; id=13 ports=2,3 parent=" +
+                                    up(1, 1) + " rank=0");
+  sc_core::sc_start();
+  for (unsigned g = 0; g < 2; ++g)
+    for (unsigned h : groups[g].members) {
+      SCOPED_TRACE("group " + std::to_string(g) + ", host " + std::to_string(h));
+      ASSERT_EQ(f.results[h].size(), 8u);
+      std::set<uint64_t> blocks;
+      for (const fs::Bytes& frame : f.results[h]) {
+        const fs::FrameInfo info = fs::parse_frame(frame.data(), frame.size());
+        flare_header_t hdr;
+        flare_decode(frame.data() + info.l4_offset, &hdr);
+        EXPECT_EQ(hdr.allreduce_id, 10 + 2 * g + hdr.block_id % 2);
+        blocks.insert(hdr.block_id);
+        std::vector<uint32_t> got(256);
+        std::memcpy(got.data(), frame.data() + info.l4_offset + 16, 1024);
+        EXPECT_EQ(got, int32_sum(cfg.seed, 4, 8 * 256, hdr.block_id, 4 * g)) << "block " << hdr.block_id;
+      }
+      EXPECT_EQ(blocks.size(), 8u);
+    }
+  const fs::AllreduceStats s = f.allreduce->stats();
+  EXPECT_TRUE(s.results_ok) << f.allreduce->failure();
+  EXPECT_EQ(s.groups, 2u);
+  EXPECT_EQ(s.hosts, 8u);
+  EXPECT_EQ(s.trees, 4u);
+  EXPECT_EQ(s.packets_sent, 8u * 8);
+}
+
+TEST(FlareFabric, TooManyGroupsForTheAllreduceIdsAreRefused) {
+  const fs::Topology t = fs::leaf_spine(2, 2, 4, fs::SwitchKind::kInc);
+  fs::Config cfg = flare_config(8 << 10, 4);
+  cfg.hosts.groups = 3;
+  fs::flare_config(cfg).allreduce_id = 0xFFFFFFF5u;  // 3 x 4 ids from here pass 2^32 - 1
+  EXPECT_EQ(role_error(cfg, t), "flare.allreduce_id + hosts.groups x flare.trees - 1 exceeds the 32-bit allreduce id");
+  fs::flare_config(cfg).allreduce_id = 0xFFFFFFF4u;
+  EXPECT_EQ(role_error(cfg, t), "");
+  fs::flare_config(cfg).allreduce_id = 0;
+  cfg.hosts.groups = 9;
+  EXPECT_EQ(role_error(cfg, t), "hosts.groups: 9 Flare allreduces of at least 1 host need 9 members; hosts.members has 8");
+}
+
 // The block states switch `index` has per cluster for allreduce `id` (0 if none).
 unsigned states_of(fs::Network& net, unsigned index, uint32_t id) {
   fs::Switch& sw = net.switch_at(index);
@@ -231,7 +290,7 @@ TEST(FlareFabric, BlocksWaitForEveryBlockSharingTheirStateOnTheirTree) {
   FlareFabric f(cfg, t);
   ASSERT_EQ(states_of(*f.net, 0, 0), 1u);
   ASSERT_EQ(states_of(*f.net, 1, 1), 1u);
-  ASSERT_EQ(states_of(*f.net, f.role.trees()[0].root, 0), 2u);
+  ASSERT_EQ(states_of(*f.net, f.role.groups()[0].trees[0].root, 0), 2u);
   sc_core::sc_start();
   expect_exact_results(f, {0, 1, 2, 3}, 32, 2, cfg.seed);
 }
@@ -241,7 +300,7 @@ TEST(FlareFabric, ThreeLevelsExact) {
   const fs::Topology t = three_levels();
   const fs::Config cfg = flare_config(12 << 10, 1);  // 12 blocks
   FlareFabric f(cfg, t);
-  ASSERT_EQ(f.role.trees()[0].root, 0u);  // core
+  ASSERT_EQ(f.role.groups()[0].trees[0].root, 0u);  // core
   EXPECT_EQ(entries(f.role, 0), "id=0 ports=0,1 parent=none rank=0");
   EXPECT_EQ(entries(f.role, 2), "id=0 ports=0,1 parent=2 rank=1");  // agg1
   EXPECT_EQ(entries(f.role, 6), "id=0 ports=0,1 parent=2 rank=1");  // leaf3, agg1's port 1

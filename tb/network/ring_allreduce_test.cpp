@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "blocks/sc_testbench.h"
+#include "common/errors.h"
 #include "common/fnv1a.h"
 #include "common/splitmix64.h"
 #include "network/network.h"
@@ -205,6 +206,65 @@ TEST(RingAllreduce, BandwidthBoundFinishTimeIsTheClosedFormWithTheAcks) {
   expect_exact(*eight.ring, "int32", "sum");
   // allreduce_gbps: every member's bytes over the finish time, as the dense Flare hosts count.
   EXPECT_DOUBLE_EQ(four.ring->stats().allreduce_gbps, 4.0 * 65536 * 8 / 9612.8);
+}
+
+TEST(RingAllreduce, ConcurrentGroupsAreRingsOfTheirOwnAndReportAsOne) {
+  quiet_systemc();
+  // hosts.groups 3 on 8 hosts of one switch: ranks 0-1, 2-4 and 5-7 (g P / G), each a ring of
+  // its own on links no other group uses, so each finishes at its own closed form. 96 KiB each:
+  // P = 2 has 48 packets a segment, P = 3 has 32 (bandwidth-bound: n w >= w + L').
+  fs::Config c = ring_config(96 << 10);
+  c.hosts.groups = 3;
+  fs::Network net("net", c, fs::leaf_spine(1, 0, 8, fs::SwitchKind::kPlain));
+  std::vector<fs::RingAllreduce*> rings;
+  std::vector<std::unique_ptr<fs::NetworkAllreduce>> groups;
+  for (unsigned g = 0; g < 3; ++g) {
+    auto ring = std::make_unique<fs::RingAllreduce>(("ring" + std::to_string(g)).c_str(), c, net, g);
+    rings.push_back(ring.get());
+    groups.push_back(std::move(ring));
+  }
+  const auto all = fs::grouped(std::move(groups));
+  sc_core::sc_start();
+  EXPECT_EQ(rings[0]->ranks(), 2u);
+  EXPECT_EQ(rings[1]->ranks(), 3u);
+  EXPECT_EQ(rings[2]->host_of(0), 5u);
+  for (fs::RingAllreduce* ring : rings) expect_exact(*ring, "int32", "sum");
+  const fs::Picos two = bandwidth_bound(2, 48), three = bandwidth_bound(3, 32);
+  EXPECT_EQ(rings[0]->done_at(), two);    // 9586.56 ns
+  EXPECT_EQ(rings[1]->done_at(), three);  // 12431.04 ns
+  EXPECT_EQ(rings[2]->done_at(), three);
+  EXPECT_EQ(two, 9586560u);
+  EXPECT_EQ(three, 12431040u);
+  // As one: the last group's time; every member's bytes over it; the groups' goodput averaged.
+  const fs::AllreduceStats s = all->stats();
+  EXPECT_EQ(s.groups, 3u);
+  EXPECT_EQ(s.hosts, 8u);
+  EXPECT_EQ(s.bytes, 96u << 10);
+  EXPECT_DOUBLE_EQ(s.done_us, 12.43104);
+  const double bits = 98304 * 8.0;
+  EXPECT_NEAR(s.allreduce_gbps, 8 * bits / 12431.04, 1e-9);
+  EXPECT_NEAR(s.goodput_gbps, (bits / 9586.56 + 2 * bits / 12431.04) / 3, 1e-9);
+  EXPECT_EQ(s.packets_sent, rings[0]->stats().packets_sent + 2 * rings[1]->stats().packets_sent);
+  EXPECT_EQ(s.acks_sent, 2u * 2 + 2 * 4 * 3);  // 2(P-1) steps of P acknowledged segments each
+  EXPECT_TRUE(s.results_ok);
+  EXPECT_EQ(all->failure(), "");
+  // The link utilisation while the allreduces ran stops at the last member of any group.
+  fs::StatsTree report;
+  net.report(report, sc_core::sc_time_stamp().value());
+  EXPECT_DOUBLE_EQ(report["during_allreduce"]["until_us"].double_value(), 12.43104);
+}
+
+TEST(RingAllreduce, GroupsAreConsecutiveRanksOfAtLeastTheModelsMinimum) {
+  const std::vector<unsigned> members{9, 8, 7, 6, 5, 4, 3, 2};
+  const auto cut = fs::member_groups(members, 3, 2, "ring");
+  EXPECT_EQ(cut, (std::vector<std::vector<unsigned>>{{9, 8}, {7, 6, 5}, {4, 3, 2}}));
+  EXPECT_EQ(fs::member_groups(members, 1, 2, "ring"), std::vector<std::vector<unsigned>>{members});
+  try {
+    fs::member_groups(members, 5, 2, "ring");
+    ADD_FAILURE() << "5 rings of 2 on 8 members";
+  } catch (const fs::InputError& e) {
+    EXPECT_STREQ(e.what(), "hosts.groups: 5 ring allreduces of at least 2 hosts need 10 members; hosts.members has 8");
+  }
 }
 
 TEST(RingAllreduce, LargeMessagesApproachTwoPMinusOneOverPTimesSizeOverBandwidth) {

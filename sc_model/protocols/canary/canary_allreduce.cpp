@@ -83,7 +83,9 @@ class CanaryAllreduce::Member : public sc_core::sc_module, public PacketSinkIf {
   void block_done() {
     if (++completed != owner_.blocks_) return;
     owner_.done_at_ = std::max(owner_.done_at_, now_ps());
-    owner_.net_.member_done(owner_.members_.size());
+    Group& g = owner_.groups_[group_];
+    if (++g.done == g.hosts.size()) g.done_at = now_ps();
+    owner_.net_.member_done();
   }
   // A frame to the NIC (its queue sends it at line rate); the time it takes on the wire.
   Picos send(const canary_header_t& h, const std::vector<int32_t>& data) {
@@ -317,11 +319,8 @@ void check_canary_setup(const Config& cfg, size_t members) {
   if (cfg.hosts.loss > 0)
     throw InputError("hosts.loss: Canary's hosts lose nothing themselves; their losses are the network's "
                      "(network.link_loss, a link's loss= or queue_bytes= in a topology file)");
-  if (c.allreduces > members / 2)
-    throw InputError("canary.allreduces: " + std::to_string(c.allreduces) + " allreduces of at least 2 hosts need " +
-                     std::to_string(2 * c.allreduces) + " members; hosts.members has " + std::to_string(members));
-  if (c.app + c.allreduces > (1u << CANARY_APP_BITS))
-    throw InputError("canary.app + canary.allreduces: application ids go up to " +
+  if (c.app + cfg.hosts.groups > (1u << CANARY_APP_BITS))
+    throw InputError("canary.app + hosts.groups: the groups' application ids go up to " +
                      std::to_string((1u << CANARY_APP_BITS) - 1));
   const uint64_t per_packet = cfg.hosts.elem_bytes / CANARY_ELEMENT_BYTES;
   const uint64_t blocks = (cfg.hosts.bytes / CANARY_ELEMENT_BYTES + per_packet - 1) / per_packet;
@@ -344,13 +343,14 @@ CanaryAllreduce::CanaryAllreduce(sc_core::sc_module_name name, const Config& cfg
   noise_delay_ = Picos(c.noise_ns) * kPicosPerNs;
   seed_ = cfg.seed;
   values_seed_ = component_seed(cfg.seed, "canary.values");
-  for (unsigned g = 0; g < c.allreduces; ++g) {
+  const std::vector<std::vector<unsigned>> cut = member_groups(members, cfg.hosts.groups, 2, "Canary");
+  for (unsigned g = 0; g < cut.size(); ++g) {
     Group grp;
     grp.app = c.app + g;
-    const size_t first = g * members.size() / c.allreduces, end = (g + 1) * members.size() / c.allreduces;
-    grp.hosts.assign(members.begin() + long(first), members.begin() + long(end));
+    grp.hosts = cut[g];
     groups_.push_back(std::move(grp));
   }
+  net.join_allreduce(members.size());
   for (unsigned g = 0; g < groups_.size(); ++g)
     for (unsigned r = 0; r < groups_[g].hosts.size(); ++r)
       members_.push_back(std::make_unique<Member>(("member" + std::to_string(members_.size())).c_str(), *this, g, r,
@@ -422,6 +422,12 @@ AllreduceStats CanaryAllreduce::stats() const {
                {"late_packets", counts_.late_packets},
                {"duplicate_results", counts_.duplicate_results}};
   s.conclude(done_at_, !wrong_);
+  // Each group's goodput: a member's bytes over the group's time (0 for one not done), averaged.
+  s.groups = groups_.size();
+  s.goodput_gbps = 0;
+  for (const Group& g : groups_)
+    if (g.done == g.hosts.size() && g.done_at)
+      s.goodput_gbps += double(bytes_) * 8.0 * 1e3 / double(g.done_at) / double(groups_.size());
   return s;
 }
 
@@ -443,6 +449,7 @@ CanaryFabricRole::CanaryFabricRole(const Config& cfg, const Topology& t) : cfg_(
   if (cfg.hosts.model != kCanaryModel) return;
   members_ = member_hosts(cfg.hosts.members, unsigned(t.hosts().size()));
   check_canary_setup(cfg, members_.size());
+  member_groups(members_, cfg.hosts.groups, 2, "Canary");  // refuses too many groups now
 }
 
 void CanaryFabricRole::configure_switch(unsigned index, Config& c) const {

@@ -1,4 +1,4 @@
-// Canary's hosts on a network (hosts.model = canary): hosts.members, cut into canary.allreduces
+// Canary's hosts on a network (hosts.model = canary): hosts.members, cut into hosts.groups
 // groups of consecutive ranks (group g is application canary.app + g), each run an allreduce of
 // hosts.bytes of int32 sums. A group's data is cut into blocks of hosts.elem_bytes (one packet,
 // at most CANARY_ELEMENTS elements, Canary 5); block b's leader is the group's rank b mod n
@@ -80,6 +80,8 @@ class CanaryAllreduce : public sc_core::sc_module, public NetworkAllreduce {
   struct Group {
     unsigned app = 0;
     std::vector<unsigned> hosts;  // by rank
+    unsigned done = 0;            // members with every result
+    Picos done_at = 0;            // when the last of them got its last
   };
   // The reduction of block b of group g, computed once and kept until all its members took it.
   const std::vector<int32_t>& reference(unsigned group, uint64_t block);

@@ -22,10 +22,8 @@ std::vector<ConfigKey> canary_config_keys() {
                        CANARY(timeout_ns)));
   s.push_back(uint_key("canary.lifetime_ns", "a descriptor sent on but never freed by its broadcast (a lost packet, a block re-issued) is freed this long after it was sent; 0 = never", 0, 1ull << 32,
                        CANARY(lifetime_ns)));
-  s.push_back(uint_key("canary.app", "hosts: the application id of the (first) allreduce, in the high bits of its block ids (Canary 3.4)", 0, (1u << CANARY_APP_BITS) - 1,
+  s.push_back(uint_key("canary.app", "hosts: the application id of the allreduce (with hosts.groups: of group g, canary.app + g), in the high bits of its block ids (Canary 3.4)", 0, (1u << CANARY_APP_BITS) - 1,
                        CANARY(app)));
-  s.push_back(uint_key("canary.allreduces", "hosts: concurrent allreduces; hosts.members is cut into this many groups of consecutive ranks, group g with application id canary.app + g", 1, 1u << CANARY_APP_BITS,
-                       CANARY(allreduces)));
   s.push_back(uint_key("canary.max_attempts", "hosts: ids a block is reduced under in the network (a failure broadcast starts the next) before its hosts fall back to reducing it through the leader alone", 1, 64,
                        CANARY(max_attempts)));
   s.push_back(double_key("canary.noise", "hosts: probability that a host delays a packet by canary.noise_ns before sending it (Canary 5.2.5)", 0, 1,

@@ -1,7 +1,7 @@
 // The canary protocol's configuration section ("canary"): what a switch's Canary handlers are
 // given (its address, the descriptor table and its mapping, the aggregation timeout and the
-// descriptors' lifetime) and what the Canary hosts do (their application ids, concurrent
-// allreduces, attempts before the host-based fallback, the noise of Canary 5.2.5).
+// descriptors' lifetime) and what the Canary hosts do (their application id, attempts before the
+// host-based fallback, the noise of Canary 5.2.5).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -22,7 +22,6 @@ struct CanaryConfig {
   uint64_t lifetime_ns = 1000000; // a descriptor sent on is freed this long after if no broadcast came; 0 = never
   // The hosts (hosts.model = canary on a network).
   unsigned app = 1;               // application id of the first allreduce (ids: app << 24 | sequence)
-  unsigned allreduces = 1;        // concurrent allreduces: hosts.members cut into this many groups
   unsigned max_attempts = 3;      // ids a block is tried under in the network before the host-based reduction
   double noise = 0;               // probability that a host delays a packet by noise_ns before sending it
   uint64_t noise_ns = 1000;

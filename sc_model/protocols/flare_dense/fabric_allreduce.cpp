@@ -37,8 +37,7 @@ struct BlockReduction {
 // are checked against, kept while a member still waits for them.
 class FabricAllreduce : public sc_core::sc_module, public NetworkAllreduce {
  public:
-  FabricAllreduce(sc_core::sc_module_name name, const Config& cfg, Network& net, const std::vector<unsigned>& members,
-                  const std::vector<ReductionTree>& trees);
+  FabricAllreduce(sc_core::sc_module_name name, const Config& cfg, Network& net, const FlareFabricRole::Group& group);
   ~FabricAllreduce() override;
   AllreduceStats stats() const override;
   std::string failure() const override;
@@ -50,8 +49,9 @@ class FabricAllreduce : public sc_core::sc_module, public NetworkAllreduce {
   uint16_t count_of(uint64_t b) const {
     return uint16_t(std::min<uint64_t>(per_block_, bytes_ / dsize_ - b * per_block_));
   }
+  // The group's rank r is member first_rank_ + r of hosts.members, whose data it sends.
   Bytes contribution(unsigned rank, uint64_t b) const {
-    return host_elements_at(seed_, rank, dtype_, b * per_block_, count_of(b));
+    return host_elements_at(seed_, first_rank_ + rank, dtype_, b * per_block_, count_of(b));
   }
   // "" if `got` (the elements of block b's result) is the reduction, else what is wrong.
   std::string check(uint64_t b, const uint8_t* got, size_t len);
@@ -63,6 +63,7 @@ class FabricAllreduce : public sc_core::sc_module, public NetworkAllreduce {
   uint8_t dtype_ = FLARE_INT32, op_ = FLARE_OP_SUM;
   unsigned dsize_ = 4, per_block_ = 0;  // element bytes, elements per block
   uint32_t first_id_ = 0;
+  unsigned first_rank_ = 0;
   unsigned levels_ = 0, trees_ = 0;
   std::vector<std::unique_ptr<FabricHost>> hosts_;
   std::map<uint64_t, BlockReduction> reductions_;
@@ -120,8 +121,10 @@ class FabricAllreduce::FabricHost : public FabricMember {
 };
 
 FabricAllreduce::FabricAllreduce(sc_core::sc_module_name name, const Config& cfg, Network& net,
-                                 const std::vector<unsigned>& members, const std::vector<ReductionTree>& trees)
+                                 const FlareFabricRole::Group& group)
     : sc_core::sc_module(name), net_(net) {
+  const std::vector<unsigned>& members = group.members;
+  const std::vector<ReductionTree>& trees = group.trees;
   const HostsConfig& hc = cfg.hosts;
   if (!flare_dtype_from_name(hc.dtype, &dtype_) || !flare_op_from_name(hc.op, &op_))
     throw std::logic_error("FabricAllreduce: hosts.dtype and hosts.op are choice keys");
@@ -133,7 +136,8 @@ FabricAllreduce::FabricAllreduce(sc_core::sc_module_name name, const Config& cfg
   bytes_ = hc.bytes;
   per_block_ = hc.elem_bytes / dsize_;
   seed_ = cfg.seed;  // the data a single switch's allreduce hosts of the same ranks send
-  first_id_ = flare_config(cfg).allreduce_id;
+  first_id_ = group.first_id;
+  first_rank_ = group.first_rank;
   trees_ = unsigned(trees.size());
   if (blocks() > (uint64_t(1) << 32) - 1)
     throw InputError("hosts.bytes / hosts.elem_bytes: more blocks than a 32-bit block id numbers");
@@ -241,21 +245,38 @@ FlareFabricRole::FlareFabricRole(const Config& cfg, const Topology& t) : cfg_(cf
   if (cfg.hosts.loss > 0)
     throw InputError("hosts.loss: a network's Flare hosts lose nothing themselves; their losses are the network's "
                      "drops (a link's queue_bytes in a topology file)");
-  members_ = member_hosts(cfg.hosts.members, unsigned(t.hosts().size()));
+  const std::vector<unsigned> members = member_hosts(cfg.hosts.members, unsigned(t.hosts().size()));
   const FlareConfig& f = flare_config(cfg);
-  if (uint64_t(f.allreduce_id) + f.trees - 1 > 0xFFFFFFFFull)
-    throw InputError("flare.allreduce_id + flare.trees - 1 exceeds the 32-bit allreduce id");
-  trees_ = allreduce_trees(t, members_, f.trees, component_seed(cfg.seed, "flare.tree_roots"), "Flare");
+  const unsigned n = cfg.hosts.groups;
+  if (uint64_t(f.allreduce_id) + uint64_t(n) * f.trees - 1 > 0xFFFFFFFFull)
+    throw InputError("flare.allreduce_id + hosts.groups x flare.trees - 1 exceeds the 32-bit allreduce id");
+  const std::vector<std::vector<unsigned>> cut = member_groups(members, n, 1, "Flare");
+  for (unsigned g = 0; g < n; ++g) {
+    Group grp;
+    grp.members = cut[g];
+    grp.first_id = uint32_t(f.allreduce_id + g * f.trees);
+    grp.first_rank = unsigned(g * members.size() / n);
+    const std::string roots = g ? "flare.tree_roots/group" + std::to_string(g) : "flare.tree_roots";
+    grp.trees = allreduce_trees(t, grp.members, f.trees, component_seed(cfg.seed, roots), "Flare");
+    groups_.push_back(std::move(grp));
+  }
 }
 
 void FlareFabricRole::configure_switch(unsigned index, Config& c) const {
-  const std::string entries = tree_entries(trees_, index, flare_config(cfg_).allreduce_id);
+  std::string entries;
+  for (const Group& g : groups_)
+    if (const std::string mine = tree_entries(g.trees, index, g.first_id); !mine.empty())
+      entries += (entries.empty() ? "" : "; ") + mine;
   flare_config(c).allreduces = entries.empty() ? kFlareNoAllreduces : entries;
 }
 
 std::unique_ptr<NetworkAllreduce> FlareFabricRole::attach(Network& net) const {
   if (!active_) return nullptr;
-  return std::make_unique<FabricAllreduce>("flare_allreduce", cfg_, net, members_, trees_);
+  std::vector<std::unique_ptr<NetworkAllreduce>> all;
+  for (size_t g = 0; g < groups_.size(); ++g)
+    all.push_back(std::make_unique<FabricAllreduce>(
+        (g ? "flare_allreduce" + std::to_string(g) : std::string("flare_allreduce")).c_str(), cfg_, net, groups_[g]));
+  return grouped(std::move(all));
 }
 
 }  // namespace fs

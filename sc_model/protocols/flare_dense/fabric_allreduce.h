@@ -9,7 +9,11 @@
 // shares its state at a switch of its tree. Every result is checked as it arrives
 // against the reduction of all members' data (integers exactly; float32 sums within the
 // rounding any summation order may cause: (members - 1) 2^-24 times the sum of magnitudes).
+// With hosts.groups, group g of the members is an allreduce of its own on its own trees: ids
+// flare.allreduce_id + g N + t, roots drawn from the seed per group; member r of hosts.members
+// sends rank r's data whatever its group.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -29,15 +33,21 @@ class FlareFabricRole : public NetworkRole {
   void configure_switch(unsigned index, Config& c) const override;
   std::unique_ptr<NetworkAllreduce> attach(Network& net) const override;
 
+  // One allreduce of hosts.groups: its members (from member first_rank of hosts.members on,
+  // whose data they send), its trees, tree t's id first_id + t.
+  struct Group {
+    std::vector<unsigned> members;
+    std::vector<ReductionTree> trees;
+    uint32_t first_id = 0;
+    unsigned first_rank = 0;
+  };
   bool active() const { return active_; }  // hosts.model is allreduce
-  const std::vector<unsigned>& members() const { return members_; }
-  const std::vector<ReductionTree>& trees() const { return trees_; }
+  const std::vector<Group>& groups() const { return groups_; }
 
  private:
   Config cfg_;
   bool active_ = false;
-  std::vector<unsigned> members_;
-  std::vector<ReductionTree> trees_;
+  std::vector<Group> groups_;
 };
 
 }  // namespace fs

@@ -25,10 +25,10 @@ class FabricMember : public BlockWindowHost, public PacketSinkIf {
       : BlockWindowHost(name, cfg, rank, members, blocks, unsigned(nearest_sharing(sharing)), done_at),  // staggering
         net_(net),
         host_(host),
-        members_(members),
         rank_in_tree_(std::move(rank_in_tree)) {
     share_by_tree(sharing);
     net.host(host).bind_udp(FLARE_UDP_PORT_DEFAULT, this);
+    net.join_allreduce(1);
   }
 
   unsigned tree_of(uint64_t block) const { return unsigned(block % rank_in_tree_.size()); }
@@ -48,9 +48,8 @@ class FabricMember : public BlockWindowHost, public PacketSinkIf {
   const unsigned host_;
 
  private:
-  void all_done() override { net_.member_done(members_); }
+  void all_done() override { net_.member_done(); }
 
-  const unsigned members_;
   std::vector<uint16_t> rank_in_tree_;
 };
 

@@ -290,7 +290,7 @@ void SparcmlAllreduce::Rank::partition_complete(unsigned part, SparsePairs got) 
   owner_.check(rank_, part, got);
   if (++gathered == owner_.ranks()) {
     owner_.done_at_ = std::max(owner_.done_at_, now_ps());
-    owner_.net_.member_done(owner_.ranks());
+    owner_.net_.member_done();
     wake_.notify(sc_core::SC_ZERO_TIME);
   }
 }
@@ -326,6 +326,7 @@ SparcmlAllreduce::SparcmlAllreduce(sc_core::sc_module_name name, const Config& c
       for (const SparsePair& p : w_.hosts[r][b]) input.push_back({uint32_t(b * w_.span + p.index), p.bits});
     ranks_.push_back(std::make_unique<Rank>(("rank" + std::to_string(r)).c_str(), *this, r, members[r], std::move(input)));
   }
+  net.join_allreduce(members.size());
 }
 
 SparcmlAllreduce::~SparcmlAllreduce() = default;

@@ -156,6 +156,9 @@ FlareSparseFabricRole::FlareSparseFabricRole(const Config& cfg, const Topology& 
   if (cfg.hosts.loss > 0)
     throw InputError("hosts.loss: a network's sparse allreduce hosts lose nothing themselves; their losses are the "
                      "network's drops (a link's queue_bytes in a topology file)");
+  if (cfg.hosts.groups != 1)
+    throw InputError("hosts.groups = " + std::to_string(cfg.hosts.groups) + ": hosts.model = " + model +
+                     " runs one allreduce on hosts.members; concurrent ones run with ring, allreduce or canary");
   members_ = member_hosts(cfg.hosts.members, unsigned(t.hosts().size()));
   if (model == kSparcmlModel) return;  // hosts only: no trees, any switch
   const FlareSparseConfig& f = sparse_config(cfg);
