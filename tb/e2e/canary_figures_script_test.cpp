@@ -61,7 +61,7 @@ TEST(CanaryFiguresScript, TheCdfCountsTheLinkDirectionsAtOrBelowEachStep) {
              "rows = cf.cdf_rows('s', 3, [0.0, 0.05, 0.5, 0.5, 1.0])\n"
              "print(len(rows), ' '.join(f\"{r['util_pct']}:{r['links_pct']}\" for r in rows if r['util_pct'] in (0, 5, 45, 50, 95, 100)))\n"
              "print(rows[0]['series'], rows[0]['seed'])\n");
-  ASSERT_EQ(std::system(("cd " + dir.path() + " && python3 cdf.py > out.txt 2> err.txt").c_str()), 0) << slurp(dir / "err.txt");
+  ASSERT_EQ(std::system(("cd " + dir.path() + " && /usr/bin/python3 cdf.py > out.txt 2> err.txt").c_str()), 0) << slurp(dir / "err.txt");
   EXPECT_EQ(slurp(dir / "out.txt"), "21 0:20.0 5:40.0 45:40.0 50:80.0 95:80.0 100:100.0\ns 3\n");
 }
 
