@@ -13,6 +13,12 @@
 
 namespace fs {
 
+uint64_t gradient_state(uint64_t seed, unsigned ring_id, unsigned rank) {
+  return splitmix64_mix(component_seed(seed, "netreduce.ring" + std::to_string(ring_id)) ^ rank);
+}
+
+int32_t gradient_at(uint64_t state, uint64_t i) { return int32_t(uint32_t(splitmix64_mix(state + (i + 1) * kSplitmixGolden))); }
+
 struct NetReduceRing::Worker {
   unsigned rank = 0, host = 0;
   std::unique_ptr<RoceNic> nic;
@@ -42,9 +48,8 @@ NetReduceRing::NetReduceRing(sc_core::sc_module_name name, Network& net, const s
   elements_ = shape.bytes / 4;
   per_message_ = (uint64_t(shape.mtu) * shape.msg_packets - NETREDUCE_INA_BYTES) / 4;
   messages_ = (elements_ + per_message_ - 1) / per_message_;
-  const uint64_t ring_seed = component_seed(shape.seed, "netreduce.ring" + std::to_string(shape.ring_id));
   for (unsigned r = 0; r < hosts.size(); ++r) {
-    states_.push_back(splitmix64_mix(ring_seed ^ r));
+    states_.push_back(gradient_state(shape.seed, shape.ring_id, r));
     auto w = std::make_unique<Worker>();
     w->rank = r, w->host = hosts[r];
     w->nic = std::make_unique<RoceNic>(("nic" + std::to_string(r)).c_str(), net, hosts[r], shape.mtu, shape.timeout);
@@ -79,7 +84,7 @@ uint64_t NetReduceRing::message_elements(uint64_t m) const {
 }
 
 int32_t NetReduceRing::gradient(unsigned r, uint64_t i) const {
-  return int32_t(uint32_t(splitmix64_mix(states_.at(r) + (i + 1) * kSplitmixGolden)));
+  return gradient_at(states_.at(r), i);
 }
 
 std::vector<int32_t> NetReduceRing::gradients(unsigned r) const {

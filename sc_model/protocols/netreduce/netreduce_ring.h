@@ -19,6 +19,11 @@
 
 namespace fs {
 
+// The gradients every NetReduce host model draws: rank r's element i in ring `ring_id` of a run
+// seeded `seed` is gradient_at(gradient_state(seed, ring_id, r), i) (netreduce_ring.cpp).
+uint64_t gradient_state(uint64_t seed, unsigned ring_id, unsigned rank);
+int32_t gradient_at(uint64_t state, uint64_t i);
+
 struct NetReduceRingShape {
   unsigned ring_id = 0;
   uint64_t bytes = 0;          // gradient bytes per worker (int32 elements)
