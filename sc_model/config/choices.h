@@ -16,6 +16,7 @@ enum class HpuIsa { kRv32imafc, kRv32imafcXpulp };
 enum class FaultAction { kAbort, kDrop };
 enum class OnOff { kOn, kOff };
 enum class IcrcCheck { kCheck, kOff };
+enum class IcrcStamp { kStamp, kOff };
 enum class SchedPolicy { kFcfs, kHierFcfs, kHomeCluster, kFlow };
 enum class PathChoice { kDst, kEcmp, kAdaptive };
 
@@ -40,6 +41,10 @@ struct ChoiceNames<OnOff> {
 template <>
 struct ChoiceNames<IcrcCheck> {
   static constexpr std::array<const char*, 2> names = {"check", "off"};
+};
+template <>
+struct ChoiceNames<IcrcStamp> {
+  static constexpr std::array<const char*, 2> names = {"stamp", "off"};
 };
 template <>
 struct ChoiceNames<iss::IcacheReplacement> {

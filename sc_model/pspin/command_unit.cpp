@@ -1,13 +1,21 @@
 // The command path (see command_unit.h).
 #include "pspin/command_unit.h"
 
+#include <algorithm>
+
+#include "common/errors.h"
+
 namespace fs {
 
-CommandUnit::CommandUnit(sc_core::sc_module_name name, const CommandConfig& cfg, Clock clock)
+CommandUnit::CommandUnit(sc_core::sc_module_name name, const CommandConfig& cfg, Clock clock,
+                         std::unique_ptr<IcrcCore> icrc)
     : sc_core::sc_module(name),
+      icrc_(std::move(icrc)),
+      cycle_ps_(clock.cycles_ps(1)),
       latency_(clock.cycles_ps(cfg.latency_cycles)),
       per_hpu_(cfg.per_hpu),
-      done_("done", [this](Issued c) { execute(std::move(c)); }) {}
+      done_("done", [this](Issued c) { execute(std::move(c)); }),
+      stamped_("stamped", [this](Issued c) { send(std::move(c)); }) {}
 
 Picos CommandUnit::issue(unsigned cluster, unsigned hpu, Picos at, HandlerCommand cmd, PacketPtr origin) {
   std::deque<Picos>& held = slots_[{cluster, hpu}];
@@ -35,6 +43,27 @@ void CommandUnit::execute(Issued c) {
     return;
   }
   ++(cmd.kind == HandlerCommand::kSend ? sends : multicasts);
+  if (icrc_ && addressed_as_roce(cmd.data.data(), cmd.data.size())) {
+    uint64_t cycles = 0;
+    uint32_t icrc = 0;
+    try {
+      icrc = icrc_of_frame(*icrc_, cmd.data.data(), cmd.data.size(), &cycles);
+    } catch (const InputError&) {  // no room for BTH and ICRC, a fragment, ...: sent as it is
+      return send(std::move(c));
+    }
+    for (unsigned b = 0; b < kIcrcBytes; ++b) cmd.data[cmd.data.size() - kIcrcBytes + b] = uint8_t(icrc >> (8 * b));
+    ++icrc_stamped;
+    icrc_engine_cycles += cycles;
+    const Picos now = now_ps();
+    engine_free_ = std::max(engine_free_, now) + cycles * cycle_ps_;
+    icrc_wait_ps += engine_free_ - now;
+    return stamped_.push_at(std::move(c), engine_free_);
+  }
+  send(std::move(c));
+}
+
+void CommandUnit::send(Issued c) {
+  const HandlerCommand& cmd = c.cmd;
   for (uint32_t port : cmd.ports) {
     auto p = std::make_shared<Packet>();
     p->id = next_id_++;

@@ -8,7 +8,9 @@
 #include "pspin/handler_api.h"
 #include "pspin/iss_engine.h"
 #include "pspin/memory/hpu_address_map.h"
+#include "rtl_params.h"
 #include "rtl_bridge/cluster_sched_rtl.h"
+#include "rtl_bridge/icrc_rtl.h"
 #include "rtl_bridge/pkt_sched_rtl.h"
 
 namespace fs {
@@ -18,6 +20,14 @@ std::unique_ptr<PktSchedCore> pkt_sched_core(const Config& cfg, RtlContext* rtl)
   if (!cfg.rtl.pkt_sched) return nullptr;  // the C++ model
   if (!rtl) throw SimError("--rtl pkt_sched: no RTL context");
   return std::make_unique<PktSchedRtl>(*rtl);
+}
+// The command unit's CRC engine (command.icrc = stamp): the C++ twin, or with --rtl crc32 the
+// Verilated icrc_engine.
+std::unique_ptr<IcrcCore> command_icrc(const Config& cfg, RtlContext* rtl) {
+  if (cfg.command.icrc == IcrcStamp::kOff) return nullptr;
+  if (!cfg.rtl.crc32) return std::make_unique<IcrcEngineModel>(rtl_param::icrc_engine::BYTES);
+  if (!rtl) throw SimError("--rtl crc32: no RTL context");
+  return std::make_unique<IcrcRtl>(*rtl);
 }
 }  // namespace
 
@@ -33,7 +43,7 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
       buffer_("packet_buffer", cfg.packet_buffer, cfg.nic, clock_, drops),
       scheduler_("packet_scheduler", cfg.scheduler, cfg.pspin, clock_, pkt_sched_core(cfg, rtl)),
       retire_("retire", cfg.hpu, cfg.nic, clock_, drops),
-      commands_("command_unit", cfg.command, clock_),
+      commands_("command_unit", cfg.command, clock_, command_icrc(cfg, rtl)),
       timers_("timer_unit", clock_, cfg.hpu) {
   if (cfg.hpu.model == HpuModel::kIss && cfg.hpu.interleave == OnOff::kOn)
     interleaver_ = std::make_unique<Interleaver>(

@@ -2,7 +2,9 @@
 // commands carried out after the unit's latency, new frame ids, metadata inherited from the
 // packet whose handler issued the command, the counters, and each HPU's command slots: an HPU
 // with every slot held waits at the issue for its oldest command, other HPUs do not, and a
-// command issued ahead of the kernel's time (an HPU running ahead) is carried out at its time.
+// command issued ahead of the kernel's time (an HPU running ahead) is carried out at its time;
+// RoCEv2 frames stamped with their ICRC on the unit's CRC engine, a frame at a time, and sent
+// when it is done, other frames not held; with command.icrc off, sent as they are.
 #include "pspin/command_unit.h"
 
 #include <gtest/gtest.h>
@@ -13,6 +15,8 @@
 #include <vector>
 
 #include "blocks/sc_testbench.h"
+#include "net/icrc.h"
+#include "protocols/netreduce/roce_frame.h"
 
 namespace fs_tb {
 namespace {
@@ -28,7 +32,8 @@ TEST(BlocksCommandUnit, SendMulticastHostWriteAfterLatency) {
   std::vector<std::unique_ptr<RecordingSink>> sinks;
   fs::CommandConfig cfg;
   cfg.latency_cycles = 4;
-  fs::CommandUnit cu("command_unit", cfg, fs::Clock::from_ghz(1.0));
+  // A CRC engine that RoCEv2 frames would go through: these are not RoCEv2, so they do not.
+  fs::CommandUnit cu("command_unit", cfg, fs::Clock::from_ghz(1.0), std::make_unique<fs::IcrcEngineModel>(8));
   for (int p = 0; p < 4; ++p) {
     sinks.push_back(std::make_unique<RecordingSink>(("sink" + std::to_string(p)).c_str()));
     cu.egress.bind(*sinks.back());
@@ -96,7 +101,7 @@ TEST(BlocksCommandUnit, AnHpuWithEverySlotHeldWaitsForItsOldestCommand) {
   fs::CommandConfig cfg;
   cfg.latency_cycles = 4;
   cfg.per_hpu = 2;
-  fs::CommandUnit cu("command_unit", cfg, fs::Clock::from_ghz(1.0));
+  fs::CommandUnit cu("command_unit", cfg, fs::Clock::from_ghz(1.0), nullptr);
   cu.egress.bind(sink);
   fs::PacketPtr origin = make_packet(fs::Bytes(64, 1), 0, 0);
   std::map<char, Picos> went;
@@ -123,6 +128,80 @@ TEST(BlocksCommandUnit, AnHpuWithEverySlotHeldWaitsForItsOldestCommand) {
   EXPECT_EQ(cu.done_at(0, 0), 10000u);
   EXPECT_EQ(cu.done_at(0, 1), 7000u);
   EXPECT_EQ(cu.done_at(1, 0), 12000u);
+}
+
+// A RoCEv2 write of `payload` bytes whose ICRC bytes are zero (as a handler leaves a frame whose
+// payload it changed).
+fs::Bytes roce_frame_without_icrc(size_t payload) {
+  fs::RocePacket p;
+  p.bth.opcode = ROCE_RC_WRITE_MIDDLE;
+  p.bth.dest_qp = 5;
+  p.payload.assign(payload, 0x5A);
+  fs::Bytes f = fs::build_roce_frame(p, 0, fs_host_ipv4(1), 0xC000);
+  std::fill(f.end() - 4, f.end(), 0);
+  return f;
+}
+
+TEST(BlocksCommandUnit, RoceFramesAreStampedOnTheCrcEngineAFrameAtATime) {
+  quiet_systemc();
+  // Latency 4 cycles at 1 GHz. At 1000 ps: a send of a 1014-byte RoCEv2 frame (the engine takes
+  // 8 prefix bytes and the 996 from the IPv4 header to the ICRC: 1004 bytes, 126 beats of 8), a
+  // multicast of a 62-byte one (8 + 44 = 52 bytes, 7 beats) and a send of a plain frame. All are
+  // done at 5000; the first is stamped from 5000 to 131000, the second waits and is stamped to
+  // 138000 (one copy per port, both then); the plain frame goes at 5000.
+  Script script("script");
+  std::vector<std::unique_ptr<RecordingSink>> sinks;
+  fs::CommandConfig cfg;
+  cfg.latency_cycles = 4;
+  fs::CommandUnit cu("command_unit", cfg, fs::Clock::from_ghz(1.0), std::make_unique<fs::IcrcEngineModel>(8));
+  for (int p = 0; p < 3; ++p) {
+    sinks.push_back(std::make_unique<RecordingSink>(("sink" + std::to_string(p)).c_str()));
+    cu.egress.bind(*sinks.back());
+  }
+  fs::PacketPtr origin = make_packet(fs::Bytes(64, 1), 0, 0);
+  const fs::Bytes big = roce_frame_without_icrc(956), small = roce_frame_without_icrc(4), plain(80, 0x33);
+  ASSERT_EQ(big.size(), 1014u);
+  ASSERT_EQ(small.size(), 62u);
+  script.at(1000, [&]() {
+    cu.issue(0, 0, 1000, HandlerCommand{HandlerCommand::kSend, {0}, 0, big}, origin);
+    cu.issue(0, 1, 1000, HandlerCommand{HandlerCommand::kMulticast, {1, 2}, 0, small}, origin);
+    cu.issue(0, 2, 1000, HandlerCommand{HandlerCommand::kSend, {2}, 0, plain}, origin);
+  });
+  sc_core::sc_start();
+  ASSERT_EQ(sinks[0]->got.size(), 1u);
+  ASSERT_EQ(sinks[1]->got.size(), 1u);
+  ASSERT_EQ(sinks[2]->got.size(), 2u);
+  EXPECT_EQ(sinks[0]->got[0].time, 131000u);
+  EXPECT_EQ(sinks[1]->got[0].time, 138000u);
+  EXPECT_EQ(sinks[2]->got[0].time, 5000u);
+  EXPECT_EQ(sinks[2]->got[0].pkt->data, plain);
+  EXPECT_EQ(sinks[2]->got[1].time, 138000u);
+  for (const auto& [got, sent] : {std::pair{&sinks[0]->got[0], &big}, std::pair{&sinks[1]->got[0], &small},
+                                  std::pair{&sinks[2]->got[1], &small}}) {
+    const fs::Bytes& f = got->pkt->data;
+    EXPECT_EQ(fs::carried_icrc(f.data(), f.size()), fs::roce_icrc(f.data(), f.size()));  // the software reference's
+    EXPECT_TRUE(std::equal(f.begin(), f.end() - 4, sent->begin()));  // nothing else changed
+  }
+  EXPECT_EQ(cu.icrc_stamped, 2u);
+  EXPECT_EQ(cu.icrc_engine_cycles, 133u);
+  EXPECT_EQ(cu.icrc_wait_ps, 126000u + 133000u);  // from 5000: 126 ns for the first, 133 for the second
+}
+
+TEST(BlocksCommandUnit, WithoutTheEngineRoceFramesGoAsTheyAre) {
+  quiet_systemc();
+  RecordingSink sink("sink");
+  fs::CommandConfig cfg;
+  cfg.latency_cycles = 4;
+  fs::CommandUnit cu("command_unit", cfg, fs::Clock::from_ghz(1.0), nullptr);
+  cu.egress.bind(sink);
+  Script script("script");
+  const fs::Bytes f = roce_frame_without_icrc(100);
+  script.at(0, [&]() { cu.issue(0, 0, 0, HandlerCommand{HandlerCommand::kSend, {0}, 0, f}, make_packet(f, 0, 0)); });
+  sc_core::sc_start();
+  ASSERT_EQ(sink.got.size(), 1u);
+  EXPECT_EQ(sink.got[0].time, 4000u);
+  EXPECT_EQ(sink.got[0].pkt->data, f);
+  EXPECT_EQ(cu.icrc_stamped, 0u);
 }
 
 }  // namespace
