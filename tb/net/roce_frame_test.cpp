@@ -12,6 +12,7 @@
 
 #include "common/errors.h"
 #include "common/output_files.h"
+#include "support/cli_runner.h"
 #include "net/icrc.h"
 #include "net/trace_writer.h"
 
@@ -21,17 +22,6 @@ namespace {
 std::string temp_path(const std::string& leaf) {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   return ::testing::TempDir() + "fs_" + info->test_suite_name() + "_" + info->name() + "_" + leaf;
-}
-
-std::string run(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
-  return out;
 }
 
 Bytes bytes_from(unsigned first, size_t n) {
@@ -134,7 +124,7 @@ TEST(RoceFrame, ScapyReadsTheFieldsAndComputesTheSameIcrc) {
     bad[100] ^= 1;  // a payload bit flipped after the ICRC was computed
     f << to_hex(bad.data(), bad.size()) << "\n";
   }
-  EXPECT_EQ(run("/usr/bin/python3 " FLARESIM_SOURCE_DIR "/tb/net/roce_check.py < '" + in + "'"),
+  EXPECT_EQ(test::command_output("/usr/bin/python3 " FLARESIM_SOURCE_DIR "/tb/net/roce_check.py < '" + in + "'"),
             "6 74565 0 0 16777214 icrc ok\n"
             "7 74565 0 3 16777215 icrc ok\n"
             "9 74565 1 0 0 icrc ok\n"
@@ -160,7 +150,7 @@ TEST(RoceFrame, TsharkDecodesTheInfinibandHeaders) {
     write_pcapng(f.add("--egress", path), 1, recs);
     f.commit();
   }
-  const std::string out = run("tshark -r '" + path +
+  const std::string out = test::command_output("tshark -r '" + path +
                               "' -T fields -E separator=' ' -E occurrence=f -e infiniband.bth.opcode "
                               "-e infiniband.bth.destqp -e infiniband.bth.psn -e infiniband.bth.a -e infiniband.reth.va "
                               "-e infiniband.reth.r_key -e infiniband.reth.dmalen -e infiniband.immdt "

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "common/output_files.h"
+#include "support/cli_runner.h"
 #include "common/errors.h"
 #include "net/frame.h"
 #include "protocols/flare_dense/flare_frame.h"
@@ -134,17 +135,6 @@ TEST(TraceWriter, PcapngRoundTripThroughReader) {
   std::remove(path.c_str());
 }
 
-std::string run(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
-  return out;
-}
-
 TEST(TraceWriter, TsharkReadsPicosecondPcapng) {
   const std::string path = temp_path("ts.pcapng");
   auto recs = sample_records();
@@ -155,7 +145,7 @@ TEST(TraceWriter, TsharkReadsPicosecondPcapng) {
     f.commit();
   }
   const std::string out =
-      run("tshark -r '" + path + "' -T fields -e frame.number -e frame.interface_name "
+      test::command_output("tshark -r '" + path + "' -T fields -e frame.number -e frame.interface_name "
           "-e frame.time_epoch -e frame.len -e ip.src -e ip.checksum.status "
           "-o ip.check_checksum:TRUE 2>/dev/null");
   EXPECT_EQ(out,
