@@ -5,9 +5,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <new>
+
+#include "common/errors.h"
 
 #if defined(FS_ASAN_RUNTIME) || defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
@@ -56,19 +60,54 @@ void set_padding_poison([[maybe_unused]] uint8_t* pages_begin, [[maybe_unused]] 
 #endif
 }
 
+// A number from a /proc file's first line, or -1.
+long read_proc_number(const char* path) {
+  std::ifstream in(path);
+  long n = -1;
+  return in >> n ? n : -1;
+}
+
+// The process's memory mappings: the lines of /proc/self/maps, or -1.
+long mapping_count() {
+  std::ifstream in("/proc/self/maps");
+  if (!in) return -1;
+  long n = 0;
+  for (std::string line; std::getline(in, line);) ++n;
+  return n;
+}
+
+// The mapping of `name` failed (errno says why).
+[[noreturn]] void mapping_failed(const std::string& name) {
+  const int err = errno;
+  const std::string why = mapping_limit_reason(err, mapping_count(), read_proc_number("/proc/sys/vm/max_map_count"));
+  if (!why.empty()) throw SimError("cannot map " + name + ": " + why);
+  throw std::bad_alloc();
+}
+
 }  // namespace
+
+std::string mapping_limit_reason(int err, long maps, long limit) {
+  if (err != ENOMEM || limit <= 0 || maps < 0 || maps + 16 < limit) return "";
+  return "the process has " + std::to_string(maps) + " memory mappings and Linux allows it " + std::to_string(limit) +
+         " (vm.max_map_count); each simulated memory region (an L1 state area, a stack, L2 handler memory) takes up "
+         "to three, itself and its guard pages, so many switches of many clusters reach the limit: simulate fewer "
+         "or smaller switches, or raise the limit (as root: sysctl -w vm.max_map_count=" +
+         std::to_string(limit * 4) + ")";
+}
 
 GuardedMemory::GuardedMemory(size_t size, Exact exact, std::string name) : size_(size), name_(std::move(name)) {
   const size_t page = page_bytes();
   const size_t pages = round_up(size ? size : 1, page);
   mapping_bytes_ = kGuardBytes + pages + kGuardBytes;
   void* m = mmap(nullptr, mapping_bytes_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (m == MAP_FAILED) throw std::bad_alloc();
+  if (m == MAP_FAILED) mapping_failed(name_);
   mapping_ = static_cast<uint8_t*>(m);
   uint8_t* pages_begin = mapping_ + kGuardBytes;
   if (mprotect(pages_begin, pages, PROT_READ | PROT_WRITE) != 0) {
+    const int err = errno;
     munmap(mapping_, mapping_bytes_);
-    throw std::bad_alloc();
+    errno = err;
+    mapping_failed(name_);
   }
   data_ = exact == Exact::kStart ? pages_begin : pages_begin + pages - round_up(size, 16);
   set_padding_poison(pages_begin, pages_begin + pages, data_, size_, true);

@@ -27,7 +27,7 @@ class GuardedMemory {
   static constexpr size_t kGuardBytes = 64 * 1024;
 
   // `name` tells the memory in messages ("cluster 1's L1 state area"). Throws std::bad_alloc if
-  // the mapping fails.
+  // the mapping fails for want of memory, SimError (mapping_limit_reason) if for want of mappings.
   GuardedMemory(size_t size, Exact exact, std::string name);
   ~GuardedMemory();
   GuardedMemory(const GuardedMemory&) = delete;
@@ -48,6 +48,11 @@ class GuardedMemory {
   size_t size_ = 0;
   std::string name_;
 };
+
+// Why a mapping failed with errno `err` when the process has `maps` memory mappings and the system
+// allows `limit` (vm.max_map_count): the reason, naming the limit and how to raise it, when the
+// failure is the limit's (ENOMEM within 16 mappings of it), else "" (memory ran out).
+std::string mapping_limit_reason(int err, long maps, long limit);
 
 // Where host address `addr` lies among the live guarded memories, with its offset from the start:
 // "12 bytes past the end of NAME (offset 4107 of its 4096 bytes)", "3 bytes before the start of

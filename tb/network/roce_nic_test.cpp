@@ -72,25 +72,25 @@ TEST(RoceNic, AThreePacketWriteCompletesAndIsAcknowledgedOnTheWorkedTimeline) {
 
 TEST(RoceNic, GoBackNRecoversFromLossAndEveryWriteLandsOnceInOrder) {
   quiet_systemc();
-  // 5% of the frames lost on every link direction, both ways: 60 writes of 5000 bytes (5
-  // packets each) from host 0 to host 1 and 60 from host 1 to host 0 at once, a 20 us timeout.
+  // 5% of the frames lost on every link direction, both ways: 30 writes of 5000 bytes (5
+  // packets each) from host 0 to host 1 and 30 from host 1 to host 0 at once, a 20 us timeout.
   fs::Config cfg = fabric_timing();
   cfg.network.link_loss = 0.05;
   fs::Network net("net", cfg, fs::leaf_spine(1, 0, 2, fs::SwitchKind::kPlain));
   fs::RoceNic a("nic0", net, 0, 1024, 20000000), b("nic1", net, 1, 1024, 20000000);
-  const uint32_t qa = a.create_qp(60 * 5000), qb = b.create_qp(60 * 5000);
+  const uint32_t qa = a.create_qp(30 * 5000), qb = b.create_qp(30 * 5000);
   fs::RoceNic::connect(a, qa, b, qb, 77);
   std::vector<Write> at_a, at_b;
   a.on_write([&](uint32_t qp, uint32_t imm, uint64_t address, uint64_t length) { at_a.push_back({qp, imm, address, length, 0}); });
   b.on_write([&](uint32_t qp, uint32_t imm, uint64_t address, uint64_t length) { at_b.push_back({qp, imm, address, length, 0}); });
-  for (unsigned k = 0; k < 60; ++k) {
+  for (unsigned k = 0; k < 30; ++k) {
     a.post_write(qa, message(k, 5000), k * 5000, k);
     b.post_write(qb, message(100 + k, 5000), k * 5000, 1000 + k);
   }
   sc_core::sc_start(100, sc_core::SC_MS);
   for (const auto& [nic, got, base] : {std::tuple{&b, &at_b, 0u}, std::tuple{&a, &at_a, 100u}}) {
-    ASSERT_EQ(got->size(), 60u);
-    for (unsigned k = 0; k < 60; ++k) {
+    ASSERT_EQ(got->size(), 30u);
+    for (unsigned k = 0; k < 30; ++k) {
       EXPECT_EQ((*got)[k].imm, (base ? 1000 : 0) + k) << k;
       EXPECT_EQ((*got)[k].address, k * 5000u);
       EXPECT_EQ((*got)[k].length, 5000u);
@@ -106,7 +106,7 @@ TEST(RoceNic, GoBackNRecoversFromLossAndEveryWriteLandsOnceInOrder) {
   EXPECT_GT(report["lost"].uint_value(), 0u);
   for (const fs::RoceNic* n : {&a, &b}) {
     EXPECT_GT(n->counts().resent, 0u);
-    EXPECT_GT(n->counts().packets_sent, 300u);  // 60 x 5 and the resends
+    EXPECT_GT(n->counts().packets_sent, 150u);  // 30 x 5 and the resends
     EXPECT_EQ(n->counts().bad_frames, 0u);
   }
   EXPECT_GT(a.counts().naks_sent + b.counts().naks_sent, 0u);
