@@ -54,6 +54,13 @@ static inline void fs_put_be32(uint8_t* p, uint32_t v) {
   p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
 }
 #endif
+/* Little-endian words (the elements and counters protocols carry in their payloads). */
+static inline uint32_t fs_le32(const uint8_t* p) {
+  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static inline void fs_put_le32(uint8_t* p, uint32_t v) {
+  p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
 
 /* The UDP payload of an Ethernet II / IPv4 (any IHL) / UDP frame of `len` bytes, bounded by the
  * UDP length; NULL when the frame is not that or is cut short (no checksum is checked). */

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/errors.h"
+#include "fs_packet.h"
 #include "net/crc32.h"
 
 namespace fs {
@@ -113,8 +114,7 @@ uint32_t icrc_of_stream(const IcrcStream& s) {
 uint32_t roce_icrc(const uint8_t* frame, size_t len) { return icrc_of_stream(icrc_stream(frame, len)); }
 
 uint32_t carried_icrc(const uint8_t* frame, size_t len) {
-  const uint8_t* p = frame + roce_layout(frame, len).icrc_offset;
-  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+  return fs_le32(frame + roce_layout(frame, len).icrc_offset);
 }
 
 IcrcCore::~IcrcCore() = default;

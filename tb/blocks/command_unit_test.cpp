@@ -23,21 +23,27 @@ namespace {
 
 using fs::HandlerCommand;
 
+// A recording sink on each of the unit's first `ports` egress ports, in port order.
+std::vector<std::unique_ptr<RecordingSink>> bind_sinks(fs::CommandUnit& cu, int ports) {
+  std::vector<std::unique_ptr<RecordingSink>> sinks;
+  for (int p = 0; p < ports; ++p) {
+    sinks.push_back(std::make_unique<RecordingSink>(("sink" + std::to_string(p)).c_str()));
+    cu.egress.bind(*sinks.back());
+  }
+  return sinks;
+}
+
 TEST(BlocksCommandUnit, SendMulticastHostWriteAfterLatency) {
   quiet_systemc();
   // Latency 4 cycles at 1 GHz: 4000 ps. At 1000 ps: a send to port 2 and a multicast to ports 0 and 3; at 1500 ps a
   // host write for the host on port 1. Frames reach the egress sinks at 5000 ps, the host write
   // is logged at 5500 ps. Frame ids count up from 2^48 in the order frames are made.
   Script script("script");
-  std::vector<std::unique_ptr<RecordingSink>> sinks;
   fs::CommandConfig cfg;
   cfg.latency_cycles = 4;
   // A CRC engine that RoCEv2 frames would go through: these are not RoCEv2, so they do not.
   fs::CommandUnit cu("command_unit", cfg, fs::Clock::from_ghz(1.0), std::make_unique<fs::IcrcEngineModel>(8));
-  for (int p = 0; p < 4; ++p) {
-    sinks.push_back(std::make_unique<RecordingSink>(("sink" + std::to_string(p)).c_str()));
-    cu.egress.bind(*sinks.back());
-  }
+  const auto sinks = bind_sinks(cu, 4);
   fs::PacketPtr origin = make_packet(fs::Bytes(80, 1), 500, 1);
   origin->received = 700;
   const fs::Bytes d1(70, 0x11), d2(64, 0x22), d3 = {1, 2, 3};
@@ -150,14 +156,10 @@ TEST(BlocksCommandUnit, RoceFramesAreStampedOnTheCrcEngineAFrameAtATime) {
   // done at 5000; the first is stamped from 5000 to 131000, the second waits and is stamped to
   // 138000 (one copy per port, both then); the plain frame goes at 5000.
   Script script("script");
-  std::vector<std::unique_ptr<RecordingSink>> sinks;
   fs::CommandConfig cfg;
   cfg.latency_cycles = 4;
   fs::CommandUnit cu("command_unit", cfg, fs::Clock::from_ghz(1.0), std::make_unique<fs::IcrcEngineModel>(8));
-  for (int p = 0; p < 3; ++p) {
-    sinks.push_back(std::make_unique<RecordingSink>(("sink" + std::to_string(p)).c_str()));
-    cu.egress.bind(*sinks.back());
-  }
+  const auto sinks = bind_sinks(cu, 3);
   fs::PacketPtr origin = make_packet(fs::Bytes(64, 1), 0, 0);
   const fs::Bytes big = roce_frame_without_icrc(956), small = roce_frame_without_icrc(4), plain(80, 0x33);
   ASSERT_EQ(big.size(), 1014u);

@@ -14,8 +14,7 @@ Bytes build_canary_packet(const canary_header_t& hdr, unsigned from_host, const 
   Bytes payload(CANARY_HEADER_BYTES + data);
   canary_encode(&hdr, payload.data());
   uint8_t* d = payload.data() + CANARY_HEADER_BYTES;
-  for (int32_t e : elements)
-    for (unsigned i = 0; i < CANARY_ELEMENT_BYTES; ++i) *d++ = uint8_t(uint32_t(e) >> (8 * i));
+  for (int32_t e : elements) fs_put_le32(d, uint32_t(e)), d += CANARY_ELEMENT_BYTES;
   uint8_t src[6], dst[6];
   fs_host_mac(from_host, src);
   fs_switch_mac(dst);  // the next hop: a host's frames all go to its switch
@@ -42,7 +41,7 @@ bool parse_canary_packet(const uint8_t* frame, size_t len, CanaryPacket* out, st
   out->elements.clear();
   for (size_t k = 0; k < data / CANARY_ELEMENT_BYTES; ++k) {
     const uint8_t* e = u + CANARY_HEADER_BYTES + k * CANARY_ELEMENT_BYTES;
-    out->elements.push_back(int32_t(uint32_t(e[0]) | uint32_t(e[1]) << 8 | uint32_t(e[2]) << 16 | uint32_t(e[3]) << 24));
+    out->elements.push_back(int32_t(fs_le32(e)));
   }
   return true;
 }

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "common/errors.h"
+#include "fs_packet.h"
 #include "common/fnv1a.h"
 #include "common/float_bits.h"
 #include "flare/flare_dense.h"
@@ -20,9 +21,6 @@ namespace fs {
 namespace {
 
 constexpr const char* kModel = "allreduce";
-
-// The little-endian word at p.
-uint32_t le32(const uint8_t* p) { return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24; }
 
 // The reduction of every member's elements of one block, as results must carry it.
 struct BlockReduction {
@@ -170,7 +168,7 @@ BlockReduction& FabricAllreduce::reduction(uint64_t b) {
     const Bytes in = contribution(rank, b);
     if (float_sum) {
       for (size_t i = 0; i < count; ++i) {
-        const double v = float_of_bits(le32(&in[4 * i]));
+        const double v = float_of_bits(fs_le32(&in[4 * i]));
         r.sum[i] += v;
         r.bound[i] += std::fabs(v);
       }
@@ -196,7 +194,7 @@ std::string FabricAllreduce::check(uint64_t b, const uint8_t* got, size_t len) {
     return "";
   }
   for (size_t i = 0; i < count; ++i) {
-    const double v = float_of_bits(le32(got + 4 * i));
+    const double v = float_of_bits(fs_le32(got + 4 * i));
     if (!(std::fabs(v - r.sum[i]) <= r.bound[i]))
       return "element " + std::to_string(i) + " is " + std::to_string(v) + ", the sum is " + std::to_string(r.sum[i]);
   }

@@ -36,17 +36,15 @@ struct Header {
 };
 
 void put16(uint8_t* p, uint16_t v) { p[0] = uint8_t(v), p[1] = uint8_t(v >> 8); }
-void put32(uint8_t* p, uint32_t v) { for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (8 * i)); }
 uint16_t get16(const uint8_t* p) { return uint16_t(p[0] | p[1] << 8); }
-uint32_t get32(const uint8_t* p) { return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24; }
 
 Bytes header_bytes(const Header& h) {
   Bytes b(kSparcmlHeaderBytes, 0);
   b[0] = kMagic0, b[1] = kMagic1, b[2] = h.kind, b[3] = h.phase;
   put16(&b[4], h.sender);
   put16(&b[6], h.partition);
-  put32(&b[8], h.packet);
-  put32(&b[12], h.packets);
+  fs_put_le32(&b[8], h.packet);
+  fs_put_le32(&b[12], h.packets);
   return b;
 }
 
@@ -216,7 +214,7 @@ void SparcmlAllreduce::Rank::accept(PacketPtr p) {
     return void(++owner_.counts_.stray_packets);
   Header h;
   h.kind = u[2], h.phase = u[3], h.sender = get16(u + 4), h.partition = get16(u + 6);
-  h.packet = get32(u + 8), h.packets = get32(u + 12);
+  h.packet = fs_le32(u + 8), h.packets = fs_le32(u + 12);
   const unsigned n = owner_.ranks();
   if ((h.phase != 1 && h.phase != 2) || h.sender >= n || h.sender == rank_) return void(++owner_.counts_.stray_packets);
   if (h.kind == kAck) {
@@ -247,7 +245,7 @@ void SparcmlAllreduce::Rank::take_data(const Header& h, const uint8_t* data, siz
   const uint64_t first = owner_.partition_first(h.partition), end = owner_.partition_end(h.partition);
   if (h.kind == kPairs) {
     for (size_t off = 0; off + owner_.pair_bytes_ <= len; off += owner_.pair_bytes_)
-      pairs.push_back({get32(data + off), get_value(data + off + 4, vs)});
+      pairs.push_back({fs_le32(data + off), get_value(data + off + 4, vs)});
   } else {
     const uint64_t at = first + uint64_t(h.packet) * (owner_.per_packet_bytes_ / vs);
     for (size_t k = 0; (k + 1) * vs <= len && at + k < end; ++k)
@@ -371,7 +369,7 @@ std::vector<Bytes> SparcmlAllreduce::message(unsigned phase, unsigned from, unsi
       if (dense) {
         put_value(d, values[i], dsize_);
       } else {
-        put32(d, pairs[i].index);
+        fs_put_le32(d, pairs[i].index);
         put_value(d + 4, pairs[i].bits, dsize_);
       }
     }

@@ -2,6 +2,7 @@
 #include "protocols/flare_sparse/sparse_frame.h"
 
 #include "common/errors.h"
+#include "fs_packet.h"
 
 namespace fs {
 
@@ -68,7 +69,7 @@ bool parse_sparse_packet(const uint8_t* frame, size_t len, SparsePacket* out, st
   out->pairs.resize(out->h.pair_count);
   const uint8_t* p = u + FLARE_SPARSE_HEADER_BYTES;
   for (SparsePair& e : out->pairs) {
-    e.index = uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+    e.index = fs_le32(p);
     p += 4;
     e.bits = 0;
     for (unsigned k = 0; k < vbytes; ++k) e.bits |= uint32_t(*p++) << (8 * k);

@@ -99,10 +99,7 @@ Bytes NetReduceRing::message(unsigned rank, uint64_t m) const {
   const netreduce_ina_t ina{NETREDUCE_INET_TAG, uint8_t(shape_.ring_id), uint8_t(m),
                             uint8_t((b.size() + shape_.mtu - 1) / shape_.mtu), uint8_t(rank)};
   netreduce_ina_encode(&ina, b.data());
-  for (uint64_t i = 0; i < n; ++i) {
-    const uint32_t v = uint32_t(gradient(rank, m * per_message_ + i));
-    for (unsigned k = 0; k < 4; ++k) b[NETREDUCE_INA_BYTES + 4 * i + k] = uint8_t(v >> (8 * k));
-  }
+  for (uint64_t i = 0; i < n; ++i) fs_put_le32(&b[NETREDUCE_INA_BYTES + 4 * i], uint32_t(gradient(rank, m * per_message_ + i)));
   return b;
 }
 
@@ -118,9 +115,7 @@ std::vector<int32_t> NetReduceRing::received(unsigned r, uint64_t m) const {
   const Bytes& mem = workers_.at(r)->nic->memory(workers_.at(r)->recv_qp);
   std::vector<int32_t> out(message_elements(m));
   const uint8_t* at = mem.data() + m * message_bytes() + NETREDUCE_INA_BYTES;
-  for (uint64_t i = 0; i < out.size(); ++i)
-    out[i] = int32_t(uint32_t(at[4 * i]) | uint32_t(at[4 * i + 1]) << 8 | uint32_t(at[4 * i + 2]) << 16 |
-                     uint32_t(at[4 * i + 3]) << 24);
+  for (uint64_t i = 0; i < out.size(); ++i) out[i] = int32_t(fs_le32(at + 4 * i));
   return out;
 }
 

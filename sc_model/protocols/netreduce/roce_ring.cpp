@@ -82,8 +82,7 @@ void RoceRing::send_chunk(Rank& k, unsigned step, uint64_t chunk) {
   const uint64_t first = segment_start(s) + chunk * chunk_elements_;
   const uint64_t n = std::min(chunk_elements_, segment_elements(s) - chunk * chunk_elements_);
   Bytes b(n * 4);
-  for (uint64_t i = 0; i < n; ++i)
-    for (unsigned c = 0; c < 4; ++c) b[4 * i + c] = uint8_t(uint32_t(k.data[first + i]) >> (8 * c));
+  for (uint64_t i = 0; i < n; ++i) fs_put_le32(&b[4 * i], uint32_t(k.data[first + i]));
   const uint64_t slot = uint64_t(step) * chunks_ + chunk;
   k.nic->post_write(k.send_qp, b, slot * chunk_elements_ * 4, uint32_t(slot));
 }
@@ -96,8 +95,7 @@ void RoceRing::take_chunk(Rank& k, uint32_t imm) {
   const uint64_t n = std::min(chunk_elements_, segment_elements(s) - chunk * chunk_elements_);
   const uint8_t* at = k.nic->memory(k.recv_qp).data() + uint64_t(imm) * chunk_elements_ * 4;
   for (uint64_t i = 0; i < n; ++i) {
-    const uint32_t v = uint32_t(at[4 * i]) | uint32_t(at[4 * i + 1]) << 8 | uint32_t(at[4 * i + 2]) << 16 |
-                       uint32_t(at[4 * i + 3]) << 24;
+    const uint32_t v = fs_le32(at + 4 * i);
     int32_t& mine = k.data[first + i];
     mine = step < ranks() - 1 ? int32_t(uint32_t(mine) + v) : int32_t(v);
   }
