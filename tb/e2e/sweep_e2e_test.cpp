@@ -173,10 +173,10 @@ size_t count_status_files(const std::string& runs) {
 
 TEST(E2ESweep, InterruptedSweepResumesWithOnlyTheMissingRuns) {
   ScratchDir dir;
-  // Four runs of about half a second each, one at a time.
+  // Four runs of a tenth of a second or more each (Release), one at a time.
   write_file(dir / "s.ini", "[sweep]\nbase = " + kBase +
                                 "\n[axes]\nsim.seed = 1, 2, 3, 4\n[set]\nhosts.model = allreduce\n"
-                                "flare.ports = 0-3\nhosts.bytes = 1MiB\n");
+                                "flare.ports = 0-3\nhosts.bytes = 256KiB\n");
   const pid_t pid = start_flaresim(dir, {"sweep", "s.ini", "--jobs", "1"});
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while ((!exists(dir / "s.d/runs") || count_status_files(dir / "s.d/runs") == 0) &&
@@ -311,7 +311,7 @@ TEST(E2ESweep, ExampleSweepFileOfTheDocsExpands) {
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("  pending  scheduler.policy = fcfs, hosts.bytes = 64KiB, hosts.window = 4\n"), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("  pending  scheduler.policy = home-cluster, hosts.bytes = 1MiB, hosts.window = 16\n6 runs; "
+  EXPECT_NE(r.out.find("  pending  scheduler.policy = home-cluster, hosts.bytes = 256KiB, hosts.window = 16\n6 runs; "
                        "output folder out\n"),
             std::string::npos)
       << r.out;
