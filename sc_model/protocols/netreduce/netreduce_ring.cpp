@@ -60,11 +60,15 @@ NetReduceRing::NetReduceRing(sc_core::sc_module_name name, Network& net, const s
     w->nic->on_write([this, me](uint32_t qp, uint32_t imm, uint64_t, uint64_t) {
       if (qp != me->recv_qp || imm >= messages_ || me->got[imm]) return;
       me->got[imm] = true;
-      if (++me->results == messages_) me->done = now_ps();
+      if (++me->results == messages_) {
+        me->done = now_ps();
+        net_.member_done();
+      }
       send_due(*me);
     });
     workers_.push_back(std::move(w));
   }
+  net.join_allreduce(hosts.size());
   for (unsigned r = 0; r < ranks(); ++r) {
     Worker& from = *workers_[r];
     Worker& to = *workers_[(r + 1) % ranks()];

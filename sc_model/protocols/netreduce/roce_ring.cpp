@@ -19,7 +19,7 @@ struct RoceRing::Rank {
 
 RoceRing::RoceRing(sc_core::sc_module_name name, Network& net, const std::vector<unsigned>& hosts,
                    const NetReduceRingShape& shape)
-    : sc_core::sc_module(name), shape_(shape) {
+    : sc_core::sc_module(name), net_(net), shape_(shape) {
   if (hosts.size() < 2) throw InputError("a ring allreduce needs 2 ranks or more, not " + std::to_string(hosts.size()));
   if (shape.bytes == 0 || shape.bytes % 4)
     throw InputError("the ring's gradients are whole int32 elements; " + std::to_string(shape.bytes) + " bytes are not");
@@ -46,6 +46,7 @@ RoceRing::RoceRing(sc_core::sc_module_name name, Network& net, const std::vector
     });
     ranks_.push_back(std::move(k));
   }
+  net.join_allreduce(hosts.size());
   for (auto& k : ranks_) {
     for (unsigned t = 0; t < steps(); ++t) {
       const unsigned s = segment_of((k->index + ranks() - 1) % ranks(), t);  // what the predecessor sends
@@ -100,7 +101,10 @@ void RoceRing::take_chunk(Rank& k, uint32_t imm) {
     mine = step < ranks() - 1 ? int32_t(uint32_t(mine) + v) : int32_t(v);
   }
   if (step + 1 < steps()) send_chunk(k, step + 1, chunk);
-  if (--k.missing == 0) k.done = now_ps();
+  if (--k.missing == 0) {
+    k.done = now_ps();
+    net_.member_done();
+  }
 }
 
 }  // namespace fs

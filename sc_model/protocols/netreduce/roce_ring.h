@@ -44,6 +44,7 @@ class RoceRing : public sc_core::sc_module {
   unsigned steps() const { return 2 * (ranks() - 1); }
   unsigned segment_of(unsigned rank, unsigned step) const { return (rank + ranks() - step % ranks()) % ranks(); }
 
+  Network& net_;
   NetReduceRingShape shape_;
   uint64_t elements_ = 0, chunk_elements_ = 0, chunks_ = 0;
   std::vector<uint64_t> states_;

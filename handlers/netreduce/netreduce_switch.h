@@ -1,0 +1,111 @@
+/* NetReduce's switch side (NetReduce 3.1-3.2): the configuration the control plane installs
+ * (shared by the C handler and the simulator's installer), the connection lookup table (CLT) and
+ * the aggregator array, all in L2 handler memory, and the handler's outcome codes.
+ *
+ * One ring per switch. Its aggregator array has 2N x MsgLen aggregators (N the hosts' window of
+ * messages, MsgLen the packets of a full message); packet k of message MsgID goes to aggregator
+ * (MsgID mod 2N) x MsgLen + k. An aggregator keeps, per rank, the packet's headers and its
+ * elements (a slot), a bitmap of the ranks in, the message it holds and its state; once every
+ * rank is in it sums the slots and sends every rank's packet with the sum in place of its
+ * elements. Because MsgID has 8 bits, N must be a power of two (2N divides 256) and at most 32
+ * (a slot tells the message after the one it holds, MsgID + 2N, from a resend of the one before,
+ * MsgID - 2N, only if the two differ mod 256). */
+#ifndef NETREDUCE_SWITCH_H
+#define NETREDUCE_SWITCH_H
+
+#include <stdint.h>
+
+#include "fs_handler.h"
+#include "netreduce_proto.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NETREDUCE_SWITCH_MAGIC 0x4E524431u /* "NRD1" */
+#define NETREDUCE_MAX_RANKS 64u            /* an aggregator's bitmap */
+#define NETREDUCE_MAX_WINDOW 32u
+#define NETREDUCE_CLT_SEED 0x636C7421u     /* fs_hash's seed for a connection's CLT entry */
+/* The most header bytes in front of a packet's elements: Ethernet, IPv4, UDP, BTH, RETH,
+ * immediate data and the INA header (a one-packet message), rounded up to a word. */
+#define NETREDUCE_HEADER_MAX 84u
+
+/* What every packet reads, at offset 0 of L2 handler memory. */
+typedef struct netreduce_switch_config {
+  uint32_t magic;
+  uint32_t ring_id;      /* the ring whose messages this switch aggregates */
+  uint32_t ranks;        /* P: its workers */
+  uint32_t window;       /* N: messages a worker has in flight */
+  uint32_t msg_packets;  /* MsgLen: packets of a full message */
+  uint32_t mtu;          /* elements' bytes a packet carries at most (a multiple of 4) */
+  uint32_t clt_entries;  /* a power of two */
+  uint32_t clt_offset;   /* in L2 handler memory */
+  uint32_t aggregators_offset;
+  uint32_t aggregator_bytes; /* one aggregator with its P + 1 slots */
+  uint32_t slot_bytes;       /* NETREDUCE_HEADER_MAX + mtu */
+} netreduce_switch_config_t;
+
+/* A CLT entry (3.2): the connection (source IP, destination IP, destination QP) and what the
+ * first packet of its latest message said: the sender's rank, MsgID, MsgLen and PSN0. */
+typedef struct netreduce_clt_entry {
+  uint32_t lock;
+  uint32_t used;
+  uint32_t src_ip, dst_ip, dst_qp;
+  uint32_t rank, msg_id, msg_len, psn0;
+} netreduce_clt_entry_t;
+
+enum netreduce_aggregator_state {
+  NETREDUCE_FREE = 0,     /* never used */
+  NETREDUCE_FILLING = 1,  /* ranks coming in */
+  NETREDUCE_COMPLETE = 2, /* every rank in, the results sent; a resend gets its result again */
+  NETREDUCE_RELEASED = 3  /* released one window ahead: every worker has its result */
+};
+
+/* An aggregator: its state, then the result area (headers of the rank being answered, then the
+ * sum, then room for the ICRC's 4 bytes), then a slot per rank (its packet's headers, then its
+ * elements). Elements start NETREDUCE_HEADER_MAX bytes into a slot or the result area; headers end
+ * there. A slot is NETREDUCE_HEADER_MAX + mtu bytes, the result area 4 more. */
+typedef struct netreduce_aggregator {
+  uint32_t lock;
+  uint32_t state;         /* enum netreduce_aggregator_state */
+  uint32_t msg_id;        /* the message it holds (not FREE) */
+  uint32_t header_bytes;  /* of its packets (the same for every rank: same opcode, same INA) */
+  uint32_t data_bytes;    /* elements' bytes of its packets */
+  uint32_t bitmap[NETREDUCE_MAX_RANKS / 32u];
+  uint32_t reserved;
+} netreduce_aggregator_t;
+#define NETREDUCE_AGGREGATOR_HEAD ((uint32_t)sizeof(netreduce_aggregator_t))
+
+/* Bytes of L2 handler memory an aggregator of a ring of `ranks` ranks takes ... */
+static inline uint64_t netreduce_aggregator_bytes(uint32_t ranks, uint32_t mtu) {
+  return NETREDUCE_AGGREGATOR_HEAD + (uint64_t)(ranks + 1u) * (NETREDUCE_HEADER_MAX + mtu) + ROCE_ICRC_BYTES;
+}
+/* ... and of the whole ring's state: the configuration, the CLT, 2N x MsgLen aggregators. */
+static inline uint64_t netreduce_ring_bytes(uint32_t ranks, uint32_t mtu, uint32_t window, uint32_t msg_packets,
+                                            uint32_t clt_entries) {
+  return ((sizeof(netreduce_switch_config_t) + 63u) & ~(uint64_t)63u) +
+         (uint64_t)clt_entries * sizeof(netreduce_clt_entry_t) +
+         2ull * window * msg_packets * netreduce_aggregator_bytes(ranks, mtu);
+}
+
+/* Outcome codes, in the order of netreduce_outcomes[] (netreduce.c). */
+enum netreduce_outcome {
+  NETREDUCE_OK = 0,
+  NETREDUCE_AGGREGATED,     /* a rank's packet kept in its slot, the packet dropped */
+  NETREDUCE_COMPLETED,      /* the last rank's packet: the sum sent into every connection */
+  NETREDUCE_DUPLICATE,      /* a resend of a slot already in, while others are missing: kept again */
+  NETREDUCE_RESULT_RESENT,  /* a resend to a complete aggregator: the sum sent into its connection */
+  NETREDUCE_STALE,          /* a resend of a message every worker has: forwarded as it is */
+  NETREDUCE_PASSED,         /* not this ring's (other RoCE traffic, another ring): forwarded as it is */
+  NETREDUCE_FIRST_LOST,     /* past its connection's message: its first packet was lost; dropped */
+  NETREDUCE_MALFORMED,      /* inconsistent with its ring or its aggregator: dropped */
+  NETREDUCE_CLT_FULL,       /* a new connection and no CLT entry free: dropped */
+  NETREDUCE_NO_ROUTE,       /* no route towards its destination: dropped */
+  NETREDUCE_NOT_INSTALLED,  /* the handler set's memory holds no NetReduce configuration: dropped */
+  NETREDUCE_OUTCOME_COUNT
+};
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NETREDUCE_SWITCH_H */

@@ -1,0 +1,31 @@
+// The netreduce protocol's configuration section ("netreduce"): the ring's shape, which the
+// workers and the switch's handlers share (ring id, window N, MsgLen, the packets' MTU), and the
+// switch's part (its ring's ranks, the connection lookup table's size).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "config/config.h"
+
+namespace fs {
+
+struct NetReduceConfig {
+  unsigned ring_id = 1;       // the INA header's RingID
+  unsigned window = 8;        // N: messages a worker has in flight (a power of two up to 32)
+  unsigned msg_packets = 4;   // MsgLen: packets of a full message
+  unsigned mtu = 1024;        // RDMA payload bytes of a full packet (a multiple of 4)
+  // The switch (a network run sets ranks on the switches its ring crosses).
+  unsigned ranks = 0;         // P: workers of the ring the switch aggregates; 0 = none
+  unsigned clt_entries = 256; // connection lookup table entries (a power of two)
+};
+constexpr const char* kNetReduceSection = "netreduce";
+inline NetReduceConfig& netreduce_config(Config& cfg) { return cfg.sections.get<NetReduceConfig>(kNetReduceSection); }
+inline const NetReduceConfig& netreduce_config(const Config& cfg) {
+  return cfg.sections.get<NetReduceConfig>(kNetReduceSection);
+}
+std::vector<ConfigKey> netreduce_config_keys();
+// InputError naming the key when the ring's shape cannot run (window not a power of two up to
+// NETREDUCE_MAX_WINDOW, MTU not a multiple of 4 or past an HPU's packet slot, ...).
+void check_netreduce_shape(const NetReduceConfig& c);
+
+}  // namespace fs

@@ -1,0 +1,130 @@
+// NetReduce from the command line (hosts.model netreduce: a ring of RDMA workers on one leaf of
+// in-network-compute switches, the leaf's netreduce handlers aggregating): every member's result
+// checked against the ring's sum (the run's own check, computed from the gradient draws, not
+// from the switch), the handler outcomes counted from the ring's geometry, the results exact under
+// link loss and on the ISS, the RDMA ring baseline, and the set-ups refused with the reason.
+#include <nlohmann/json.hpp>
+
+#include "support/cli_runner.h"
+
+namespace fs::test {
+namespace {
+
+std::string rack(unsigned hosts) {
+  return "run --network.topology leaf_spine --network.leaves 1 --network.spines 1 --network.hosts_per_leaf " +
+         std::to_string(hosts) + " --network.kinds leaf0=inc ";
+}
+
+nlohmann::json outcomes(const nlohmann::json& s) { return s["network"]["per_switch"][0]["handler_outcomes"]["netreduce"]; }
+
+// Packets a worker sends for `bytes` of int32 in messages of `msg_packets` packets of `mtu` bytes
+// with the 8-byte INA header at each message's start.
+uint64_t packets_per_worker(uint64_t bytes, uint64_t mtu, uint64_t msg_packets) {
+  const uint64_t elements = bytes / 4, per_message = (mtu * msg_packets - 8) / 4;
+  uint64_t packets = 0;
+  for (uint64_t done = 0; done < elements; done += per_message) {
+    const uint64_t n = std::min(per_message, elements - done);
+    packets += (8 + 4 * n + mtu - 1) / mtu;
+  }
+  return packets;
+}
+
+TEST(NetReduceE2e, ExactSumsForSeveralRingsAndMessageLengths) {
+  struct Case {
+    unsigned ranks, msg_packets, mtu;
+    uint64_t bytes;
+  };
+  for (const Case c : {Case{2, 1, 1024, 8192}, Case{3, 3, 512, 20000}, Case{5, 4, 1024, 65536}}) {
+    ScratchDir dir;
+    const CliResult r =
+        flaresim(rack(c.ranks) + "--hpu.model native --hosts.model netreduce --hosts.bytes " + std::to_string(c.bytes) +
+                     " --netreduce.msg_packets " + std::to_string(c.msg_packets) + " --netreduce.mtu " +
+                     std::to_string(c.mtu) + " --stats s.json",
+                 dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("allreduce        netreduce over 1 tree: " + std::to_string(c.ranks) + " hosts, " +
+                         std::to_string(c.bytes) + " bytes each, done in "),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("results OK"), std::string::npos) << r.out;
+    const auto s = nlohmann::json::parse(slurp(dir / "s.json"));
+    EXPECT_EQ(s["allreduce"]["results_ok"], true);
+    EXPECT_EQ(s["allreduce"]["unfinished_ranks"], 0);
+    // Every (message, packet) completes once; every other rank's first copy of it waits in its slot.
+    const uint64_t packets = packets_per_worker(c.bytes, c.mtu, c.msg_packets);
+    EXPECT_EQ(outcomes(s)["completed"], packets) << c.ranks;
+    EXPECT_EQ(outcomes(s)["aggregated"], (c.ranks - 1) * packets) << c.ranks;
+    EXPECT_FALSE(outcomes(s).contains("malformed")) << outcomes(s);
+  }
+}
+
+TEST(NetReduceE2e, PacketsPerWorkerIsWorkedOutByHand) {
+  // 65536 bytes in messages of 4 x 1024 bytes: 1022 elements each, so 16 messages of 4 packets
+  // and a 17th of 16384 - 16 x 1022 = 32 elements (136 bytes, one packet).
+  EXPECT_EQ(packets_per_worker(65536, 1024, 4), 65u);
+  EXPECT_EQ(packets_per_worker(8192, 1024, 1), 9u);  // 254 elements a message: 8 full, 1 of 2
+}
+
+TEST(NetReduceE2e, ExactUnderLinkLoss) {
+  ScratchDir dir;
+  const CliResult r = flaresim(rack(4) + "--hpu.model native --hosts.model netreduce --hosts.bytes 32KiB "
+                                         "--network.link_loss 0.02 --hosts.timeout_ns 20000 --stats s.json",
+                               dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto s = nlohmann::json::parse(slurp(dir / "s.json"));
+  EXPECT_EQ(s["allreduce"]["results_ok"], true);
+  EXPECT_GT(s["network"]["lost"].get<uint64_t>(), 0u);
+  EXPECT_GT(s["allreduce"]["retransmissions"].get<uint64_t>(), 0u);
+  EXPECT_EQ(outcomes(s)["completed"], packets_per_worker(32768, 1024, 4));
+}
+
+TEST(NetReduceE2e, TheIssRunsTheHandlerWithTheSameSums) {
+  ScratchDir dir;
+  const CliResult r = flaresim(rack(3) + "--hosts.model netreduce --hosts.bytes 8KiB --stats s.json", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto s = nlohmann::json::parse(slurp(dir / "s.json"));
+  EXPECT_EQ(s["allreduce"]["results_ok"], true);
+  EXPECT_EQ(outcomes(s)["completed"], packets_per_worker(8192, 1024, 4));
+  EXPECT_EQ(outcomes(s)["aggregated"], 2 * packets_per_worker(8192, 1024, 4));
+}
+
+TEST(NetReduceE2e, TheRdmaRingBaselineSumsTheSameVectors) {
+  ScratchDir dir;
+  const CliResult r = flaresim(rack(4) + "--hosts.model roce_ring --hosts.bytes 20000 --stats s.json", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("allreduce        roce_ring: 4 hosts, 20000 bytes each, done in "), std::string::npos) << r.out;
+  const auto s = nlohmann::json::parse(slurp(dir / "s.json"));
+  EXPECT_EQ(s["allreduce"]["results_ok"], true);
+  EXPECT_TRUE(s["network"]["per_switch"][0]["handler_outcomes"].empty()) << s["network"]["per_switch"][0];
+}
+
+TEST(NetReduceE2e, SetUpsItCannotRunAreRefused) {
+  struct Case {
+    std::string args, error;
+  };
+  const std::string two_leaves = "run --network.topology leaf_spine --network.leaves 2 --network.spines 1 "
+                                 "--network.hosts_per_leaf 2 --network.kind inc --hosts.model netreduce ";
+  for (const Case& c : {
+           Case{rack(4) + "--hosts.model netreduce --netreduce.window 6",
+                "netreduce.window: 6 is not a power of two (the switch finds message MsgID's aggregators at MsgID mod "
+                "2N, and MsgID counts mod 256)"},
+           Case{rack(4) + "--hosts.model netreduce --netreduce.window 64", "netreduce.window"},
+           Case{rack(4) + "--hosts.model netreduce --netreduce.mtu 1022", "netreduce.mtu: 1022 is not a multiple of 4"},
+           Case{rack(4) + "--hosts.model netreduce --hosts.groups 2",
+                "hosts.groups: hosts.model netreduce runs one ring (hosts.groups 1), not 2"},
+           Case{two_leaves, "hosts.members: hosts 0 and 2 hang off different switches; NetReduce aggregates a ring "
+                            "within one rack (multi-rack NetReduce, 3.3, is not built yet)"},
+           Case{"run --hosts.model netreduce", "hosts.model = netreduce runs on a network"},
+           Case{rack(4) + "--hosts.model netreduce --netreduce.window 32 --pspin.l2_handler_bytes 1MiB",
+                "netreduce: the ring's state takes "},
+       }) {
+    ScratchDir dir;
+    const CliResult r = flaresim(c.args + " --stats s.json", dir);
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.error), std::string::npos) << c.args << "\n" << r.err;
+    EXPECT_FALSE(exists(dir / "s.json")) << c.args;
+  }
+}
+
+}  // namespace
+}  // namespace fs::test
