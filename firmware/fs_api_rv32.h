@@ -26,11 +26,32 @@
 #define FS_RV32_STORE_IN(reg, type, name, bytes) FS_RV32_REG_(reg) = (uint32_t)(uintptr_t)(name);
 #define FS_RV32_STORE_OUT FS_RV32_STORE_IN
 
+/* The call reads memory through its IN pointers (the frame to send, the DMA's source) and writes
+ * it through its OUT pointers (the DMA's destination), which the compiler cannot see from the
+ * register stores. An empty asm per pointer says so, as the host build's function call does: the
+ * handler's stores to what it reads reach memory before the call, and its loads of what it writes
+ * come after it. (The object: the call's `bytes` from the pointer on.) */
+#define FS_RV32_BEFORE_(...) FS_API_KIND(FS_RV32_BEFORE_, __VA_ARGS__)
+#define FS_RV32_BEFORE_U32(reg, name)
+#define FS_RV32_BEFORE_U64(lo, hi, name)
+#define FS_RV32_BEFORE_IN(reg, type, name, bytes) \
+  __asm__ volatile("" : : "m"(*(const char(*)[bytes])(const void*)(name)));
+#define FS_RV32_BEFORE_OUT(reg, type, name, bytes) \
+  __asm__ volatile("" : "+m"(*(char(*)[bytes])(void*)(name)));
+#define FS_RV32_AFTER_(...) FS_API_KIND(FS_RV32_AFTER_, __VA_ARGS__)
+#define FS_RV32_AFTER_U32(reg, name)
+#define FS_RV32_AFTER_U64(lo, hi, name)
+#define FS_RV32_AFTER_IN(reg, type, name, bytes)
+#define FS_RV32_AFTER_OUT FS_RV32_BEFORE_OUT
 #define FS_API_DEVICE(name, ret, params, args, doc, cmd_reg, command, issue, gate, ...) \
   static inline __attribute__((always_inline)) ret fs_##name params {                  \
+    ret result_;                                                                       \
+    FS_API_EACH(FS_RV32_BEFORE_, __VA_ARGS__)                                          \
     FS_API_EACH(FS_RV32_STORE_, __VA_ARGS__)                                           \
     FS_RV32_REG_(cmd_reg) = (command);                                                 \
-    return (ret)FS_RV32_REG_(issue);                                                   \
+    result_ = (ret)FS_RV32_REG_(issue);                                                \
+    FS_API_EACH(FS_RV32_AFTER_, __VA_ARGS__)                                           \
+    return result_;                                                                    \
   }
 /* The bodies of the local calls. */
 static inline __attribute__((always_inline)) uint8_t* fs_local_cluster_l1(uint32_t cluster_id, uint32_t* size) {

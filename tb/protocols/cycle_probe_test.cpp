@@ -168,14 +168,16 @@ SendRun run_send_probe(const std::vector<std::string>& extra) {
 }
 
 // The hand-work below rests on these instructions (the compiler's: the two inlined sequences
-// reload pkt_len and ingress_port, since the stores to the registers might have changed them),
-// the handler 16-byte aligned at 0x1d000020 so that it fills the lines 0x1d000020, ..30, ..40.
+// reload pkt_len and ingress_port, since the stores to the registers might have changed them;
+// the frame the first send reads is in memory before its sequence and nothing moves across its
+// issue load, firmware/fs_api_rv32.h), the handler 16-byte aligned at 0x1d000020 so that it fills
+// the lines 0x1d000020, ..30, ..40.
 const std::vector<std::string> kSendProbeCode = {
-    "lw a3, 0(a0)", "lw a2, 4(a0)", "lw a4, 16(a0)", "lui a5, 0x1a000",  // pkt, pkt_len, ingress_port; the base
-    "sw a3, 0(a5)", "sw a2, 4(a5)", "sw a4, 8(a5)",                      // CMD_ADDR, CMD_LEN, CMD_PORT
-    "addi a4, zero, 1", "sw a4, 28(a5)",                                 // CMD_TYPE = send (line 0x30)
-    "lw a6, 4(a0)", "lw a1, 16(a0)", "lw a2, 32(a5)",                    // reloads; the first CMD_ISSUE
-    "sw a3, 0(a5)", "sw a6, 4(a5)", "sw a1, 8(a5)", "sw a4, 28(a5)",     // the second sequence (line 0x40 at the 3rd)
+    "lw a4, 0(a0)", "lw a2, 4(a0)", "lw a3, 16(a0)", "lui a5, 0x1a000",  // pkt, pkt_len, ingress_port; the base
+    "sw a4, 0(a5)", "sw a2, 4(a5)", "sw a3, 8(a5)",                      // CMD_ADDR, CMD_LEN, CMD_PORT
+    "addi a3, zero, 1", "sw a3, 28(a5)",                                 // CMD_TYPE = send (line 0x30)
+    "lw a2, 32(a5)", "lw a6, 4(a0)", "lw a1, 16(a0)",                    // the first CMD_ISSUE; reloads
+    "sw a4, 0(a5)", "sw a6, 4(a5)", "sw a1, 8(a5)", "sw a3, 28(a5)",     // the second sequence (line 0x40 at the 3rd)
     "lw a0, 32(a5)", "or a0, a0, a2", "jalr zero, 0(ra)"};              // the second CMD_ISSUE; first | second
 
 TEST(CycleProbe, ASendIsAnInlinedCommandSequenceTimedAsThePspinCommandInterface) {
@@ -194,7 +196,8 @@ TEST(CycleProbe, ASendIsAnInlinedCommandSequenceTimedAsThePspinCommandInterface)
   //   entry 0..12 (as cycle_probe's); the handler's line C: refill 12..20
   //   lw lw lw lui (0x20..0x26) 1 each -> 24 | sw (0x2a) 4 -> 28 | sw (0x2c, C's last word: D
   //   ahead, refill 29..37) 4 -> 32 | sw (0x2e) 4 -> 36 | li (0x30) waits for D: 37..38 | sw 4 ->
-  //   42 | lw lw 1 each -> 44 | the first issue load (0x3a), at handler cycle 44 - 12 = 32: 4 -> 48
+  //   42 | the first issue load (0x34), at handler cycle 42 - 12 = 30: 4 -> 46 | lw (0x36, 4
+  //   bytes) lw (0x3a) 1 each -> 48
   //   | sw (0x3c, D's last word: E ahead, refill 49..57) 4 -> 52 | sw (0x3e, 4 bytes across D's
   //   end) waits for E: 57, 4 -> 61 | sw sw 4 each -> 69 | the second issue load (0x46), at
   //   handler cycle 57: 4, +1 as `or` uses it -> 74 | or 1 -> 75 | ret (0x4a, not a last word;
@@ -210,16 +213,16 @@ TEST(CycleProbe, ASendIsAnInlinedCommandSequenceTimedAsThePspinCommandInterface)
   // NIC writes it into L2 (76 bytes: 2 beats) and hands it on 3 cycles later: 15; the packet
   // scheduler 1: 16; the cluster scheduler asks for its copy 2 later, 18, which moves 2 beats and
   // is done 13 after: the run starts at 33. Entry 12: the handler starts at 45. Its first command
-  // is issued at 45 + 32 = 77 and done (the frame in the egress queue, leaving at once) 4
-  // later, 81; the second is issued at 45 + 57 = 102 and leaves at 106. The run ends at 33 + 12
+  // is issued at 45 + 30 = 75 and done (the frame in the egress queue, leaving at once) 4
+  // later, 79; the second is issued at 45 + 57 = 102 and leaves at 106. The run ends at 33 + 12
   // + 65 + 13 = 123 with both commands done; its feedback reaches the NIC 2 cycles later, 125:
   // 115 ns after the packet entered the unit.
   ASSERT_EQ(r.egress.size(), 2u);
-  EXPECT_EQ(r.egress[1].time - r.egress[0].time, 25000u);
+  EXPECT_EQ(r.egress[1].time - r.egress[0].time, 27000u);
   EXPECT_EQ(r.egress[0].port, 0u);
   const auto& lat = r.stats["egress_latency"][0];  // the switch's arrival (0) to each departure
   EXPECT_EQ(lat["port"], 0);
-  EXPECT_DOUBLE_EQ(lat["latency_ns"]["min"].get<double>(), 81.0);
+  EXPECT_DOUBLE_EQ(lat["latency_ns"]["min"].get<double>(), 79.0);
   EXPECT_DOUBLE_EQ(lat["latency_ns"]["max"].get<double>(), 106.0);
   std::vector<nlohmann::json> runs;
   for (const auto& e : r.chrome["traceEvents"])
@@ -233,23 +236,23 @@ TEST(CycleProbe, ASendIsAnInlinedCommandSequenceTimedAsThePspinCommandInterface)
 }
 
 TEST(CycleProbe, AnIssueWaitsWhenEveryCommandSlotIsHeld) {
-  // One command slot, 50 cycles a command: the first is issued at handler cycle 32 and done at
-  // 82; the second's issue load, at 57, waits those 25 cycles for the slot: 4 + 25 + 1 = 30
-  // cycles, and the handler takes 65 + 25 = 90. The frames leave at 45 + 82 = 127 and
-  // 45 + 132 = 177 ns (the timeline above). The run ends at 33 + 12 + 90 + 13 = 148, before the
-  // second command is done: the feedback waits for it, 177 + 2 = 179, 169 ns after the packet
+  // One command slot, 50 cycles a command: the first is issued at handler cycle 30 and done at
+  // 80; the second's issue load, at 57, waits those 23 cycles for the slot: 4 + 23 + 1 = 28
+  // cycles, and the handler takes 65 + 23 = 88. The frames leave at 45 + 80 = 125 and
+  // 45 + 130 = 175 ns (the timeline above). The run ends at 33 + 12 + 88 + 13 = 146, before the
+  // second command is done: the feedback waits for it, 175 + 2 = 177, 167 ns after the packet
   // entered the unit (10).
   const SendRun r = run_send_probe({"--command.per_hpu", "1", "--command.latency_cycles", "50"});
   EXPECT_EQ(r.instructions, kSendProbeCode);
   const auto& h = r.stats["handlers"]["send_probe"];
-  EXPECT_EQ(h["cycles"]["max"], 90);
-  EXPECT_EQ(h["iss"]["stall_cycles"]["command"], 25);
+  EXPECT_EQ(h["cycles"]["max"], 88);
+  EXPECT_EQ(h["iss"]["stall_cycles"]["command"], 23);
   ASSERT_EQ(r.egress.size(), 2u);
   EXPECT_EQ(r.egress[1].time - r.egress[0].time, 50000u);
-  EXPECT_DOUBLE_EQ(r.stats["egress_latency"][0]["latency_ns"]["min"].get<double>(), 127.0);
-  EXPECT_DOUBLE_EQ(r.stats["egress_latency"][0]["latency_ns"]["max"].get<double>(), 177.0);
-  EXPECT_DOUBLE_EQ(h["latency_ns"]["max"].get<double>(), 148.0);
-  EXPECT_DOUBLE_EQ(h["pspin_latency_ns"]["max"].get<double>(), 169.0);
+  EXPECT_DOUBLE_EQ(r.stats["egress_latency"][0]["latency_ns"]["min"].get<double>(), 125.0);
+  EXPECT_DOUBLE_EQ(r.stats["egress_latency"][0]["latency_ns"]["max"].get<double>(), 175.0);
+  EXPECT_DOUBLE_EQ(h["latency_ns"]["max"].get<double>(), 146.0);
+  EXPECT_DOUBLE_EQ(h["pspin_latency_ns"]["max"].get<double>(), 167.0);
 }
 
 }  // namespace
