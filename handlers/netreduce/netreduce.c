@@ -16,7 +16,13 @@
  * worker has had the result of the one it held, since each sent MsgID + N) and forwards packets
  * of older ones unchanged (their receiver has them and acknowledges the duplicate). Completing
  * message m's aggregator at position k releases position k of message m - N, one window back:
- * its every worker has that result, because each sent m. Writing a slot again is idempotent. */
+ * its every worker has that result, because each sent m. Writing a slot again is idempotent.
+ *
+ * HPUs finish packets in any order, where the paper's pipeline keeps them in order; a receiver
+ * takes a connection's packets only in PSN order and answers a gap with a NAK that sends the
+ * sender back N. With netreduce.in_order results leave in the ring's order: the
+ * handler that completes the aggregator at the ring's emission point sends it and every complete
+ * one behind it (emit_in_order). */
 #include <string.h>
 
 #include "netreduce_switch.h"
@@ -78,8 +84,7 @@ static netreduce_clt_entry_t* clt_find(const netreduce_switch_config_t* c, const
         fs_unlock(&e->lock);
         return NULL;
       }
-      e->used = 1, e->src_ip = key[0], e->dst_ip = key[1], e->dst_qp = key[2];
-      e->psn0 = (v->bth.psn - 1u) & ROCE_PSN_MASK; /* older than the packet inserting it */
+      e->used = 1, e->anchored = 0, e->plain = 0, e->src_ip = key[0], e->dst_ip = key[1], e->dst_qp = key[2];
       return e;
     }
     fs_unlock(&e->lock);
@@ -87,10 +92,15 @@ static netreduce_clt_entry_t* clt_find(const netreduce_switch_config_t* c, const
   return NULL;
 }
 
+static netreduce_aggregator_t* aggregator(const netreduce_switch_config_t* c, const fs_handler_args_t* args,
+                                          uint32_t index) {
+  return (netreduce_aggregator_t*)(args->handler_mem + c->aggregators_offset + index * c->aggregator_bytes);
+}
+
+/* Packet k of message msg_id's aggregator. */
 static netreduce_aggregator_t* aggregator_at(const netreduce_switch_config_t* c, const fs_handler_args_t* args,
                                              uint32_t msg_id, uint32_t k) {
-  const uint32_t index = (msg_id & (2u * c->window - 1u)) * c->msg_packets + k;
-  return (netreduce_aggregator_t*)(args->handler_mem + c->aggregators_offset + index * c->aggregator_bytes);
+  return aggregator(c, args, (msg_id & (2u * c->window - 1u)) * c->msg_packets + k);
 }
 
 /* The result area, and rank r's slot after it (in both, headers end and elements start
@@ -100,26 +110,62 @@ static uint8_t* slot_of(const netreduce_switch_config_t* c, netreduce_aggregator
   return result_area(a) + c->slot_bytes + ROCE_ICRC_BYTES + r * c->slot_bytes;
 }
 
-/* Sums the ranks' elements into the result area. */
-static void sum_slots(const netreduce_switch_config_t* c, netreduce_aggregator_t* a) {
-  uint32_t* out = (uint32_t*)(result_area(a) + NETREDUCE_HEADER_MAX);
+/* Sums the ranks' elements into this packet's own (in the HPU's L1 packet slot), fetching the
+ * other ranks' slots from L2 one at a time into the HPU's L1 buffer with the cluster DMA, and
+ * copies the sum into the result area. */
+static void sum_slots(const netreduce_switch_config_t* c, const fs_handler_args_t* args, netreduce_aggregator_t* a,
+                      uint32_t rank) {
+  uint32_t* acc = (uint32_t*)(args->pkt + a->header_bytes); /* word-aligned: FS_PKT_FRAME_OFFSET */
+  uint32_t* buf = (uint32_t*)(args->l1 + args->hpu_id * c->mtu);
   const uint32_t n = a->data_bytes / 4u;
   uint32_t i, r;
-  fs_dma_copy(out, slot_of(c, a, 0) + NETREDUCE_HEADER_MAX, a->data_bytes); /* the cluster DMA */
-  for (r = 1; r < c->ranks; ++r) {
-    const uint32_t* in = (const uint32_t*)(slot_of(c, a, r) + NETREDUCE_HEADER_MAX);
+  for (r = 0; r < c->ranks; ++r) {
+    if (r == rank) continue;
+    fs_dma_copy(buf, slot_of(c, a, r) + NETREDUCE_HEADER_MAX, a->data_bytes);
     _Pragma("GCC unroll 4")
-    for (i = 0; i < n; ++i) out[i] += in[i];
+    for (i = 0; i < n; ++i) acc[i] += buf[i];
   }
+  fs_dma_copy(result_area(a) + NETREDUCE_HEADER_MAX, acc, a->data_bytes);
 }
 
 /* Sends rank r's packet with the sum: its headers put in front of the result area's elements,
  * 4 bytes for the ICRC after them. */
 static int send_result(const netreduce_switch_config_t* c, netreduce_aggregator_t* a, uint32_t r) {
   uint8_t* frame = result_area(a) + NETREDUCE_HEADER_MAX - a->header_bytes;
-  memcpy(frame, slot_of(c, a, r) + NETREDUCE_HEADER_MAX - a->header_bytes, a->header_bytes);
+  fs_dma_copy(frame, slot_of(c, a, r) + NETREDUCE_HEADER_MAX - a->header_bytes, a->header_bytes);
   return forward(frame, a->header_bytes + a->data_bytes + ROCE_ICRC_BYTES, fs_be32(frame + FS_ETH_BYTES + 16),
                  NETREDUCE_OK);
+}
+
+/* Sends every rank's result of a complete aggregator; NETREDUCE_NO_ROUTE if one had no route. */
+static int emit_all(const netreduce_switch_config_t* c, netreduce_aggregator_t* a) {
+  int outcome = NETREDUCE_OK;
+  uint32_t r;
+  for (r = 0; r < c->ranks; ++r)
+    if (send_result(c, a, r) != NETREDUCE_OK) outcome = NETREDUCE_NO_ROUTE;
+  a->emitted = 1;
+  return outcome;
+}
+
+/* netreduce.in_order: sends the results of the complete aggregators from the ring's emission
+ * point on, in the ring's order (message by message, packet by packet), and moves the point past
+ * them; it stops at the first aggregator still waiting for a rank. Whoever completes the
+ * aggregator at the point sends it and those that completed behind it. */
+static void emit_in_order(const netreduce_switch_config_t* c, const fs_handler_args_t* args) {
+  netreduce_switch_config_t* ring = (netreduce_switch_config_t*)args->handler_mem;
+  int ready = 1;
+  fs_lock(&ring->emit_lock);
+  while (ready) {
+    netreduce_aggregator_t* a = aggregator(c, args, ring->emit_slot * c->msg_packets + ring->emit_k);
+    fs_lock(&a->lock);
+    ready = a->state == NETREDUCE_COMPLETE && !a->emitted;
+    if (ready) {
+      emit_all(c, a);
+      if (++ring->emit_k >= a->msg_len) ring->emit_k = 0, ring->emit_slot = (ring->emit_slot + 1u) & (2u * c->window - 1u);
+    }
+    fs_unlock(&a->lock);
+  }
+  fs_unlock(&ring->emit_lock);
 }
 
 static int has_rank(const netreduce_aggregator_t* a, uint32_t r) { return (a->bitmap[r >> 5] >> (r & 31u)) & 1u; }
@@ -144,18 +190,18 @@ static void release_behind(const netreduce_switch_config_t* c, const fs_handler_
 /* Rank `rank`'s packet at position k of message msg_id, whose headers are the first
  * `header_bytes` of the frame (the INA header included on a first packet). */
 static int aggregate(const netreduce_switch_config_t* c, const fs_handler_args_t* args, const packet_view_t* v,
-                     uint32_t rank, uint32_t msg_id, uint32_t k, uint32_t header_bytes) {
+                     uint32_t rank, uint32_t msg_id, uint32_t msg_len, uint32_t k, uint32_t header_bytes) {
   const uint32_t data_bytes = v->data_offset + v->data_bytes - header_bytes;
   const uint32_t frame_bytes = v->data_offset + v->data_bytes + ROCE_ICRC_BYTES;
   netreduce_aggregator_t* a = aggregator_at(c, args, msg_id, k);
   uint8_t* slot;
   uint32_t age;
-  int outcome;
+  int outcome, completed = 0;
   if (data_bytes > c->mtu || data_bytes % 4u || header_bytes > NETREDUCE_HEADER_MAX) return NETREDUCE_MALFORMED;
   fs_lock(&a->lock);
   age = (msg_id - a->msg_id) & 0xFFu; /* how many messages newer than the one it holds */
   if (a->state == NETREDUCE_FREE || (age != 0 && age <= 2u * c->window)) {
-    a->state = NETREDUCE_FILLING, a->msg_id = msg_id;
+    a->state = NETREDUCE_FILLING, a->msg_id = msg_id, a->msg_len = msg_len, a->emitted = 0;
     a->header_bytes = header_bytes, a->data_bytes = data_bytes;
     memset(a->bitmap, 0, sizeof(a->bitmap));
   } else if (age != 0 || a->state == NETREDUCE_RELEASED) {
@@ -168,82 +214,113 @@ static int aggregate(const netreduce_switch_config_t* c, const fs_handler_args_t
   }
   slot = slot_of(c, a, rank);
   fs_dma_copy(slot + NETREDUCE_HEADER_MAX - header_bytes, args->pkt, header_bytes + data_bytes); /* into L2 */
-  if (a->state == NETREDUCE_COMPLETE) {
+  if (a->state == NETREDUCE_COMPLETE && a->emitted) {
     outcome = send_result(c, a, rank) == NETREDUCE_OK ? NETREDUCE_RESULT_RESENT : NETREDUCE_NO_ROUTE;
-  } else if (has_rank(a, rank)) {
+  } else if (has_rank(a, rank)) { /* (a complete one whose results wait for their turn, too) */
     outcome = NETREDUCE_DUPLICATE;
   } else {
     a->bitmap[rank >> 5] |= 1u << (rank & 31u);
     outcome = NETREDUCE_AGGREGATED;
     if (all_in(c, a)) {
-      uint32_t r;
+      completed = 1;
       a->state = NETREDUCE_COMPLETE;
-      sum_slots(c, a);
+      sum_slots(c, args, a, rank);
       outcome = NETREDUCE_COMPLETED;
-      for (r = 0; r < c->ranks; ++r)
-        if (send_result(c, a, r) != NETREDUCE_OK) outcome = NETREDUCE_NO_ROUTE;
+      if (!c->in_order && emit_all(c, a) != NETREDUCE_OK) outcome = NETREDUCE_NO_ROUTE;
     }
   }
   fs_unlock(&a->lock);
-  if (outcome == NETREDUCE_COMPLETED) release_behind(c, args, msg_id, k);
+  if (completed) {
+    if (c->in_order) emit_in_order(c, args);
+    release_behind(c, args, msg_id, k);
+  }
   return outcome;
 }
 
-/* A first packet: its INA header names the ring, the rank and the message; the CLT entry moves on
- * to it unless it is a resend of an earlier message's. */
-static int first_packet(const netreduce_switch_config_t* c, const fs_handler_args_t* args, const packet_view_t* v) {
-  netreduce_ina_t ina;
-  netreduce_clt_entry_t* e;
-  netreduce_ina_decode(args->pkt + v->data_offset, &ina);
-  if (ina.ring_id != c->ring_id)
-    return forward(args->pkt, v->data_offset + v->data_bytes + ROCE_ICRC_BYTES, v->dst_ip, NETREDUCE_PASSED);
-  if (ina.rank >= c->ranks || ina.msg_len == 0 || ina.msg_len > c->msg_packets) return NETREDUCE_MALFORMED;
-  e = clt_find(c, args, v, 1);
-  if (!e) return NETREDUCE_CLT_FULL;
-  if (roce_psn_diff(v->bth.psn, e->psn0) > 0) {
-    e->rank = ina.rank, e->msg_id = ina.msg_id, e->msg_len = ina.msg_len, e->psn0 = v->bth.psn;
-  }
-  fs_unlock(&e->lock);
-  return aggregate(c, args, v, ina.rank, ina.msg_id, 0, v->data_offset + NETREDUCE_INA_BYTES);
+/* Where a packet goes: its sender's rank, its message and the message's packets, its position. */
+typedef struct position {
+  uint32_t rank, msg_id, msg_len, k;
+} position_t;
+
+/* Whether the packet may take its connection's CLT step: the entry is plain, or anchored with
+ * every earlier PSN's step taken, or not anchored and this is a first packet (`ina`). */
+static int step_ready(const netreduce_clt_entry_t* e, const packet_view_t* v, const netreduce_ina_t* ina) {
+  if (__atomic_load_n(&e->plain, __ATOMIC_RELAXED)) return 1;
+  if (!__atomic_load_n(&e->anchored, __ATOMIC_RELAXED)) return ina != NULL || roce_has_reth(v->bth.opcode);
+  return roce_psn_diff(v->bth.psn, __atomic_load_n(&e->next_psn, __ATOMIC_RELAXED)) <= 0;
 }
 
-/* Any other packet: its message and position from its connection's CLT entry. */
-static int later_packet(const netreduce_switch_config_t* c, const fs_handler_args_t* args, const packet_view_t* v) {
-  netreduce_clt_entry_t* e = clt_find(c, args, v, 0);
-  uint32_t rank, msg_id, k;
+/* The packet's CLT step (3.2), in its connection's PSN order: it waits up to order_spins turns
+ * for its connection's earlier packets, which other HPUs may be handling, to take theirs (after
+ * that they count as lost). A first packet (`ina`) moves the entry on to its message (to a later
+ * PSN only); any other packet finds its position from the entry: d = PSN - PSN0 past it,
+ * position d of that message if d < MsgLen, dropped if d >= MsgLen (the message's first packet
+ * was lost), an earlier message's if d < 0 (the messages before the entry's are full). Returns
+ * -1 with the position, or the outcome of a packet that goes no further. */
+static int clt_step(const netreduce_switch_config_t* c, const fs_handler_args_t* args, const packet_view_t* v,
+                    const netreduce_ina_t* ina, position_t* at) {
+  const int untagged_first = !ina && roce_has_reth(v->bth.opcode);
+  const uint32_t frame_bytes = v->data_offset + v->data_bytes + ROCE_ICRC_BYTES;
+  netreduce_clt_entry_t* e = clt_find(c, args, v, 1);
+  uint32_t turns;
   int32_t d;
-  if (!e) return forward(args->pkt, v->data_offset + v->data_bytes + ROCE_ICRC_BYTES, v->dst_ip, NETREDUCE_PASSED);
-  d = roce_psn_diff(v->bth.psn, e->psn0);
-  rank = e->rank, msg_id = e->msg_id;
-  if (d >= (int32_t)e->msg_len) {
-    fs_unlock(&e->lock);
-    return NETREDUCE_FIRST_LOST;
+  if (!e) return NETREDUCE_CLT_FULL;
+  for (turns = 0; turns < c->order_spins && !step_ready(e, v, ina);) {
+    fs_unlock(&e->lock); /* wait without the lock, which the earlier packets need */
+    while (turns < c->order_spins && !step_ready(e, v, ina)) ++turns;
+    fs_lock(&e->lock);
   }
+  if (untagged_first && !e->anchored) e->plain = 1; /* a write that is no NetReduce message */
+  if (untagged_first && !e->plain) {
+    fs_unlock(&e->lock);
+    return NETREDUCE_MALFORMED;
+  }
+  if (e->plain || (!e->anchored && !ina)) { /* other RoCE traffic, or a connection never anchored */
+    fs_unlock(&e->lock);
+    return forward(args->pkt, frame_bytes, v->dst_ip, NETREDUCE_PASSED);
+  }
+  if (!e->anchored || roce_psn_diff(v->bth.psn, e->next_psn) >= 0) e->next_psn = (v->bth.psn + 1u) & ROCE_PSN_MASK;
+  if (ina) {
+    if (!e->anchored || roce_psn_diff(v->bth.psn, e->psn0) > 0)
+      e->anchored = 1, e->rank = ina->rank, e->msg_id = ina->msg_id, e->msg_len = ina->msg_len, e->psn0 = v->bth.psn;
+    fs_unlock(&e->lock);
+    at->rank = ina->rank, at->msg_id = ina->msg_id, at->msg_len = ina->msg_len, at->k = 0;
+    return -1;
+  }
+  d = roce_psn_diff(v->bth.psn, e->psn0);
+  at->rank = e->rank, at->msg_id = e->msg_id, at->msg_len = e->msg_len;
   fs_unlock(&e->lock);
+  if (d >= (int32_t)at->msg_len) return NETREDUCE_FIRST_LOST;
   if (d >= 0) {
-    k = (uint32_t)d;
+    at->k = (uint32_t)d;
   } else {
     const uint32_t back = ((uint32_t)-d + c->msg_packets - 1u) / c->msg_packets;
     if (back > 2u * c->window) /* older than any aggregator holds: its receiver has it */
-      return forward(args->pkt, v->data_offset + v->data_bytes + ROCE_ICRC_BYTES, v->dst_ip, NETREDUCE_STALE);
-    k = (uint32_t)(d + (int32_t)(back * c->msg_packets));
-    msg_id = (msg_id - back) & 0xFFu;
+      return forward(args->pkt, frame_bytes, v->dst_ip, NETREDUCE_STALE);
+    at->k = (uint32_t)(d + (int32_t)(back * c->msg_packets));
+    at->msg_id = (at->msg_id - back) & 0xFFu, at->msg_len = c->msg_packets;
   }
-  if (k == 0) return NETREDUCE_MALFORMED; /* a message's first position, without an INA header */
-  return aggregate(c, args, v, rank, msg_id, k, v->data_offset);
+  return at->k == 0 ? NETREDUCE_MALFORMED : -1; /* a message's first position, without an INA header */
 }
 
 int netreduce_handler(const fs_handler_args_t* args) {
   const netreduce_switch_config_t* c = config_of(args);
   packet_view_t v;
+  netreduce_ina_t ina;
+  position_t at;
+  int outcome, first;
   if (!c) return NETREDUCE_NOT_INSTALLED;
   if (!view_of(args->pkt, args->pkt_len, &v)) return NETREDUCE_MALFORMED;
-  if (!roce_is_write(v.bth.opcode))
+  first = roce_has_reth(v.bth.opcode) && v.data_bytes >= NETREDUCE_INA_BYTES &&
+          fs_be32(args->pkt + v.data_offset) == NETREDUCE_INET_TAG;
+  if (first) netreduce_ina_decode(args->pkt + v.data_offset, &ina);
+  if (!roce_is_write(v.bth.opcode) || (first && ina.ring_id != c->ring_id))
     return forward(args->pkt, v.data_offset + v.data_bytes + ROCE_ICRC_BYTES, v.dst_ip, NETREDUCE_PASSED);
-  if (roce_has_reth(v.bth.opcode) && v.data_bytes >= NETREDUCE_INA_BYTES &&
-      fs_be32(args->pkt + v.data_offset) == NETREDUCE_INET_TAG)
-    return first_packet(c, args, &v);
-  return later_packet(c, args, &v);
+  if (first && (ina.rank >= c->ranks || ina.msg_len == 0 || ina.msg_len > c->msg_packets)) return NETREDUCE_MALFORMED;
+  outcome = clt_step(c, args, &v, first ? &ina : NULL, &at);
+  if (outcome >= 0) return outcome;
+  return aggregate(c, args, &v, at.rank, at.msg_id, at.msg_len, at.k,
+                   v.data_offset + (first ? NETREDUCE_INA_BYTES : 0u));
 }
 
 static const fs_outcome_desc_t netreduce_outcomes[] = {

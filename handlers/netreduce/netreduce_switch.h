@@ -30,7 +30,8 @@ extern "C" {
  * immediate data and the INA header (a one-packet message), rounded up to a word. */
 #define NETREDUCE_HEADER_MAX 84u
 
-/* What every packet reads, at offset 0 of L2 handler memory. */
+/* What every packet reads, at offset 0 of L2 handler memory (the emission point after it is the
+ * only part the handlers change). */
 typedef struct netreduce_switch_config {
   uint32_t magic;
   uint32_t ring_id;      /* the ring whose messages this switch aggregates */
@@ -43,21 +44,31 @@ typedef struct netreduce_switch_config {
   uint32_t aggregators_offset;
   uint32_t aggregator_bytes; /* one aggregator with its P + 1 slots */
   uint32_t slot_bytes;       /* NETREDUCE_HEADER_MAX + mtu */
+  uint32_t in_order;         /* results leave in the ring's order (netreduce.in_order) */
+  uint32_t order_spins;      /* turns a packet waits for the CLT steps of its connection's earlier
+                                packets (netreduce.order_spins) */
+  /* The ring's emission point (in_order), changed under emit_lock: the next aggregator whose
+   * results go out is (emit_slot x MsgLen + emit_k). */
+  uint32_t emit_lock, emit_slot, emit_k;
 } netreduce_switch_config_t;
 
 /* A CLT entry (3.2): the connection (source IP, destination IP, destination QP) and what the
- * first packet of its latest message said: the sender's rank, MsgID, MsgLen and PSN0. */
+ * first packet of its latest message said: the sender's rank, MsgID, MsgLen and PSN0
+ * (`anchored` once one has); `next_psn`, the PSN after the latest that took its step here (the
+ * steps go in PSN order); `plain`, a connection whose first packet carried no INA header (other
+ * RoCE traffic, forwarded as it is). */
 typedef struct netreduce_clt_entry {
   uint32_t lock;
-  uint32_t used;
+  uint32_t used, anchored, plain;
   uint32_t src_ip, dst_ip, dst_qp;
-  uint32_t rank, msg_id, msg_len, psn0;
+  uint32_t rank, msg_id, msg_len, psn0, next_psn;
 } netreduce_clt_entry_t;
 
 enum netreduce_aggregator_state {
   NETREDUCE_FREE = 0,     /* never used */
   NETREDUCE_FILLING = 1,  /* ranks coming in */
-  NETREDUCE_COMPLETE = 2, /* every rank in, the results sent; a resend gets its result again */
+  NETREDUCE_COMPLETE = 2, /* every rank in, the sum made; once its results are out (emitted), a
+                             resend gets its result again */
   NETREDUCE_RELEASED = 3  /* released one window ahead: every worker has its result */
 };
 
@@ -72,7 +83,9 @@ typedef struct netreduce_aggregator {
   uint32_t header_bytes;  /* of its packets (the same for every rank: same opcode, same INA) */
   uint32_t data_bytes;    /* elements' bytes of its packets */
   uint32_t bitmap[NETREDUCE_MAX_RANKS / 32u];
-  uint32_t reserved;
+  uint32_t msg_len;       /* packets of its message */
+  uint32_t emitted;       /* COMPLETE: its results have gone out */
+  uint32_t reserved[2];
 } netreduce_aggregator_t;
 #define NETREDUCE_AGGREGATOR_HEAD ((uint32_t)sizeof(netreduce_aggregator_t))
 

@@ -88,6 +88,24 @@ TEST(NetReduceE2e, TheIssRunsTheHandlerWithTheSameSums) {
   EXPECT_EQ(outcomes(s)["aggregated"], 2 * packets_per_worker(8192, 1024, 4));
 }
 
+TEST(NetReduceE2e, InOrderResultsLeaveNoGapAtAnyReceiver) {
+  // netreduce.in_order on the ISS: 3 workers x 8 KiB, 9 packets each (2 messages of 4 and one of
+  // 1). Every result leaves in its connection's PSN order, so no receiver sees a gap: no NAK, no
+  // resend, and each aggregator's results go out once (a handler that read a header before the
+  // DMA had written it would send to no route, or resend).
+  ScratchDir dir;
+  const CliResult r =
+      flaresim(rack(3) + "--hosts.model netreduce --hosts.bytes 8KiB --netreduce.in_order true --stats s.json", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto s = nlohmann::json::parse(slurp(dir / "s.json"));
+  EXPECT_EQ(s["allreduce"]["results_ok"], true);
+  EXPECT_EQ(outcomes(s), nlohmann::json({{"aggregated", 18}, {"completed", 9}}));
+  EXPECT_EQ(s["allreduce"]["retransmissions"], 0);
+  EXPECT_EQ(s["allreduce"]["details"]["naks_sent"], 0);
+  EXPECT_EQ(s["allreduce"]["details"]["out_of_order"], 0);
+  EXPECT_EQ(s["allreduce"]["packets_sent"], 27);
+}
+
 TEST(NetReduceE2e, TheRdmaRingBaselineSumsTheSameVectors) {
   ScratchDir dir;
   const CliResult r = flaresim(rack(4) + "--hosts.model roce_ring --hosts.bytes 20000 --stats s.json", dir);

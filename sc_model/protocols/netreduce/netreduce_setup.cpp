@@ -16,7 +16,7 @@ uint64_t ring_bytes(const NetReduceConfig& c) {
 
 }  // namespace
 
-MemoryNeed NetReduceControl::memory_need(const Config& cfg, uint64_t, uint64_t l2_available) const {
+MemoryNeed NetReduceControl::memory_need(const Config& cfg, uint64_t l1_available, uint64_t l2_available) const {
   const NetReduceConfig& c = netreduce_config(cfg);
   MemoryNeed need;
   if (!c.ranks) {
@@ -26,6 +26,11 @@ MemoryNeed NetReduceControl::memory_need(const Config& cfg, uint64_t, uint64_t l
   check_netreduce_shape(c);
   if (c.ranks < 2) throw InputError("netreduce.ranks: a ring has 2 workers or more, not 1");
   need.l2_bytes = ring_bytes(c);
+  need.l1_bytes = uint64_t(cfg.pspin.hpus_per_cluster) * c.mtu;  // each HPU's buffer for the sum
+  if (need.l1_bytes > l1_available)
+    throw InputError("netreduce: each HPU's " + std::to_string(c.mtu) + "-byte buffer (netreduce.mtu) takes " +
+                     std::to_string(need.l1_bytes) + " bytes of each cluster's L1 state area, which has " +
+                     std::to_string(l1_available));
   if (need.l2_bytes > l2_available)
     throw InputError("netreduce: the ring's state takes " + std::to_string(need.l2_bytes) + " bytes (2 x netreduce.window " +
                      std::to_string(c.window) + " x netreduce.msg_packets " + std::to_string(c.msg_packets) +
@@ -50,6 +55,8 @@ void NetReduceControl::install(const Config& cfg, const InstallTarget& t) const 
   s.aggregators_offset = uint32_t(s.clt_offset + c.clt_entries * sizeof(netreduce_clt_entry_t));
   s.aggregator_bytes = uint32_t(netreduce_aggregator_bytes(c.ranks, c.mtu));
   s.slot_bytes = NETREDUCE_HEADER_MAX + c.mtu;
+  s.in_order = c.in_order;
+  s.order_spins = c.order_spins;
   if (ring_bytes(c) > t.handler_mem_size)
     throw InputError("netreduce: the ring's state does not fit the handler set's " + std::to_string(t.handler_mem_size) +
                      " bytes of L2 handler memory");

@@ -1,6 +1,8 @@
 // NetReduce's switch control plane: the ring a switch aggregates (netreduce.* keys) laid out in
 // the netreduce handler set's L2 handler memory (the configuration, the connection lookup table,
-// 2N x MsgLen aggregators of P + 1 slots) and installed there, every entry and aggregator free.
+// 2N x MsgLen aggregators of P + 1 slots) and installed there, every entry and aggregator free;
+// and in each cluster's L1 state area a buffer of netreduce.mtu bytes per HPU, where a handler
+// fetches the other ranks' elements to add them up.
 #pragma once
 #include <cstdint>
 
