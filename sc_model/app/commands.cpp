@@ -67,7 +67,7 @@ StatsFormat stats_format_of(const po::variables_map& vm) {
 // configuration are written as for any run, messages left unfinished are reported, and a ring
 // allreduce whose results are wrong or incomplete fails the run.
 int run_network_command(RunRequest& req, const po::variables_map& vm, StatsFormat stats_format) {
-  for (const char* option : {"trace", "verify", "egress", "chrome-trace", "trace-insn", "dump-state", "handler-log", "rtl", "vcd"})
+  for (const char* option : {"trace", "verify", "chrome-trace", "trace-insn", "dump-state", "handler-log", "rtl", "vcd"})
     if (vm.count(option))
       throw InputError(std::string("--") + option + ": not available in a network run (network.topology = " +
                        req.cfg.network.topology + "), whose hosts drive it (traffic.*)");
@@ -79,8 +79,9 @@ int run_network_command(RunRequest& req, const po::variables_map& vm, StatsForma
       vm.count("dump-config") ? &outputs.add("--dump-config", vm["dump-config"].as<std::string>()) : nullptr;
   std::ostream* calibration_out =
       vm.count("calibration-out") ? &outputs.add("--calibration-out", vm["calibration-out"].as<std::string>()) : nullptr;
+  std::ostream* egress_out = vm.count("egress") ? &outputs.add("--egress", vm["egress"].as<std::string>()) : nullptr;
   std::ostream& report = outputs.writes_stdout() ? std::cerr : std::cout;
-  const NetworkRunResult result = run_network(req.cfg, req.config_path, isatty(2), calibration_out);
+  const NetworkRunResult result = run_network(req.cfg, req.config_path, isatty(2), calibration_out, egress_out);
   if (stats_out) *stats_out << (stats_format == StatsFormat::kCsv ? stats_csv(result.stats) : result.stats.dump(2) + "\n");
   if (config_out) *config_out << "# flaresim " << build_version() << " (" << build_git_commit()
                               << "): the effective configuration of a run; flaresim run --config reads it back\n"
@@ -115,7 +116,9 @@ int cmd_run(const std::vector<std::string>& args) {
        "a --stats name ending in .csv means csv")
       ("dump-config", po::value<std::string>(),
        "write the effective configuration (every key) as an INI file that --config reads back")
-      ("egress", po::value<std::string>(), "pcapng capture of every frame leaving the switch")
+      ("egress", po::value<std::string>(),
+       "pcapng capture of every frame leaving the switch (interface = egress port); in a network run, of every "
+       "frame a host received (interface = host)")
       ("verify", po::value<std::string>(), "expected results file (from 'flaresim gen'); exit 1 on mismatch")
       ("seed", po::value<std::string>(), "seed of the run (same as --sim.seed)")
       ("hpu-model", po::value<std::string>(), "native or iss (same as --hpu.model)")

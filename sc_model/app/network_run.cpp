@@ -11,6 +11,7 @@
 #include "common/build_info.h"
 #include "common/errors.h"
 #include "config/config_json.h"
+#include "net/trace_writer.h"
 #include "network/network.h"
 #include "plugin/protocol.h"
 #include "pspin/calibration.h"
@@ -55,7 +56,7 @@ std::unique_ptr<NetworkAllreduce> attach_allreduce(const Config& cfg, Network& n
 }
 
 NetworkRunResult run_network(const Config& cfg, const std::string& config_path, bool progress,
-                             std::ostream* calibration) {
+                             std::ostream* calibration, std::ostream* egress) {
   const auto wall0 = std::chrono::steady_clock::now();
   validate_config(cfg);
   const bool with_traffic = cfg.traffic.pattern != "none";
@@ -78,6 +79,13 @@ NetworkRunResult run_network(const Config& cfg, const std::string& config_path, 
       with_traffic ? std::make_unique<BackgroundTraffic>("traffic", cfg, net) : nullptr;
   std::unique_ptr<NetworkAllreduce> allreduce = attach_allreduce(cfg, net, roles);
 
+  std::unique_ptr<PcapngWriter> capture;
+  if (egress) {
+    capture = std::make_unique<PcapngWriter>(*egress, unsigned(net.host_count()));
+    net.observe_host_arrivals([&capture](unsigned host, Picos time, const Packet& p) {
+      capture->write(uint16_t(host), time, p.data.data(), p.data.size());
+    });
+  }
   CalibrationRecorder recorder;
   if (calibration)
     for (size_t i = 0; i < net.switch_count(); ++i)

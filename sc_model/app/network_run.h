@@ -23,9 +23,10 @@ struct NetworkRunResult {
 
 // Runs the network the configuration describes; throws InputError / SimError, or Interrupted.
 // With `calibration`, the calibration table of the handler runs on every inc switch (ISS HPUs)
-// is written to it. Call once per process (SystemC elaborates once).
+// is written to it; with `egress`, a pcapng capture of every frame a host received (interface =
+// host index, time = its last bit's arrival). Call once per process (SystemC elaborates once).
 NetworkRunResult run_network(const Config& cfg, const std::string& config_path, bool progress,
-                             std::ostream* calibration = nullptr);
+                             std::ostream* calibration = nullptr, std::ostream* egress = nullptr);
 
 // The readable summary printed by `flaresim run` for a network.
 std::string format_network_summary(const nlohmann::json& stats);

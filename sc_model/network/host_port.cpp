@@ -21,6 +21,7 @@ void HostPort::accept(PacketPtr p) {
   ++packets_in;
   bytes_in += p->data.size();
   p->received = now_ps();
+  if (observer_) observer_(host_, p->received, *p);
   const Headers h = walk_headers(p->data.data(), p->data.size());
   const auto it = h.ok && h.udp ? by_udp_port_.find(h.dst_port) : by_udp_port_.end();
   if (it == by_udp_port_.end()) {

@@ -5,6 +5,7 @@
 // fs_host_ipv4(h) and MAC fs_host_mac(h) (fs_packet.h), which the network's routes lead to.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 
 #include "common/stats_tree.h"
@@ -29,6 +30,9 @@ class HostPort : public sc_core::sc_module, public PacketSinkIf {
   void bind_udp(uint16_t port, PacketSinkIf* sink) { by_udp_port_[port] = sink; }
   // A frame from the switch, its last bit in now.
   void accept(PacketPtr p) override;
+  // Called with every frame the host receives (the host, now, the frame), before it is handed on.
+  using ArrivalObserver = std::function<void(unsigned, Picos, const Packet&)>;
+  void observe_arrivals(ArrivalObserver f) { observer_ = std::move(f); }
 
   void report(StatsTree& out) const;
   uint64_t packets_in = 0, bytes_in = 0;
@@ -38,6 +42,7 @@ class HostPort : public sc_core::sc_module, public PacketSinkIf {
   unsigned host_;
   EgressPort nic_;
   std::map<uint16_t, PacketSinkIf*> by_udp_port_;
+  ArrivalObserver observer_;
 };
 
 }  // namespace fs

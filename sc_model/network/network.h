@@ -45,6 +45,11 @@ class Network : public sc_core::sc_module {
   SwitchKind switch_kind(size_t i) const { return topology_.nodes[switch_nodes_[i]].kind; }
   size_t host_count() const { return hosts_.size(); }
   HostPort& host(unsigned h) { return *hosts_.at(h); }
+  // Calls `f` with every frame any host receives (host index, arrival time, frame): what a
+  // network run's --egress captures.
+  void observe_host_arrivals(const HostPort::ArrivalObserver& f) {
+    for (auto& h : hosts_) h->observe_arrivals(f);
+  }
   // The first handler fault an in-network-compute switch stopped on ("" if none).
   std::string fatal_error() const;
   // An allreduce on `members` hosts joins the run (each of hosts.groups concurrent ones, when

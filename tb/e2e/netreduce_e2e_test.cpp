@@ -5,6 +5,9 @@
 // link loss and on the ISS, the RDMA ring baseline, and the set-ups refused with the reason.
 #include <nlohmann/json.hpp>
 
+#include <set>
+#include <sstream>
+
 #include "support/cli_runner.h"
 
 namespace fs::test {
@@ -104,6 +107,46 @@ TEST(NetReduceE2e, InOrderResultsLeaveNoGapAtAnyReceiver) {
   EXPECT_EQ(s["allreduce"]["details"]["naks_sent"], 0);
   EXPECT_EQ(s["allreduce"]["details"]["out_of_order"], 0);
   EXPECT_EQ(s["allreduce"]["packets_sent"], 27);
+}
+
+TEST(NetReduceE2e, EveryFrameTheHostsGetHasTheIcrcScapyComputesAndTsharkReadsItsBth) {
+  // 3 workers x 8 KiB in order (no gap, no resend): each host gets its predecessor's connection's
+  // 9 results (PSNs 0-8: messages of 4, 4 and 1 packets) on queue pair 2 and an ACK of each of
+  // its own 3 messages on queue pair 1. The results' ICRCs are the command unit's (the handler
+  // changed the payload); scapy recomputes every one.
+  ScratchDir dir;
+  const CliResult r = flaresim(rack(3) + "--hosts.model netreduce --hosts.bytes 8KiB --netreduce.in_order true "
+                                         "--egress e.pcapng",
+                               dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::multiset<std::string> want_scapy, want_tshark;
+  const int opcode[9] = {6, 7, 7, 9, 6, 7, 7, 9, 11};  // FIRST MIDDLE MIDDLE LAST_IMM ... ONLY_IMM
+  for (unsigned host = 0; host < 3; ++host) {
+    for (unsigned psn = 0; psn < 9; ++psn) {
+      const int ack = psn == 3 || psn == 7 || psn == 8;
+      want_scapy.insert(std::to_string(opcode[psn]) + " 2 " + std::to_string(ack) + " 0 " + std::to_string(psn) +
+                        " icrc ok");
+      want_tshark.insert(std::to_string(host) + " " + std::to_string(opcode[psn]) + " 0x000002 " +
+                         std::to_string(psn) + " " + std::to_string(ack));
+    }
+    for (unsigned psn : {3u, 7u, 8u}) {
+      want_scapy.insert("17 1 0 0 " + std::to_string(psn) + " icrc ok");
+      want_tshark.insert(std::to_string(host) + " 17 0x000001 " + std::to_string(psn) + " 0");
+    }
+  }
+  auto lines = [](const std::string& text) {
+    std::multiset<std::string> out;
+    std::istringstream in(text);
+    for (std::string l; std::getline(in, l);) out.insert(l);
+    return out;
+  };
+  EXPECT_EQ(lines(test::command_output("/usr/bin/python3 " FLARESIM_SOURCE_DIR "/tb/net/roce_check.py '" +
+                                       (dir / "e.pcapng") + "'")),
+            want_scapy);
+  EXPECT_EQ(lines(test::command_output("tshark -r '" + (dir / "e.pcapng") +
+                                       "' -T fields -E separator=' ' -e frame.interface_id -e infiniband.bth.opcode "
+                                       "-e infiniband.bth.destqp -e infiniband.bth.psn -e infiniband.bth.a 2>/dev/null")),
+            want_tshark);
 }
 
 TEST(NetReduceE2e, TheRdmaRingBaselineSumsTheSameVectors) {
