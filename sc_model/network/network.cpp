@@ -2,6 +2,7 @@
 #include "network/network.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <sstream>
 
 #include "common/errors.h"
@@ -96,6 +97,48 @@ std::vector<std::pair<Picos, size_t>> parse_failures(const std::string& text, co
     out.emplace_back(when, size_t(switch_of_node[size_t(node)]));
   }
   std::sort(out.begin(), out.end());
+  return out;
+}
+
+// network.lose: each 'FROM>TO:N[,N...]' entry as (FROM's node, its port towards TO, frame
+// numbers); InputError names a bad entry.
+struct LostFrames {
+  unsigned node = 0, port = 0;
+  std::vector<uint64_t> frames;
+};
+std::vector<LostFrames> parse_lost_frames(const std::string& text, const Topology& t) {
+  std::vector<LostFrames> out;
+  const std::vector<std::vector<PortPeer>> peers = t.peers();
+  std::stringstream entries(text);
+  for (std::string entry; std::getline(entries, entry, ';');) {
+    entry = trim(entry);
+    if (entry.empty()) continue;
+    auto bad = [&](const std::string& why) {
+      throw InputError("bad value '" + text + "' for 'network.lose': entry '" + entry + "': " + why);
+    };
+    const size_t arrow = entry.find('>'), colon = entry.find(':');
+    if (arrow == std::string::npos || colon == std::string::npos || colon < arrow)
+      bad("expected FROM>TO:N[,N...], e.g. host0>leaf0:1,5");
+    const std::string from = trim(entry.substr(0, arrow)), to = trim(entry.substr(arrow + 1, colon - arrow - 1));
+    const int a = t.find(from), b = t.find(to);
+    if (a < 0) bad("no node '" + from + "' in the topology");
+    if (b < 0) bad("no node '" + to + "' in the topology");
+    LostFrames l;
+    l.node = unsigned(a);
+    bool linked = false;
+    for (unsigned p = 0; p < peers[size_t(a)].size() && !linked; ++p)
+      if (peers[size_t(a)][p].node == b) l.port = p, linked = true;
+    if (!linked) bad("'" + from + "' has no link to '" + to + "'");
+    std::stringstream numbers(entry.substr(colon + 1));
+    for (std::string n; std::getline(numbers, n, ',');) {
+      n = trim(n);
+      char* end = nullptr;
+      const unsigned long long v = n.empty() || n[0] == '-' ? 0 : std::strtoull(n.c_str(), &end, 10);
+      if (!v || !end || *end) bad("'" + n + "' is not a frame number (1, 2, ...)");
+      l.frames.push_back(v);
+    }
+    out.push_back(std::move(l));
+  }
   return out;
 }
 
@@ -205,6 +248,8 @@ Network::Network(sc_core::sc_module_name name, const Config& cfg, Topology topol
   const auto hops = next_hops(topology_), switch_hops = switch_next_hops(topology_);
   for (size_t i = 0; i < switches_.size(); ++i)
     install_routes(switches_[i]->router(), hops[i], switch_hops[i], cfg.routing.multipath);
+  for (const LostFrames& l : parse_lost_frames(cfg.network.lose, topology_))
+    for (uint64_t n : l.frames) const_cast<EgressPort&>(sender(l.node, l.port)).lose_frame(n);
   failures_ = parse_failures(cfg.network.failures, topology_, switch_of_node_);
   if (!failures_.empty()) SC_THREAD(fail_switches);
 }

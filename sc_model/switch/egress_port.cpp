@@ -58,10 +58,11 @@ void EgressPort::transmit() {
 
 void EgressPort::arrive(PacketPtr p) { link_->accept(std::move(p)); }
 
-// Frame n (n = packets_out, counting from 1) is lost when draw n of the link direction's stream,
-// mix(loss_seed + n x golden) as a fraction of 2^64, is below `loss`.
+// Frame n (n = packets_out, counting from 1) is lost when it is one of network.lose's, or when
+// draw n of the link direction's stream, mix(loss_seed + n x golden) as a fraction of 2^64, is
+// below `loss`.
 bool EgressPort::lose() {
-  if (down_) return true;
+  if (down_ || lose_frames_.count(packets_out)) return true;
   if (params_.loss <= 0) return false;
   const uint64_t draw = splitmix64_mix(params_.loss_seed + packets_out * kSplitmixGolden);
   return double(draw >> 11) * 0x1p-53 < params_.loss;

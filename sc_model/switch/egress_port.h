@@ -6,6 +6,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <set>
 
 #include "common/delay_line.h"
 #include "common/sc_time_util.h"
@@ -36,6 +37,8 @@ class EgressPort : public sc_core::sc_module, public PacketSinkIf {
   uint64_t queued_bytes() const { return queued_; }
   // The link is down from now on (its far end failed): every frame sent on it is lost.
   void set_down() { down_ = true; }
+  // Frame n sent from now on (n counting from 1, as packets_out does) is lost on the link.
+  void lose_frame(uint64_t n) { lose_frames_.insert(n); }
   bool down() const { return down_; }
   // Its counters, into the port's entry of the stats.
   void report(StatsTree& port) const {
@@ -60,6 +63,7 @@ class EgressPort : public sc_core::sc_module, public PacketSinkIf {
   unsigned index_;
   LinkParams params_;
   bool down_ = false;
+  std::set<uint64_t> lose_frames_;  // network.lose
   uint64_t queued_ = 0;
   DropLedger& drops_;
   std::deque<PacketPtr> queue_;

@@ -174,6 +174,16 @@ TEST(NetworkE2e, WhatANetworkRunRefuses) {
                            "it (traffic.*)"),
             std::string::npos)
       << trace.err;
+  for (const auto& [lose, why] : std::vector<std::pair<std::string, std::string>>{
+           {"host9>leaf0:1", "no node 'host9' in the topology"},
+           {"host0>spine0:1", "'host0' has no link to 'spine0'"},
+           {"host0>leaf0:0", "'0' is not a frame number (1, 2, ...)"},
+           {"host0:3", "expected FROM>TO:N[,N...], e.g. host0>leaf0:1,5"}}) {
+    const CliResult r = flaresim(net + "--traffic.pattern uniform --network.lose '" + lose + "'", dir);
+    EXPECT_EQ(r.code, 2) << lose;
+    EXPECT_NE(r.err.find("bad value '" + lose + "' for 'network.lose': entry '" + lose + "': " + why), std::string::npos)
+        << r.err;
+  }
   const CliResult calibrated = flaresim(net + "--traffic.pattern uniform --network.kinds spine0=calibrated", dir);
   EXPECT_EQ(calibrated.code, 2);  // bad input
   EXPECT_NE(calibrated.err.find("fat_tree: switch spine0 is calibrated, but hpu.calibration names no calibration "
