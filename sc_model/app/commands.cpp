@@ -67,7 +67,7 @@ StatsFormat stats_format_of(const po::variables_map& vm) {
 // configuration are written as for any run, messages left unfinished are reported, and a ring
 // allreduce whose results are wrong or incomplete fails the run.
 int run_network_command(RunRequest& req, const po::variables_map& vm, StatsFormat stats_format) {
-  for (const char* option : {"trace", "verify", "chrome-trace", "trace-insn", "dump-state", "handler-log", "rtl", "vcd"})
+  for (const char* option : {"trace", "verify", "chrome-trace", "trace-insn", "dump-state", "handler-log", "vcd"})
     if (vm.count(option))
       throw InputError(std::string("--") + option + ": not available in a network run (network.topology = " +
                        req.cfg.network.topology + "), whose hosts drive it (traffic.*)");
@@ -165,6 +165,7 @@ int cmd_run(const std::vector<std::string>& args) {
   if (vm.count("calibration-out") && req.cfg.hpu.model != HpuModel::kIss)
     throw InputError("--calibration-out: a calibration measures handlers on the ISS (--hpu.model iss), not on " +
                      std::string(choice_name(req.cfg.hpu.model)) + " HPUs");
+  if (vm.count("rtl")) req.cfg.rtl = parse_rtl_blocks(vm["rtl"].as<std::string>());
   if (req.cfg.network.topology != "single") return run_network_command(req, vm, stats_format);
   const bool hosts = req.cfg.hosts.model != "none";
   if (!vm.count("trace") && !hosts) {
@@ -180,7 +181,6 @@ int cmd_run(const std::vector<std::string>& args) {
   req.relative_capture_times = capture_times == "relative";
   req.keep_egress = vm.count("verify") > 0 || hosts;
   req.progress = isatty(2);
-  if (vm.count("rtl")) req.cfg.rtl = parse_rtl_blocks(vm["rtl"].as<std::string>());
   if (vm.count("vcd") && !req.cfg.rtl.any())
     throw InputError("--vcd: no block runs as RTL (add --rtl pkt_sched,cluster_sched,crc32)");
 

@@ -184,6 +184,24 @@ TEST(NetReduceE2e, EveryFrameTheHostsGetHasTheIcrcScapyComputesAndTsharkReadsIts
             want_tshark);
 }
 
+TEST(NetReduceE2e, TheVerilatedCrcEngineChecksAndStampsAsItsTwinDoes) {
+  // --rtl crc32: the switch's parser checks, and its command unit stamps, every ICRC on the
+  // Verilated icrc_engine; the run's stats are the SystemC twin's to the last count. (That the
+  // network's switches do build the RTL blocks shows in the block's own refusal, named by switch.)
+  ScratchDir dir;
+  const std::string run = rack(3) + "--hosts.model netreduce --hosts.bytes 8KiB ";
+  ASSERT_EQ(flaresim(run + "--stats twin.json", dir).code, 0);
+  const CliResult r = flaresim(run + "--stats rtl.json --rtl crc32", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto twin = nlohmann::json::parse(slurp(dir / "twin.json")), rtl = nlohmann::json::parse(slurp(dir / "rtl.json"));
+  twin.erase("wall_seconds"), rtl.erase("wall_seconds");
+  EXPECT_EQ(rtl, twin);
+  EXPECT_EQ(rtl["allreduce"]["results_ok"], true);
+  const CliResult bad = flaresim(run + "--rtl cluster_sched --pspin.hpus_per_cluster 32", dir);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("switch leaf0: rtl cluster_sched: 32 HPUs in subsets of 32"), std::string::npos) << bad.err;
+}
+
 TEST(NetReduceE2e, TheRdmaRingBaselineSumsTheSameVectors) {
   ScratchDir dir;
   const CliResult r = flaresim(rack(4) + "--hosts.model roce_ring --hosts.bytes 20000 --stats s.json", dir);
