@@ -64,6 +64,18 @@ static int forward(const uint8_t* frame, uint32_t len, uint32_t dst_ip, int outc
   return outcome;
 }
 
+/* A CLT entry's lock is a ticket lock: the packets of a connection, many at once on as many
+ * HPUs, take it in the order they ask for it, so none waits for ever while others keep taking it
+ * (a spin lock's swap lets the HPU that happens to retry first win each time). */
+static void entry_lock(netreduce_clt_entry_t* e) {
+  const uint32_t mine = __atomic_fetch_add(&e->ticket, 1u, __ATOMIC_RELAXED);
+  while (__atomic_load_n(&e->serving, __ATOMIC_ACQUIRE) != mine) {
+  }
+}
+static void entry_unlock(netreduce_clt_entry_t* e) {
+  __atomic_store_n(&e->serving, __atomic_load_n(&e->serving, __ATOMIC_RELAXED) + 1u, __ATOMIC_RELEASE);
+}
+
 static netreduce_clt_entry_t* clt(const netreduce_switch_config_t* c, const fs_handler_args_t* args) {
   return (netreduce_clt_entry_t*)(args->handler_mem + c->clt_offset);
 }
@@ -77,17 +89,17 @@ static netreduce_clt_entry_t* clt_find(const netreduce_switch_config_t* c, const
   uint32_t i = fs_hash(key, sizeof(key), NETREDUCE_CLT_SEED) & mask, n;
   for (n = 0; n < c->clt_entries; ++n, i = (i + 1u) & mask) {
     netreduce_clt_entry_t* e = clt(c, args) + i;
-    fs_lock(&e->lock);
+    entry_lock(e);
     if (e->used && e->src_ip == key[0] && e->dst_ip == key[1] && e->dst_qp == key[2]) return e;
     if (!e->used) {
       if (!insert) {
-        fs_unlock(&e->lock);
+        entry_unlock(e);
         return NULL;
       }
       e->used = 1, e->anchored = 0, e->plain = 0, e->src_ip = key[0], e->dst_ip = key[1], e->dst_qp = key[2];
       return e;
     }
-    fs_unlock(&e->lock);
+    entry_unlock(e);
   }
   return NULL;
 }
@@ -266,30 +278,30 @@ static int clt_step(const netreduce_switch_config_t* c, const fs_handler_args_t*
   int32_t d;
   if (!e) return NETREDUCE_CLT_FULL;
   for (turns = 0; turns < c->order_spins && !step_ready(e, v, ina);) {
-    fs_unlock(&e->lock); /* wait without the lock, which the earlier packets need */
+    entry_unlock(e); /* wait without the lock, which the earlier packets need */
     while (turns < c->order_spins && !step_ready(e, v, ina)) ++turns;
-    fs_lock(&e->lock);
+    entry_lock(e);
   }
   if (untagged_first && !e->anchored) e->plain = 1; /* a write that is no NetReduce message */
   if (untagged_first && !e->plain) {
-    fs_unlock(&e->lock);
+    entry_unlock(e);
     return NETREDUCE_MALFORMED;
   }
   if (e->plain || (!e->anchored && !ina)) { /* other RoCE traffic, or a connection never anchored */
-    fs_unlock(&e->lock);
+    entry_unlock(e);
     return forward(args->pkt, frame_bytes, v->dst_ip, NETREDUCE_PASSED);
   }
   if (!e->anchored || roce_psn_diff(v->bth.psn, e->next_psn) >= 0) e->next_psn = (v->bth.psn + 1u) & ROCE_PSN_MASK;
   if (ina) {
     if (!e->anchored || roce_psn_diff(v->bth.psn, e->psn0) > 0)
       e->anchored = 1, e->rank = ina->rank, e->msg_id = ina->msg_id, e->msg_len = ina->msg_len, e->psn0 = v->bth.psn;
-    fs_unlock(&e->lock);
+    entry_unlock(e);
     at->rank = ina->rank, at->msg_id = ina->msg_id, at->msg_len = ina->msg_len, at->k = 0;
     return -1;
   }
   d = roce_psn_diff(v->bth.psn, e->psn0);
   at->rank = e->rank, at->msg_id = e->msg_id, at->msg_len = e->msg_len;
-  fs_unlock(&e->lock);
+  entry_unlock(e);
   if (d >= (int32_t)at->msg_len) return NETREDUCE_FIRST_LOST;
   if (d >= 0) {
     at->k = (uint32_t)d;

@@ -58,7 +58,7 @@ typedef struct netreduce_switch_config {
  * steps go in PSN order); `plain`, a connection whose first packet carried no INA header (other
  * RoCE traffic, forwarded as it is). */
 typedef struct netreduce_clt_entry {
-  uint32_t lock;
+  uint32_t ticket, serving; /* a ticket lock: a connection's packets take it in turn */
   uint32_t used, anchored, plain;
   uint32_t src_ip, dst_ip, dst_qp;
   uint32_t rank, msg_id, msg_len, psn0, next_psn;

@@ -55,9 +55,10 @@ void CommandUnit::execute(Issued c) {
     ++icrc_stamped;
     icrc_engine_cycles += cycles;
     const Picos now = now_ps();
-    engine_free_ = std::max(engine_free_, now) + cycles * cycle_ps_;
-    icrc_wait_ps += engine_free_ - now;
-    return stamped_.push_at(std::move(c), engine_free_);
+    Picos& free = engine_free_[cmd.ports.empty() ? 0 : cmd.ports[0]];  // a multicast: its first port's
+    free = std::max(free, now) + cycles * cycle_ps_;
+    icrc_wait_ps += free - now;
+    return stamped_.push_at(std::move(c), free);
   }
   send(std::move(c));
 }

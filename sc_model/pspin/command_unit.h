@@ -6,9 +6,10 @@
 // one from its issue until it is done, `command.latency_cycles` later, when its frames enter the
 // egress queues (host writes are logged per port, the place where closed-loop host agents will
 // receive them); an HPU with every slot held waits at the issue for its oldest command to be done.
-// With command.icrc = stamp a RoCEv2 frame to send then goes through the unit's CRC engine
-// (net/icrc.h: the C++ twin or, with --rtl crc32, the Verilated icrc_engine), which writes its
-// ICRC: a frame at a time, 8 bytes a cycle; its frames enter the egress queues when it is done.
+// With command.icrc = stamp a RoCEv2 frame to send then goes through the CRC engine of its
+// egress port (net/icrc.h: the C++ twin or, with --rtl crc32, the Verilated icrc_engine), which
+// writes its ICRC: a frame at a time per port, 8 bytes a cycle, the ports' engines side by side;
+// its frames enter the egress queues when it is done.
 #pragma once
 #include <deque>
 #include <map>
@@ -69,7 +70,7 @@ class CommandUnit : public sc_core::sc_module, public CommandIf {
 
   std::unique_ptr<IcrcCore> icrc_;
   Picos cycle_ps_;
-  Picos engine_free_ = 0;  // when the CRC engine has finished the frames it took
+  std::map<unsigned, Picos> engine_free_;  // by egress port: when its CRC engine has finished the frames it took
   Picos latency_;
   unsigned per_hpu_;
   // Per HPU (cluster, hpu): when its commands not yet done at their latest issue will be done,

@@ -109,7 +109,7 @@ Parser::Parser(sc_core::sc_module_name name, const ParserConfig& cfg, Clock cloc
       rules_(parse_match_rules(cfg.rules)),
       icrc_(std::move(icrc)),
       cycle_ps_(clock.period_ps),
-      icrc_stage_("icrc_stage", 0,
+      icrc_stage_("icrc_stage",
                   [this](PacketPtr p) {
                     const Headers h = walk_headers(p->data.data(), p->data.size());
                     match(std::move(p), h);
@@ -150,13 +150,14 @@ void Parser::classify(PacketPtr p) {
     ++icrc_checked;
     icrc_engine_cycles += cycles;
     const Picos now = now_ps();
-    engine_free_ = std::max(engine_free_, now) + cycles * cycle_ps_;
-    icrc_wait_ps += engine_free_ - now;
+    Picos& free = engine_free_[p->ingress_port];
+    free = std::max(free, now) + cycles * cycle_ps_;
+    icrc_wait_ps += free - now;
     if (want != carried_icrc(p->data.data(), p->data.size())) {
       drops_.count("icrc");
       return;
     }
-    icrc_stage_.push_at(std::move(p), engine_free_);
+    icrc_stage_.push_at(std::move(p), free);
     return;
   }
   match(std::move(p), h);

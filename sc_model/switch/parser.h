@@ -1,20 +1,23 @@
 // The parser/matcher: validates each frame's headers (walked by net/headers.h; malformed frames
 // are dropped and counted), checks the invariant CRC of RoCEv2 frames (VLAN-tagged too) on its
-// CRC engine (parser.icrc; wrong: dropped as icrc), shows every frame that passed to the learning
+// ingress port's CRC engine (parser.icrc; wrong: dropped as icrc), shows every frame that passed to the learning
 // bridge (learn), matches the frame against the configured rules (EtherType, IP protocol, UDP
 // destination port, masked bytes of the UDP payload; seen through VLAN tags, over IPv4 or IPv6)
 // and sends matching frames,
 // tagged with their handler set, block id and (under the flow policy) flow hash, to the PsPIN
-// unit; all other frames go to the routing table. The one CRC engine takes a frame at a time,
-// after the parser's latency, for one cycle per beat: RoCEv2 frames wait for it and for their
-// check; other frames pass them.
+// unit; all other frames go to the routing table. Each ingress port has a CRC engine (as a MAC
+// checks its frames' CRC), which takes a frame at a time, after the parser's latency, for one
+// cycle per beat: RoCEv2 frames wait for their port's engine and for their check; other frames
+// pass them, and the ports' engines work side by side.
 #pragma once
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "common/delay_line.h"
+#include "common/timed_queue.h"
 #include "common/stats_tree.h"
 #include "config/config.h"
 #include "net/flow_key.h"
@@ -88,8 +91,8 @@ class Parser : public sc_core::sc_module, public PacketSinkIf {
   Bytes key_bytes_;  // the flow key of the frame at hand (kept to reuse its storage)
   std::unique_ptr<IcrcCore> icrc_;
   Picos cycle_ps_;
-  Picos engine_free_ = 0;  // the CRC engine takes one frame at a time
-  DelayLine<PacketPtr> icrc_stage_;  // frames leave the engine in order
+  std::map<unsigned, Picos> engine_free_;  // each ingress port's CRC engine takes one frame at a time
+  TimedQueue<PacketPtr> icrc_stage_;       // frames leave their engine in order, engines in parallel
   DropLedger& drops_;
   DelayLine<PacketPtr> stage_;
 };

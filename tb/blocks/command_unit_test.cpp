@@ -148,13 +148,15 @@ fs::Bytes roce_frame_without_icrc(size_t payload) {
   return f;
 }
 
-TEST(BlocksCommandUnit, RoceFramesAreStampedOnTheCrcEngineAFrameAtATime) {
+TEST(BlocksCommandUnit, RoceFramesAreStampedOnTheirPortsCrcEngineAFrameAtATime) {
   quiet_systemc();
-  // Latency 4 cycles at 1 GHz. At 1000 ps: a send of a 1014-byte RoCEv2 frame (the engine takes
-  // 8 prefix bytes and the 996 from the IPv4 header to the ICRC: 1004 bytes, 126 beats of 8), a
-  // multicast of a 62-byte one (8 + 44 = 52 bytes, 7 beats) and a send of a plain frame. All are
-  // done at 5000; the first is stamped from 5000 to 131000, the second waits and is stamped to
-  // 138000 (one copy per port, both then); the plain frame goes at 5000.
+  // Latency 4 cycles at 1 GHz. At 1000 ps: a send of a 1014-byte RoCEv2 frame to port 0 (the
+  // engine takes 8 prefix bytes and the 996 from the IPv4 header to the ICRC: 1004 bytes, 126
+  // beats of 8), a multicast of a 62-byte one to ports 1 and 2 (8 + 44 = 52 bytes, 7 beats), a
+  // send of a plain frame to port 2 and one of another 62-byte RoCEv2 frame to port 0. All are
+  // done at 5000. Port 0's engine stamps the first from 5000 to 131000 and the last, which waits
+  // for it, to 138000; port 1's engine (the multicast's first port) stamps the multicast from
+  // 5000 to 12000 (one copy per port, both then); the plain frame goes at 5000.
   Script script("script");
   fs::CommandConfig cfg;
   cfg.latency_cycles = 4;
@@ -168,25 +170,27 @@ TEST(BlocksCommandUnit, RoceFramesAreStampedOnTheCrcEngineAFrameAtATime) {
     cu.issue(0, 0, 1000, HandlerCommand{HandlerCommand::kSend, {0}, 0, big}, origin);
     cu.issue(0, 1, 1000, HandlerCommand{HandlerCommand::kMulticast, {1, 2}, 0, small}, origin);
     cu.issue(0, 2, 1000, HandlerCommand{HandlerCommand::kSend, {2}, 0, plain}, origin);
+    cu.issue(0, 3, 1000, HandlerCommand{HandlerCommand::kSend, {0}, 0, small}, origin);
   });
   sc_core::sc_start();
-  ASSERT_EQ(sinks[0]->got.size(), 1u);
+  ASSERT_EQ(sinks[0]->got.size(), 2u);
   ASSERT_EQ(sinks[1]->got.size(), 1u);
   ASSERT_EQ(sinks[2]->got.size(), 2u);
   EXPECT_EQ(sinks[0]->got[0].time, 131000u);
-  EXPECT_EQ(sinks[1]->got[0].time, 138000u);
+  EXPECT_EQ(sinks[0]->got[1].time, 138000u);
+  EXPECT_EQ(sinks[1]->got[0].time, 12000u);
   EXPECT_EQ(sinks[2]->got[0].time, 5000u);
   EXPECT_EQ(sinks[2]->got[0].pkt->data, plain);
-  EXPECT_EQ(sinks[2]->got[1].time, 138000u);
-  for (const auto& [got, sent] : {std::pair{&sinks[0]->got[0], &big}, std::pair{&sinks[1]->got[0], &small},
-                                  std::pair{&sinks[2]->got[1], &small}}) {
+  EXPECT_EQ(sinks[2]->got[1].time, 12000u);
+  for (const auto& [got, sent] : {std::pair{&sinks[0]->got[0], &big}, std::pair{&sinks[0]->got[1], &small},
+                                  std::pair{&sinks[1]->got[0], &small}, std::pair{&sinks[2]->got[1], &small}}) {
     const fs::Bytes& f = got->pkt->data;
     EXPECT_EQ(fs::carried_icrc(f.data(), f.size()), fs::roce_icrc(f.data(), f.size()));  // the software reference's
     EXPECT_TRUE(std::equal(f.begin(), f.end() - 4, sent->begin()));  // nothing else changed
   }
-  EXPECT_EQ(cu.icrc_stamped, 2u);
-  EXPECT_EQ(cu.icrc_engine_cycles, 133u);
-  EXPECT_EQ(cu.icrc_wait_ps, 126000u + 133000u);  // from 5000: 126 ns for the first, 133 for the second
+  EXPECT_EQ(cu.icrc_stamped, 3u);
+  EXPECT_EQ(cu.icrc_engine_cycles, 140u);
+  EXPECT_EQ(cu.icrc_wait_ps, 126000u + 7000u + 133000u);  // from 5000: 126 ns, 7 ns, and 133 for the last
 }
 
 TEST(BlocksCommandUnit, WithoutTheEngineRoceFramesGoAsTheyAre) {

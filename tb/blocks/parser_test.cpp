@@ -203,8 +203,8 @@ struct ParserBench {
     parser.to_pspin.bind(pspin);
     parser.to_router.bind(router);
   }
-  void send(Picos t, Bytes data) {
-    script.at(t, [this, t, d = std::move(data)]() { parser.accept(make_packet(d, t)); });
+  void send(Picos t, Bytes data, uint16_t port = 0) {
+    script.at(t, [this, t, port, d = std::move(data)]() { parser.accept(make_packet(d, t, port)); });
   }
 };
 
@@ -255,32 +255,36 @@ TEST(BlocksParser, ClassifiesFramesAndAppliesLatency) {
   EXPECT_EQ(b.parser.routed, 2u);
 }
 
-TEST(BlocksParser, RoceFramesWaitForTheOneCrcEngine) {
+TEST(BlocksParser, RoceFramesWaitForTheirPortsCrcEngine) {
   quiet_systemc();
-  // Latency 2000 ps, an engine of 8 bytes a cycle at 1 GHz. A RoCEv2 frame of payload p is
-  // 58 + p bytes; the engine takes the 8 prefix bytes and the frame from the IPv4 header to the
+  // Latency 2000 ps, an engine of 8 bytes a cycle at 1 GHz per port. A RoCEv2 frame of payload p
+  // is 58 + p bytes; the engine takes the 8 prefix bytes and the frame from the IPv4 header to the
   // ICRC: 48 + p bytes, ceil((48 + p) / 8) cycles. A (p = 100): 19 cycles; B and D (p = 4): 7.
-  // A, B and a plain UDP frame C come in at 5000, D (wrong ICRC) at 6000; all are parsed 2000
-  // later. C passes at 7000; A has the engine 7000..26000, B 26000..33000, D 33000..40000 and is
-  // dropped. They leave for the router when their check ends.
+  // A, B and a plain UDP frame C come in on port 0 at 5000, D (wrong ICRC) at 6000; all are
+  // parsed 2000 later. C passes at 7000; A has port 0's engine 7000..26000, B 26000..33000, D
+  // 33000..40000 and is dropped. They leave for the router when their check ends. E (as B) on
+  // port 1 at 5000 has port 1's engine 7000..14000, beside port 0's.
   ParserBench b("udp_dport=4950 -> flare_dense", 2, std::make_unique<fs::IcrcEngineModel>(8));
   const Bytes a = fs::test::roce_frame(100, 1, false), bb = fs::test::roce_frame(4, 2, false);
   b.send(5000, a);
   b.send(5000, bb);
   b.send(5000, udp_frame(80, 20));
   b.send(6000, fs::test::roce_frame(4, 3, true));
+  b.send(5000, bb, 1);
   sc_core::sc_start();
-  ASSERT_EQ(b.router.got.size(), 3u);
+  ASSERT_EQ(b.router.got.size(), 4u);
   EXPECT_EQ(b.router.got[0].time, 7000u);
   EXPECT_EQ(b.router.got[0].pkt->data.size(), 62u);
-  EXPECT_EQ(b.router.got[1].time, 26000u);
-  EXPECT_EQ(b.router.got[1].pkt->data, a);
-  EXPECT_EQ(b.router.got[2].time, 33000u);
-  EXPECT_EQ(b.router.got[2].pkt->data, bb);
+  EXPECT_EQ(b.router.got[1].time, 14000u);
+  EXPECT_EQ(b.router.got[1].pkt->ingress_port, 1u);
+  EXPECT_EQ(b.router.got[2].time, 26000u);
+  EXPECT_EQ(b.router.got[2].pkt->data, a);
+  EXPECT_EQ(b.router.got[3].time, 33000u);
+  EXPECT_EQ(b.router.got[3].pkt->data, bb);
   EXPECT_EQ(b.drops.by_cause["icrc"], 1u);
-  EXPECT_EQ(b.parser.icrc_checked, 3u);
-  EXPECT_EQ(b.parser.icrc_engine_cycles, 33u);
-  EXPECT_EQ(b.parser.icrc_wait_ps, Picos(19000 + 26000 + 32000));
+  EXPECT_EQ(b.parser.icrc_checked, 4u);
+  EXPECT_EQ(b.parser.icrc_engine_cycles, 40u);
+  EXPECT_EQ(b.parser.icrc_wait_ps, Picos(19000 + 26000 + 32000 + 7000));
 }
 
 TEST(BlocksParser, AllConditionsOfARuleMustHoldAndOrderIsKept) {
