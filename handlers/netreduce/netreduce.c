@@ -35,9 +35,10 @@ typedef struct packet_view {
   uint32_t data_bytes;  /* RDMA payload (INA header included) */
 } packet_view_t;
 
+/* This cluster's copy of the configuration (local L1: read by every packet). */
 static const netreduce_switch_config_t* config_of(const fs_handler_args_t* args) {
-  const netreduce_switch_config_t* c = (const netreduce_switch_config_t*)args->handler_mem;
-  if (args->handler_mem_size < sizeof(*c) || c->magic != NETREDUCE_SWITCH_MAGIC) return NULL;
+  const netreduce_switch_config_t* c = (const netreduce_switch_config_t*)args->l1;
+  if (args->l1_size < NETREDUCE_CONFIG_L1_BYTES || c->magic != NETREDUCE_SWITCH_MAGIC) return NULL;
   return c;
 }
 
@@ -128,7 +129,7 @@ static uint8_t* slot_of(const netreduce_switch_config_t* c, netreduce_aggregator
 static void sum_slots(const netreduce_switch_config_t* c, const fs_handler_args_t* args, netreduce_aggregator_t* a,
                       uint32_t rank) {
   uint32_t* acc = (uint32_t*)(args->pkt + a->header_bytes); /* word-aligned: FS_PKT_FRAME_OFFSET */
-  uint32_t* buf = (uint32_t*)(args->l1 + args->hpu_id * c->mtu);
+  uint32_t* buf = (uint32_t*)(args->l1 + NETREDUCE_CONFIG_L1_BYTES + args->hpu_id * c->mtu);
   const uint32_t n = a->data_bytes / 4u;
   uint32_t i, r;
   for (r = 0; r < c->ranks; ++r) {

@@ -30,8 +30,10 @@ extern "C" {
  * immediate data and the INA header (a one-packet message), rounded up to a word. */
 #define NETREDUCE_HEADER_MAX 84u
 
-/* What every packet reads, at offset 0 of L2 handler memory (the emission point after it is the
- * only part the handlers change). */
+/* What every packet reads: at offset 0 of L2 handler memory (the emission point at its end is the
+ * only part the handlers change, and only there) and, as every packet reads it, a copy at the
+ * start of the set's share of each cluster's L1 state area (NETREDUCE_CONFIG_L1_BYTES, then each
+ * HPU's netreduce.mtu-byte buffer for the sum). */
 typedef struct netreduce_switch_config {
   uint32_t magic;
   uint32_t ring_id;      /* the ring whose messages this switch aggregates */
@@ -51,6 +53,7 @@ typedef struct netreduce_switch_config {
    * results go out is (emit_slot x MsgLen + emit_k). */
   uint32_t emit_lock, emit_slot, emit_k;
 } netreduce_switch_config_t;
+#define NETREDUCE_CONFIG_L1_BYTES ((uint32_t)((sizeof(netreduce_switch_config_t) + 63u) & ~63u))
 
 /* A CLT entry (3.2): the connection (source IP, destination IP, destination QP) and what the
  * first packet of its latest message said: the sender's rank, MsgID, MsgLen and PSN0

@@ -128,8 +128,11 @@ NetworkRunResult run_network(const Config& cfg, const std::string& config_path, 
     s["drops"] = sw.drops.by_cause;
     // What its handlers did with the packets, by handler set and outcome (a plain switch: none).
     StatsTree& outcomes = s["handler_outcomes"].make_object();
-    if (sw.has_pspin())
+    if (sw.has_pspin()) {
       for (const auto& [set, st] : sw.pspin().handler_stats()) outcomes[set] = st.outcomes;
+      // And everything a single switch's stats say of its handlers: cycles, latency, the ISS's stalls.
+      sw.pspin().retire().report(s["handlers"], sw.pspin().installed_sets(), end);
+    }
     sw.router().report(s["routing"]);
   }
   stats["network"] = to_json(network);

@@ -142,6 +142,11 @@ TEST(NetReduceE2e, InOrderResultsLeaveNoGapAtAnyReceiver) {
   EXPECT_EQ(s["allreduce"]["details"]["naks_sent"], 0);
   EXPECT_EQ(s["allreduce"]["details"]["out_of_order"], 0);
   EXPECT_EQ(s["allreduce"]["packets_sent"], 27);
+  // The switch's handler statistics, as a single switch's: a run per packet, on the ISS.
+  const auto& h = s["network"]["per_switch"][0]["handlers"]["netreduce"];
+  EXPECT_EQ(h["cycles"]["count"], 27);
+  EXPECT_EQ(h["cycles_by_outcome"]["completed"]["count"], 9);
+  EXPECT_GT(h["iss"]["instructions"].get<uint64_t>(), 27u);
 }
 
 TEST(NetReduceE2e, EveryFrameTheHostsGetHasTheIcrcScapyComputesAndTsharkReadsItsBth) {

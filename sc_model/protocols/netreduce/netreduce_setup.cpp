@@ -26,11 +26,11 @@ MemoryNeed NetReduceControl::memory_need(const Config& cfg, uint64_t l1_availabl
   check_netreduce_shape(c);
   if (c.ranks < 2) throw InputError("netreduce.ranks: a ring has 2 workers or more, not 1");
   need.l2_bytes = ring_bytes(c);
-  need.l1_bytes = uint64_t(cfg.pspin.hpus_per_cluster) * c.mtu;  // each HPU's buffer for the sum
+  need.l1_bytes = NETREDUCE_CONFIG_L1_BYTES + uint64_t(cfg.pspin.hpus_per_cluster) * c.mtu;  // and each HPU's buffer
   if (need.l1_bytes > l1_available)
-    throw InputError("netreduce: each HPU's " + std::to_string(c.mtu) + "-byte buffer (netreduce.mtu) takes " +
-                     std::to_string(need.l1_bytes) + " bytes of each cluster's L1 state area, which has " +
-                     std::to_string(l1_available));
+    throw InputError("netreduce: the configuration and each HPU's " + std::to_string(c.mtu) +
+                     "-byte buffer (netreduce.mtu) take " + std::to_string(need.l1_bytes) +
+                     " bytes of each cluster's L1 state area, which has " + std::to_string(l1_available));
   if (need.l2_bytes > l2_available)
     throw InputError("netreduce: the ring's state takes " + std::to_string(need.l2_bytes) + " bytes (2 x netreduce.window " +
                      std::to_string(c.window) + " x netreduce.msg_packets " + std::to_string(c.msg_packets) +
@@ -62,6 +62,10 @@ void NetReduceControl::install(const Config& cfg, const InstallTarget& t) const 
                      " bytes of L2 handler memory");
   std::memset(t.handler_mem, 0, ring_bytes(c));
   std::memcpy(t.handler_mem, &s, sizeof(s));
+  for (uint8_t* l1 : t.l1_state) {
+    std::memset(l1, 0, t.l1_state_bytes);
+    std::memcpy(l1, &s, sizeof(s));
+  }
 }
 
 }  // namespace fs
