@@ -37,10 +37,23 @@ std::string ring_timeout_advice(const Config& cfg, const AllreduceStats& s, uint
 
 }  // namespace
 
+// The hosts.model values a network's hosts run: the ring and every protocol's with a network role
+// ("ring, allreduce, ... or roce_ring").
+std::string network_host_models(const std::vector<const Protocol*>& with_roles) {
+  std::vector<std::string> models = {"ring"};
+  for (const Protocol* p : with_roles)
+    for (const KeyChoice& m : p->host_models()) models.push_back(m.value);
+  std::string out;
+  for (size_t i = 0; i < models.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == models.size() ? " or " : ", ") + models[i];
+  return out;
+}
+
 // The allreduce hosts.model runs on the network's members: the ring, or a protocol's (its role
 // attaches it); nullptr for none. InputError for a protocol's model that has no network hosts.
 std::unique_ptr<NetworkAllreduce> attach_allreduce(const Config& cfg, Network& net,
-                                                   const std::vector<std::unique_ptr<NetworkRole>>& roles) {
+                                                   const std::vector<std::unique_ptr<NetworkRole>>& roles,
+                                                   const std::vector<const Protocol*>& with_roles) {
   if (cfg.hosts.model == "none") return nullptr;
   if (cfg.hosts.model == "ring") {
     std::vector<std::unique_ptr<NetworkAllreduce>> rings;
@@ -52,7 +65,7 @@ std::unique_ptr<NetworkAllreduce> attach_allreduce(const Config& cfg, Network& n
     if (auto allreduce = role->attach(net)) return allreduce;
   throw InputError("hosts.model = " + cfg.hosts.model +
                    ": its hosts run on a single switch only in this version (network.topology = single); a network's "
-                   "hosts run hosts.model = ring, allreduce, sparse_allreduce or sparcml");
+                   "hosts run hosts.model = " + network_host_models(with_roles));
 }
 
 NetworkRunResult run_network(const Config& cfg, const std::string& config_path, bool progress,
@@ -60,24 +73,25 @@ NetworkRunResult run_network(const Config& cfg, const std::string& config_path, 
   const auto wall0 = std::chrono::steady_clock::now();
   validate_config(cfg);
   const bool with_traffic = cfg.traffic.pattern != "none";
-  if (cfg.hosts.model == "none" && !with_traffic)
-    throw InputError("network.topology = " + cfg.network.topology +
-                     ": nothing drives the network; set traffic.pattern (uniform, permutation or incast) or "
-                     "hosts.model (ring, allreduce, sparse_allreduce or sparcml)");
   quiet_systemc_reports();
   Topology topology = topology_of(cfg.network);
   validate(topology);
   // Each protocol's part: what its switches hold (e.g. Flare's trees), and maybe its hosts.
   std::vector<std::unique_ptr<NetworkRole>> roles;
+  std::vector<const Protocol*> with_roles;
   for (const Protocol* p : protocols())
-    if (auto role = p->network_role(cfg, topology)) roles.push_back(std::move(role));
+    if (auto role = p->network_role(cfg, topology)) roles.push_back(std::move(role)), with_roles.push_back(p);
+  if (cfg.hosts.model == "none" && !with_traffic)
+    throw InputError("network.topology = " + cfg.network.topology +
+                     ": nothing drives the network; set traffic.pattern (uniform, permutation or incast) or "
+                     "hosts.model (" + network_host_models(with_roles) + ")");
   Network net("net", cfg, std::move(topology), [&roles](unsigned i, Config& c) {
     for (const auto& role : roles) role->configure_switch(i, c);
   });
   // Each binds its own UDP port on its hosts (the allreduce's, kTrafficUdpPort), so they share hosts.
   std::unique_ptr<BackgroundTraffic> traffic =
       with_traffic ? std::make_unique<BackgroundTraffic>("traffic", cfg, net) : nullptr;
-  std::unique_ptr<NetworkAllreduce> allreduce = attach_allreduce(cfg, net, roles);
+  std::unique_ptr<NetworkAllreduce> allreduce = attach_allreduce(cfg, net, roles, with_roles);
 
   std::unique_ptr<PcapngWriter> capture;
   if (egress) {

@@ -163,8 +163,10 @@ TEST(NetworkE2e, WhatANetworkRunRefuses) {
   const std::string net = "run --network.topology fat_tree --network.k 4 ";
   const CliResult none = flaresim(net, dir);
   EXPECT_EQ(none.code, 2);  // bad input
+  // Every host model a network runs: the ring, then the protocols' (by protocol name).
   EXPECT_NE(none.err.find("network.topology = fat_tree: nothing drives the network; set traffic.pattern (uniform, "
-                          "permutation or incast)"),
+                          "permutation or incast) or hosts.model (ring, canary, allreduce, sparse_allreduce, sparcml, "
+                          "netreduce or roce_ring)\n"),
             std::string::npos)
       << none.err;
   write_file(dir / "t.txt", "0 0 ff\n");
