@@ -53,6 +53,22 @@ class RingResults : public NetworkAllreduce {
     for (unsigned r = 0; r < members.size(); ++r)
       states_.push_back(gradient_state(cfg.seed, netreduce_config(cfg).ring_id, r));
   }
+  // Every member's NIC counts summed, the unfinished ones, the last finish, and the model's own details.
+  AllreduceStats stats() const override {
+    AllreduceStats s;
+    s.model = model_;
+    s.hosts = ranks();
+    s.bytes = bytes_;
+    Picos last = 0;
+    for (unsigned r = 0; r < ranks(); ++r) {
+      add_nic_counts(s, nic(r).counts());
+      s.unfinished_ranks += !finished(r);
+      last = std::max(last, done_at(r));
+    }
+    add_details(s);
+    s.conclude(last, problem().empty());
+    return s;
+  }
   std::string failure() const override {
     const AllreduceStats s = stats();
     if (s.unfinished_ranks)
@@ -63,6 +79,11 @@ class RingResults : public NetworkAllreduce {
   }
 
  protected:
+  virtual unsigned ranks() const = 0;
+  virtual const RoceNic& nic(unsigned r) const = 0;
+  virtual bool finished(unsigned r) const = 0;
+  virtual Picos done_at(unsigned r) const = 0;
+  virtual void add_details(AllreduceStats& s) const = 0;
   // The first wrong element ("" if none) of finished members.
   virtual std::string problem() const = 0;
   virtual std::string missing_detail() const { return ""; }
@@ -77,27 +98,18 @@ class NetReduceAllreduce : public RingResults {
       : RingResults(kNetReduceModel, cfg, members),
         ring_(std::make_unique<NetReduceRing>("netreduce", net, members, shape_of(cfg))) {}
 
-  AllreduceStats stats() const override {
-    AllreduceStats s;
-    s.model = model_;
-    s.hosts = ring_->ranks();
-    s.bytes = bytes_;
-    s.trees = 1, s.levels = 1;
-    Picos last = 0;
+ private:
+  unsigned ranks() const override { return ring_->ranks(); }
+  const RoceNic& nic(unsigned r) const override { return ring_->nic(r); }
+  bool finished(unsigned r) const override { return ring_->results(r) == ring_->messages(); }
+  Picos done_at(unsigned r) const override { return ring_->done_at(r); }
+  void add_details(AllreduceStats& s) const override {
     uint64_t most = 0;
-    for (unsigned r = 0; r < ring_->ranks(); ++r) {
-      add_nic_counts(s, ring_->nic(r).counts());
-      s.unfinished_ranks += ring_->results(r) != ring_->messages();
-      last = std::max(last, ring_->done_at(r));
-      most = std::max<uint64_t>(most, ring_->most_in_flight(r));
-    }
+    for (unsigned r = 0; r < ranks(); ++r) most = std::max<uint64_t>(most, ring_->most_in_flight(r));
+    s.trees = 1, s.levels = 1;  // the rack's switch
     s.details["messages"] = ring_->messages();
     s.details["most_in_flight"] = most;
-    s.conclude(last, problem().empty());
-    return s;
   }
-
- private:
   std::string problem() const override {
     for (unsigned r = 0; r < ring_->ranks(); ++r) {
       if (ring_->results(r) != ring_->messages()) continue;
@@ -129,23 +141,12 @@ class RoceRingAllreduce : public RingResults {
       : RingResults(kRoceRingModel, cfg, members),
         ring_(std::make_unique<RoceRing>("roce_ring", net, members, shape_of(cfg))) {}
 
-  AllreduceStats stats() const override {
-    AllreduceStats s;
-    s.model = model_;
-    s.hosts = ring_->ranks();
-    s.bytes = bytes_;
-    Picos last = 0;
-    for (unsigned r = 0; r < ring_->ranks(); ++r) {
-      add_nic_counts(s, ring_->nic(r).counts());
-      s.unfinished_ranks += ring_->done_at(r) == 0;
-      last = std::max(last, ring_->done_at(r));
-    }
-    s.details["chunks_per_segment"] = ring_->chunks_per_segment();
-    s.conclude(last, problem().empty());
-    return s;
-  }
-
  private:
+  unsigned ranks() const override { return ring_->ranks(); }
+  const RoceNic& nic(unsigned r) const override { return ring_->nic(r); }
+  bool finished(unsigned r) const override { return ring_->done_at(r) != 0; }
+  Picos done_at(unsigned r) const override { return ring_->done_at(r); }
+  void add_details(AllreduceStats& s) const override { s.details["chunks_per_segment"] = ring_->chunks_per_segment(); }
   std::string problem() const override {
     for (unsigned r = 0; r < ring_->ranks(); ++r) {
       if (!ring_->done_at(r)) continue;
