@@ -65,6 +65,11 @@ static int forward(const uint8_t* frame, uint32_t len, uint32_t dst_ip, int outc
   return outcome;
 }
 
+/* The packet sent on as it came (other traffic, a resend its receiver has). */
+static int pass_on(const fs_handler_args_t* args, const packet_view_t* v, int outcome) {
+  return forward(args->pkt, v->data_offset + v->data_bytes + ROCE_ICRC_BYTES, v->dst_ip, outcome);
+}
+
 /* A CLT entry's lock is a ticket lock: the packets of a connection, many at once on as many
  * HPUs, take it in the order they ask for it, so none waits for ever while others keep taking it
  * (a spin lock's swap lets the HPU that happens to retry first win each time). */
@@ -81,10 +86,10 @@ static netreduce_clt_entry_t* clt(const netreduce_switch_config_t* c, const fs_h
   return (netreduce_clt_entry_t*)(args->handler_mem + c->clt_offset);
 }
 
-/* The connection's CLT entry, locked; with `insert`, a free one taken for it (NULL if none is
- * free); without, NULL if it has none. Linear probing from the hash of the key. */
+/* The connection's CLT entry, locked: its own, or a free one taken for it (NULL if none is
+ * free). Linear probing from the hash of the key. */
 static netreduce_clt_entry_t* clt_find(const netreduce_switch_config_t* c, const fs_handler_args_t* args,
-                                       const packet_view_t* v, int insert) {
+                                       const packet_view_t* v) {
   const uint32_t key[3] = {v->src_ip, v->dst_ip, v->bth.dest_qp};
   const uint32_t mask = c->clt_entries - 1u;
   uint32_t i = fs_hash(key, sizeof(key), NETREDUCE_CLT_SEED) & mask, n;
@@ -93,10 +98,6 @@ static netreduce_clt_entry_t* clt_find(const netreduce_switch_config_t* c, const
     entry_lock(e);
     if (e->used && e->src_ip == key[0] && e->dst_ip == key[1] && e->dst_qp == key[2]) return e;
     if (!e->used) {
-      if (!insert) {
-        entry_unlock(e);
-        return NULL;
-      }
       e->used = 1, e->anchored = 0, e->plain = 0, e->src_ip = key[0], e->dst_ip = key[1], e->dst_qp = key[2];
       return e;
     }
@@ -205,7 +206,6 @@ static void release_behind(const netreduce_switch_config_t* c, const fs_handler_
 static int aggregate(const netreduce_switch_config_t* c, const fs_handler_args_t* args, const packet_view_t* v,
                      uint32_t rank, uint32_t msg_id, uint32_t msg_len, uint32_t k, uint32_t header_bytes) {
   const uint32_t data_bytes = v->data_offset + v->data_bytes - header_bytes;
-  const uint32_t frame_bytes = v->data_offset + v->data_bytes + ROCE_ICRC_BYTES;
   netreduce_aggregator_t* a = aggregator_at(c, args, msg_id, k);
   uint8_t* slot;
   uint32_t age;
@@ -219,7 +219,7 @@ static int aggregate(const netreduce_switch_config_t* c, const fs_handler_args_t
     memset(a->bitmap, 0, sizeof(a->bitmap));
   } else if (age != 0 || a->state == NETREDUCE_RELEASED) {
     fs_unlock(&a->lock);
-    return forward(args->pkt, frame_bytes, v->dst_ip, NETREDUCE_STALE);
+    return pass_on(args, v, NETREDUCE_STALE);
   }
   if (a->header_bytes != header_bytes || a->data_bytes != data_bytes) {
     fs_unlock(&a->lock);
@@ -273,8 +273,7 @@ static int step_ready(const netreduce_clt_entry_t* e, const packet_view_t* v, co
 static int clt_step(const netreduce_switch_config_t* c, const fs_handler_args_t* args, const packet_view_t* v,
                     const netreduce_ina_t* ina, position_t* at) {
   const int untagged_first = !ina && roce_has_reth(v->bth.opcode);
-  const uint32_t frame_bytes = v->data_offset + v->data_bytes + ROCE_ICRC_BYTES;
-  netreduce_clt_entry_t* e = clt_find(c, args, v, 1);
+  netreduce_clt_entry_t* e = clt_find(c, args, v);
   uint32_t turns;
   int32_t d;
   if (!e) return NETREDUCE_CLT_FULL;
@@ -290,7 +289,7 @@ static int clt_step(const netreduce_switch_config_t* c, const fs_handler_args_t*
   }
   if (e->plain || (!e->anchored && !ina)) { /* other RoCE traffic, or a connection never anchored */
     entry_unlock(e);
-    return forward(args->pkt, frame_bytes, v->dst_ip, NETREDUCE_PASSED);
+    return pass_on(args, v, NETREDUCE_PASSED);
   }
   if (!e->anchored || roce_psn_diff(v->bth.psn, e->next_psn) >= 0) e->next_psn = (v->bth.psn + 1u) & ROCE_PSN_MASK;
   if (ina) {
@@ -309,7 +308,7 @@ static int clt_step(const netreduce_switch_config_t* c, const fs_handler_args_t*
   } else {
     const uint32_t back = ((uint32_t)-d + c->msg_packets - 1u) / c->msg_packets;
     if (back > 2u * c->window) /* older than any aggregator holds: its receiver has it */
-      return forward(args->pkt, frame_bytes, v->dst_ip, NETREDUCE_STALE);
+      return pass_on(args, v, NETREDUCE_STALE);
     at->k = (uint32_t)(d + (int32_t)(back * c->msg_packets));
     at->msg_id = (at->msg_id - back) & 0xFFu, at->msg_len = c->msg_packets;
   }
@@ -328,7 +327,7 @@ int netreduce_handler(const fs_handler_args_t* args) {
           fs_be32(args->pkt + v.data_offset) == NETREDUCE_INET_TAG;
   if (first) netreduce_ina_decode(args->pkt + v.data_offset, &ina);
   if (!roce_is_write(v.bth.opcode) || (first && ina.ring_id != c->ring_id))
-    return forward(args->pkt, v.data_offset + v.data_bytes + ROCE_ICRC_BYTES, v.dst_ip, NETREDUCE_PASSED);
+    return pass_on(args, &v, NETREDUCE_PASSED);
   if (first && (ina.rank >= c->ranks || ina.msg_len == 0 || ina.msg_len > c->msg_packets)) return NETREDUCE_MALFORMED;
   outcome = clt_step(c, args, &v, first ? &ina : NULL, &at);
   if (outcome >= 0) return outcome;
