@@ -1,4 +1,4 @@
-/* NetReduce's switch handler (NetReduce 3.1-3.2): RDMA write packets of the ring's reliable
+/* NetReduce's switch handler (NetReduce 3.1-3.3): RDMA write packets of the ring's reliable
  * connections are found their message and position through the connection lookup table, kept
  * in their aggregator's slot for their sender's rank, and, once every rank is in, sent back into
  * every connection with the ring's sum in place of their elements (the command unit stamps the
@@ -18,11 +18,21 @@
  * message m's aggregator at position k releases position k of message m - N, one window back:
  * its every worker has that result, because each sent m. Writing a slot again is idempotent.
  *
+ * A ring over several racks (3.3; netreduce_switch.h's roles): a leaf's complete aggregator
+ * sends its rack's sum up to the root and waits; the root's sends the sum of its leaves' sums
+ * down to each; a leaf's result from the root goes into the connections that end in its rack,
+ * and completes it there. A connection from one rack to another gets its result from the
+ * receiver's leaf, which knows its headers from the notices the sender's leaf sent on for the
+ * first and the last packet of each message (a middle packet's are the first's with the
+ * opcode, the PSN and the lengths changed). Resends recover what is lost: a resend to a waiting
+ * aggregator sends the sum up again, the root answers a leaf's sum again with the result, and a
+ * resend to a complete aggregator sends its sender's result into its connection end to end.
+ *
  * HPUs finish packets in any order, where the paper's pipeline keeps them in order; a receiver
  * takes a connection's packets only in PSN order and answers a gap with a NAK that sends the
- * sender back N. With netreduce.in_order results leave in the ring's order: the
- * handler that completes the aggregator at the ring's emission point sends it and every complete
- * one behind it (emit_in_order). */
+ * sender back N. With netreduce.in_order (rack switch only) results leave in the ring's order:
+ * the handler that completes the aggregator at the ring's emission point sends it and every
+ * complete one behind it (emit_in_order). */
 #include <string.h>
 
 #include "netreduce_switch.h"
@@ -68,6 +78,17 @@ static int forward(const uint8_t* frame, uint32_t len, uint32_t dst_ip, int outc
 /* The packet sent on as it came (other traffic, a resend its receiver has). */
 static int pass_on(const fs_handler_args_t* args, const packet_view_t* v, int outcome) {
   return forward(args->pkt, v->data_offset + v->data_bytes + ROCE_ICRC_BYTES, v->dst_ip, outcome);
+}
+
+/* Sets the IPv4 total length, its checksum and the UDP length of a frame's headers for an RDMA
+ * payload of `data_bytes` behind `header_bytes` of headers (and the ICRC after it). */
+static void set_lengths(uint8_t* frame, uint32_t header_bytes, uint32_t data_bytes) {
+  uint8_t* ip = frame + FS_ETH_BYTES;
+  const uint32_t ip_bytes = header_bytes - FS_ETH_BYTES + data_bytes + ROCE_ICRC_BYTES;
+  fs_put_be16(ip + 2, ip_bytes);
+  fs_put_be16(ip + 10, 0);
+  fs_put_be16(ip + 10, fs_ipv4_checksum(ip, FS_IPV4_BYTES));
+  fs_put_be16(ip + FS_IPV4_BYTES + 4, ip_bytes - FS_IPV4_BYTES);
 }
 
 /* A CLT entry's lock is a ticket lock: the packets of a connection, many at once on as many
@@ -117,46 +138,157 @@ static netreduce_aggregator_t* aggregator_at(const netreduce_switch_config_t* c,
   return aggregator(c, args, (msg_id & (2u * c->window - 1u)) * c->msg_packets + k);
 }
 
-/* The result area, and rank r's slot after it (in both, headers end and elements start
+/* The result area, and slot s's after it (in both, headers end and elements start
  * NETREDUCE_HEADER_MAX bytes in; the result area has the ICRC's 4 bytes more). */
 static uint8_t* result_area(netreduce_aggregator_t* a) { return (uint8_t*)a + NETREDUCE_AGGREGATOR_HEAD; }
-static uint8_t* slot_of(const netreduce_switch_config_t* c, netreduce_aggregator_t* a, uint32_t r) {
-  return result_area(a) + c->slot_bytes + ROCE_ICRC_BYTES + r * c->slot_bytes;
+static uint8_t* slot_of(const netreduce_switch_config_t* c, netreduce_aggregator_t* a, uint32_t s) {
+  return result_area(a) + c->slot_bytes + ROCE_ICRC_BYTES + s * c->slot_bytes;
 }
 
-/* Sums the ranks' elements into this packet's own (in the HPU's L1 packet slot), fetching the
- * other ranks' slots from L2 one at a time into the HPU's L1 buffer with the cluster DMA, and
- * copies the sum into the result area. */
+static int bit(const uint32_t* bits, uint32_t i) { return (bits[i >> 5] >> (i & 31u)) & 1u; }
+/* Whether rank r's connection ends here (every rank's, on a rack switch). */
+static int delivers(const netreduce_switch_config_t* c, uint32_t r) { return c->receiver_leaf[r] == c->leaf; }
+static void set_bit(uint32_t* bits, uint32_t i) { bits[i >> 5] |= 1u << (i & 31u); }
+
+/* Takes aggregator `a` for message msg_id if it holds an older one (or none): 1 if it holds
+ * msg_id now, 0 if msg_id is older than what it holds, or released (every worker has it). */
+static int take(const netreduce_switch_config_t* c, netreduce_aggregator_t* a, uint32_t msg_id, uint32_t msg_len) {
+  const uint32_t age = (msg_id - a->msg_id) & 0xFFu; /* how many messages newer than the one it holds */
+  if (a->state == NETREDUCE_FREE || (age != 0 && age <= 2u * c->window)) {
+    a->state = NETREDUCE_FILLING, a->msg_id = msg_id, a->msg_len = msg_len, a->emitted = 0;
+    a->header_bytes = 0, a->data_bytes = 0;
+    memset(a->bitmap, 0, sizeof(a->bitmap));
+    memset(a->headers, 0, sizeof(a->headers));
+    return 1;
+  }
+  return age == 0 && a->state != NETREDUCE_RELEASED;
+}
+
+/* Sums the sources' elements into this packet's own (in the HPU's L1 packet slot, slot `mine`'s),
+ * fetching the other slots from L2 one at a time into the HPU's L1 buffer with the cluster DMA,
+ * and copies the sum into the result area. */
 static void sum_slots(const netreduce_switch_config_t* c, const fs_handler_args_t* args, netreduce_aggregator_t* a,
-                      uint32_t rank) {
+                      uint32_t mine) {
   uint32_t* acc = (uint32_t*)(args->pkt + a->header_bytes); /* word-aligned: FS_PKT_FRAME_OFFSET */
   uint32_t* buf = (uint32_t*)(args->l1 + NETREDUCE_CONFIG_L1_BYTES + args->hpu_id * c->mtu);
   const uint32_t n = a->data_bytes / 4u;
-  uint32_t i, r;
-  for (r = 0; r < c->ranks; ++r) {
-    if (r == rank) continue;
-    fs_dma_copy(buf, slot_of(c, a, r) + NETREDUCE_HEADER_MAX, a->data_bytes);
+  uint32_t i, s;
+  for (s = 0; s < c->sources; ++s) {
+    if (s == mine) continue;
+    fs_dma_copy(buf, slot_of(c, a, s) + NETREDUCE_HEADER_MAX, a->data_bytes);
     _Pragma("GCC unroll 4")
     for (i = 0; i < n; ++i) acc[i] += buf[i];
   }
   fs_dma_copy(result_area(a) + NETREDUCE_HEADER_MAX, acc, a->data_bytes);
 }
 
-/* Sends rank r's packet with the sum: its headers put in front of the result area's elements,
- * 4 bytes for the ICRC after them. */
-static int send_result(const netreduce_switch_config_t* c, netreduce_aggregator_t* a, uint32_t r) {
-  uint8_t* frame = result_area(a) + NETREDUCE_HEADER_MAX - a->header_bytes;
-  fs_dma_copy(frame, slot_of(c, a, r) + NETREDUCE_HEADER_MAX - a->header_bytes, a->header_bytes);
-  return forward(frame, a->header_bytes + a->data_bytes + ROCE_ICRC_BYTES, fs_be32(frame + FS_ETH_BYTES + 16),
-                 NETREDUCE_OK);
+/* A middle packet's headers (`out`, a->header_bytes of them) on a connection from another rack:
+ * its message's first packet's, as the first's notice announced them, with the opcode, the PSN
+ * (PSN0 + k) and the lengths of position k. 0 if that notice has not come. Called with a's lock
+ * held (k > 0: the first position's lock is taken after a later one's, never the other way). */
+static int middle_headers(const netreduce_switch_config_t* c, const fs_handler_args_t* args,
+                          const netreduce_aggregator_t* a, uint32_t s, uint32_t k, uint8_t* out) {
+  netreduce_aggregator_t* first = aggregator_at(c, args, a->msg_id, 0);
+  const uint32_t bth_end = ROCE_BTH_OFFSET + ROCE_BTH_BYTES;
+  roce_bth_t bth;
+  int ok;
+  if (k == 0 || k + 1u >= a->msg_len || a->header_bytes != bth_end) return 0;
+  fs_lock(&first->lock);
+  ok = first->msg_id == a->msg_id && first->state != NETREDUCE_FREE && bit(first->headers, s) &&
+       first->header_bytes >= bth_end;
+  if (ok) fs_dma_copy(out, slot_of(c, first, s) + NETREDUCE_HEADER_MAX - first->header_bytes, bth_end);
+  fs_unlock(&first->lock);
+  if (!ok) return 0;
+  roce_bth_decode(out + ROCE_BTH_OFFSET, &bth);
+  bth.opcode = ROCE_RC_WRITE_MIDDLE, bth.ack_request = 0, bth.psn = (bth.psn + k) & ROCE_PSN_MASK;
+  roce_bth_encode(&bth, out + ROCE_BTH_OFFSET);
+  return 1;
 }
 
-/* Sends every rank's result of a complete aggregator; NETREDUCE_NO_ROUTE if one had no route. */
-static int emit_all(const netreduce_switch_config_t* c, netreduce_aggregator_t* a) {
-  int outcome = NETREDUCE_OK;
-  uint32_t r;
-  for (r = 0; r < c->ranks; ++r)
-    if (send_result(c, a, r) != NETREDUCE_OK) outcome = NETREDUCE_NO_ROUTE;
+/* Sends the result of aggregator `a` (position k) into rank r's connection: the headers of its
+ * slot in front of the result area's elements, 4 bytes for the ICRC after them. A slot that
+ * holds only headers (a sender in another rack: its notice's) gets the lengths set; a middle
+ * position without any takes the first's (middle_headers). NETREDUCE_NO_ROUTE if the headers
+ * have no route, NETREDUCE_RESULT_PARTLY if there are none yet. */
+static int send_result(const netreduce_switch_config_t* c, const fs_handler_args_t* args, netreduce_aggregator_t* a,
+                       uint32_t r, uint32_t k) {
+  const uint32_t s = c->slot_of_rank[r], hb = a->header_bytes;
+  uint8_t* frame = result_area(a) + NETREDUCE_HEADER_MAX - hb;
+  uint32_t local[NETREDUCE_HEADER_MAX / 4u];
+  if (s < c->sources) {
+    fs_dma_copy(frame, slot_of(c, a, s) + NETREDUCE_HEADER_MAX - hb, hb);
+  } else {
+    if (bit(a->headers, s))
+      fs_dma_copy(local, slot_of(c, a, s) + NETREDUCE_HEADER_MAX - hb, hb);
+    else if (!middle_headers(c, args, a, s, k, (uint8_t*)local))
+      return NETREDUCE_RESULT_PARTLY;
+    set_lengths((uint8_t*)local, hb, a->data_bytes);
+    fs_dma_copy(frame, local, hb);
+  }
+  return forward(frame, hb + a->data_bytes + ROCE_ICRC_BYTES, fs_be32(frame + FS_ETH_BYTES + 16), NETREDUCE_OK);
+}
+
+/* A packet on a virtual switch-to-switch connection (3.3) from this switch: to `to`, for
+ * position k of message msg_id (msg_len packets), its INA header's tag and rank, `payload_bytes`
+ * of payload and the RETH's DMA length. */
+typedef struct fabric_packet {
+  uint32_t to, tag, rank, msg_id, msg_len, k, payload_bytes, dma_length;
+} fabric_packet_t;
+
+/* Its headers (NETREDUCE_FABRIC_HEADER_BYTES), from and to the switches' MAC address. */
+static void fabric_headers(const netreduce_switch_config_t* c, const fabric_packet_t* f, uint8_t* out) {
+  uint8_t* ip = out + FS_ETH_BYTES;
+  roce_bth_t bth = {ROCE_RC_WRITE_ONLY, 0, 0, 0, ROCE_DEFAULT_PKEY, NETREDUCE_FABRIC_QP, 0, 0};
+  roce_reth_t reth = {0, 0, 0};
+  netreduce_ina_t ina;
+  fs_switch_mac(out);
+  fs_switch_mac(out + 6);
+  fs_put_be16(out + 12, FS_ETHERTYPE_IPV4);
+  memset(ip, 0, FS_IPV4_BYTES + FS_UDP_BYTES);
+  ip[0] = 0x45u, ip[8] = 64u, ip[9] = FS_IPPROTO_UDP;
+  fs_put_be32(ip + 12, c->switch_ipv4);
+  fs_put_be32(ip + 16, f->to);
+  fs_put_be16(ip + FS_IPV4_BYTES, 0xC000u | c->ring_id);
+  fs_put_be16(ip + FS_IPV4_BYTES + 2, ROCE_UDP_PORT);
+  bth.psn = (f->msg_id << 8) | f->k;
+  roce_bth_encode(&bth, out + ROCE_BTH_OFFSET);
+  reth.virtual_address = (uint64_t)f->k * c->mtu, reth.dma_length = f->dma_length;
+  roce_reth_encode(&reth, out + ROCE_BTH_OFFSET + ROCE_BTH_BYTES);
+  ina.inet_tag = f->tag, ina.ring_id = (uint8_t)c->ring_id, ina.msg_id = (uint8_t)f->msg_id;
+  ina.msg_len = (uint8_t)f->msg_len, ina.rank = (uint8_t)f->rank;
+  netreduce_ina_encode(&ina, out + ROCE_BTH_OFFSET + ROCE_BTH_BYTES + ROCE_RETH_BYTES);
+  set_lengths(out, NETREDUCE_FABRIC_HEADER_BYTES, f->payload_bytes);
+}
+
+/* Sends the result area's elements to switch `to` on a virtual connection (a leaf's sum up, the
+ * root's result down), as its slot `slot` there. */
+static int send_fabric(const netreduce_switch_config_t* c, netreduce_aggregator_t* a, uint32_t k, uint32_t to,
+                       uint32_t slot) {
+  const fabric_packet_t f = {to, NETREDUCE_INET_TAG, slot, a->msg_id, a->msg_len, k, a->data_bytes, a->data_bytes};
+  uint32_t local[(NETREDUCE_FABRIC_HEADER_BYTES + 3u) / 4u];
+  uint8_t* frame = result_area(a) + NETREDUCE_HEADER_MAX - NETREDUCE_FABRIC_HEADER_BYTES;
+  fabric_headers(c, &f, (uint8_t*)local);
+  fs_dma_copy(frame, local, NETREDUCE_FABRIC_HEADER_BYTES);
+  return forward(frame, NETREDUCE_FABRIC_HEADER_BYTES + a->data_bytes + ROCE_ICRC_BYTES, to, NETREDUCE_OK);
+}
+
+/* Sends a complete aggregator's results: the root's down to every leaf, the others' into every
+ * connection that ends here. NETREDUCE_NO_ROUTE if one had no route, else NETREDUCE_RESULT_PARTLY
+ * if one had no headers yet, else NETREDUCE_OK. */
+static int emit_all(const netreduce_switch_config_t* c, const fs_handler_args_t* args, netreduce_aggregator_t* a,
+                    uint32_t k) {
+  int outcome = NETREDUCE_OK, sent;
+  uint32_t i;
+  const uint32_t n = c->role == NETREDUCE_ROLE_ROOT ? c->sources : c->ranks;
+  for (i = 0; i < n; ++i) {
+    if (c->role == NETREDUCE_ROLE_ROOT)
+      sent = send_fabric(c, a, k, c->leaf_ipv4[i], i);
+    else if (delivers(c, i))
+      sent = send_result(c, args, a, i, k);
+    else
+      continue;
+    if (sent == NETREDUCE_NO_ROUTE || (sent != NETREDUCE_OK && outcome == NETREDUCE_OK)) outcome = sent;
+  }
   a->emitted = 1;
   return outcome;
 }
@@ -174,7 +306,7 @@ static void emit_in_order(const netreduce_switch_config_t* c, const fs_handler_a
     fs_lock(&a->lock);
     ready = a->state == NETREDUCE_COMPLETE && !a->emitted;
     if (ready) {
-      emit_all(c, a);
+      emit_all(c, args, a, ring->emit_k);
       if (++ring->emit_k >= a->msg_len) ring->emit_k = 0, ring->emit_slot = (ring->emit_slot + 1u) & (2u * c->window - 1u);
     }
     fs_unlock(&a->lock);
@@ -182,12 +314,10 @@ static void emit_in_order(const netreduce_switch_config_t* c, const fs_handler_a
   fs_unlock(&ring->emit_lock);
 }
 
-static int has_rank(const netreduce_aggregator_t* a, uint32_t r) { return (a->bitmap[r >> 5] >> (r & 31u)) & 1u; }
-
 static int all_in(const netreduce_switch_config_t* c, const netreduce_aggregator_t* a) {
-  uint32_t r;
-  for (r = 0; r < c->ranks; ++r)
-    if (!has_rank(a, r)) return 0;
+  uint32_t s;
+  for (s = 0; s < c->sources; ++s)
+    if (!bit(a->bitmap, s)) return 0;
   return 1;
 }
 
@@ -201,52 +331,70 @@ static void release_behind(const netreduce_switch_config_t* c, const fs_handler_
   fs_unlock(&b->lock);
 }
 
-/* Rank `rank`'s packet at position k of message msg_id, whose headers are the first
- * `header_bytes` of the frame (the INA header included on a first packet). */
+/* The last source of aggregator `a` (position k) is in, its slot `mine`: the sum made, and sent
+ * into the connections (rack switch; in order, after the lock, with in_order), down to the
+ * leaves (root) or up to the root (leaf). Called with a's lock held. */
+static int complete(const netreduce_switch_config_t* c, const fs_handler_args_t* args, netreduce_aggregator_t* a,
+                    uint32_t mine, uint32_t k) {
+  sum_slots(c, args, a, mine);
+  if (c->role == NETREDUCE_ROLE_LEAF) {
+    a->state = NETREDUCE_WAITING;
+    return send_fabric(c, a, k, c->parent_ipv4, c->leaf) == NETREDUCE_OK ? NETREDUCE_SENT_UP
+                                                                              : NETREDUCE_NO_ROUTE;
+  }
+  a->state = NETREDUCE_COMPLETE;
+  if (c->in_order) return NETREDUCE_COMPLETED;
+  return emit_all(c, args, a, k) == NETREDUCE_NO_ROUTE ? NETREDUCE_NO_ROUTE : NETREDUCE_COMPLETED;
+}
+
+/* A resend to a slot already in: a complete aggregator answers it with its result (the root: a
+ * leaf's sum, with the result down to that leaf), a leaf's waiting one sends its sum up again;
+ * otherwise it is kept again (a complete one whose results wait for their turn, too). */
+static int answer_resend(const netreduce_switch_config_t* c, const fs_handler_args_t* args, netreduce_aggregator_t* a,
+                         uint32_t slot, uint32_t rank, uint32_t k) {
+  int sent;
+  if (a->state == NETREDUCE_WAITING) {
+    sent = send_fabric(c, a, k, c->parent_ipv4, c->leaf);
+    return sent == NETREDUCE_OK ? NETREDUCE_UP_RESENT : sent;
+  }
+  if (a->state != NETREDUCE_COMPLETE || !a->emitted) return NETREDUCE_DUPLICATE;
+  if (c->role == NETREDUCE_ROLE_ROOT) sent = send_fabric(c, a, k, c->leaf_ipv4[slot], slot);
+  else sent = send_result(c, args, a, rank, k);
+  return sent == NETREDUCE_OK ? NETREDUCE_RESULT_RESENT : sent;
+}
+
+/* A source's packet at position k of message msg_id, in slot `slot` (rank `rank`'s: the root's
+ * slots are its leaves), whose headers are the first `header_bytes` of the frame (the INA header
+ * included on a first packet). */
 static int aggregate(const netreduce_switch_config_t* c, const fs_handler_args_t* args, const packet_view_t* v,
-                     uint32_t rank, uint32_t msg_id, uint32_t msg_len, uint32_t k, uint32_t header_bytes) {
+                     uint32_t slot, uint32_t rank, uint32_t msg_id, uint32_t msg_len, uint32_t k, uint32_t header_bytes) {
   const uint32_t data_bytes = v->data_offset + v->data_bytes - header_bytes;
   netreduce_aggregator_t* a = aggregator_at(c, args, msg_id, k);
-  uint8_t* slot;
-  uint32_t age;
   int outcome, completed = 0;
-  if (data_bytes > c->mtu || data_bytes % 4u || header_bytes > NETREDUCE_HEADER_MAX) return NETREDUCE_MALFORMED;
+  if (data_bytes > c->mtu || data_bytes == 0 || data_bytes % 4u || header_bytes > NETREDUCE_HEADER_MAX)
+    return NETREDUCE_MALFORMED;
   fs_lock(&a->lock);
-  age = (msg_id - a->msg_id) & 0xFFu; /* how many messages newer than the one it holds */
-  if (a->state == NETREDUCE_FREE || (age != 0 && age <= 2u * c->window)) {
-    a->state = NETREDUCE_FILLING, a->msg_id = msg_id, a->msg_len = msg_len, a->emitted = 0;
-    a->header_bytes = header_bytes, a->data_bytes = data_bytes;
-    memset(a->bitmap, 0, sizeof(a->bitmap));
-  } else if (age != 0 || a->state == NETREDUCE_RELEASED) {
+  if (!take(c, a, msg_id, msg_len)) {
     fs_unlock(&a->lock);
-    return pass_on(args, v, NETREDUCE_STALE);
+    return c->role == NETREDUCE_ROLE_ROOT ? NETREDUCE_LATE : pass_on(args, v, NETREDUCE_STALE);
   }
-  if (a->header_bytes != header_bytes || a->data_bytes != data_bytes) {
+  if ((a->header_bytes && a->header_bytes != header_bytes) || (a->data_bytes && a->data_bytes != data_bytes)) {
     fs_unlock(&a->lock);
     return NETREDUCE_MALFORMED;
   }
-  slot = slot_of(c, a, rank);
-  fs_dma_copy(slot + NETREDUCE_HEADER_MAX - header_bytes, args->pkt, header_bytes + data_bytes); /* into L2 */
-  if (a->state == NETREDUCE_COMPLETE && a->emitted) {
-    outcome = send_result(c, a, rank) == NETREDUCE_OK ? NETREDUCE_RESULT_RESENT : NETREDUCE_NO_ROUTE;
-  } else if (has_rank(a, rank)) { /* (a complete one whose results wait for their turn, too) */
-    outcome = NETREDUCE_DUPLICATE;
+  a->header_bytes = header_bytes, a->data_bytes = data_bytes;
+  fs_dma_copy(slot_of(c, a, slot) + NETREDUCE_HEADER_MAX - header_bytes, args->pkt, header_bytes + data_bytes); /* into L2 */
+  set_bit(a->headers, slot);
+  if (bit(a->bitmap, slot)) {
+    outcome = answer_resend(c, args, a, slot, rank, k);
   } else {
-    a->bitmap[rank >> 5] |= 1u << (rank & 31u);
+    set_bit(a->bitmap, slot);
     outcome = NETREDUCE_AGGREGATED;
-    if (all_in(c, a)) {
-      completed = 1;
-      a->state = NETREDUCE_COMPLETE;
-      sum_slots(c, args, a, rank);
-      outcome = NETREDUCE_COMPLETED;
-      if (!c->in_order && emit_all(c, a) != NETREDUCE_OK) outcome = NETREDUCE_NO_ROUTE;
-    }
+    if (all_in(c, a)) completed = 1, outcome = complete(c, args, a, slot, k);
   }
   fs_unlock(&a->lock);
-  if (completed) {
-    if (c->in_order) emit_in_order(c, args);
-    release_behind(c, args, msg_id, k);
-  }
+  if (completed && c->in_order) emit_in_order(c, args);
+  if (completed && c->role != NETREDUCE_ROLE_LEAF) release_behind(c, args, msg_id, k);
   return outcome;
 }
 
@@ -268,8 +416,10 @@ static int step_ready(const netreduce_clt_entry_t* e, const packet_view_t* v, co
  * that they count as lost). A first packet (`ina`) moves the entry on to its message (to a later
  * PSN only); any other packet finds its position from the entry: d = PSN - PSN0 past it,
  * position d of that message if d < MsgLen, dropped if d >= MsgLen (the message's first packet
- * was lost), an earlier message's if d < 0 (the messages before the entry's are full). Returns
- * -1 with the position, or the outcome of a packet that goes no further. */
+ * was lost), an earlier message's if d < 0 (the messages before the entry's are full). A
+ * connection whose sender has no slot for elements here (a leaf's connection from another rack,
+ * whose results pass through) is plain. Returns -1 with the position, or the outcome of a packet
+ * that goes no further. */
 static int clt_step(const netreduce_switch_config_t* c, const fs_handler_args_t* args, const packet_view_t* v,
                     const netreduce_ina_t* ina, position_t* at) {
   const int untagged_first = !ina && roce_has_reth(v->bth.opcode);
@@ -282,7 +432,8 @@ static int clt_step(const netreduce_switch_config_t* c, const fs_handler_args_t*
     while (turns < c->order_spins && !step_ready(e, v, ina)) ++turns;
     entry_lock(e);
   }
-  if (untagged_first && !e->anchored) e->plain = 1; /* a write that is no NetReduce message */
+  if (!e->anchored && ((untagged_first) || (ina && c->slot_of_rank[ina->rank] >= c->sources)))
+    e->plain = 1; /* a write that is no NetReduce message, or one whose elements another switch takes */
   if (untagged_first && !e->plain) {
     entry_unlock(e);
     return NETREDUCE_MALFORMED;
@@ -315,14 +466,130 @@ static int clt_step(const netreduce_switch_config_t* c, const fs_handler_args_t*
   return at->k == 0 ? NETREDUCE_MALFORMED : -1; /* a message's first position, without an INA header */
 }
 
+/* A leaf: sends the headers of the first or last packet of its rack's connection `at` that ends
+ * in another rack to the receiver's leaf as a notice (netreduce_switch.h), so that that leaf can
+ * send the connection its results (3.3). */
+static void send_notice(const netreduce_switch_config_t* c, const fs_handler_args_t* args, const position_t* at,
+                        uint32_t header_bytes) {
+  const fabric_packet_t f = {c->leaf_ipv4[c->receiver_leaf[at->rank]], NETREDUCE_NOTICE_TAG, at->rank, at->msg_id,
+                             at->msg_len, at->k, NETREDUCE_HEADER_MAX, header_bytes};
+  uint32_t local[(NETREDUCE_FABRIC_HEADER_BYTES + NETREDUCE_HEADER_MAX + ROCE_ICRC_BYTES + 3u) / 4u];
+  uint8_t* notice = (uint8_t*)local;
+  uint8_t* payload = notice + NETREDUCE_FABRIC_HEADER_BYTES;
+  if (header_bytes > NETREDUCE_HEADER_MAX) return;
+  fabric_headers(c, &f, notice);
+  memset(payload, 0, NETREDUCE_HEADER_MAX - header_bytes);
+  memcpy(payload + NETREDUCE_HEADER_MAX - header_bytes, args->pkt, header_bytes);
+  memset(payload + NETREDUCE_HEADER_MAX, 0, ROCE_ICRC_BYTES);
+  forward(notice, NETREDUCE_FABRIC_HEADER_BYTES + NETREDUCE_HEADER_MAX + ROCE_ICRC_BYTES, f.to, NETREDUCE_OK);
+}
+
+/* The header bytes of position k's packets of a message of msg_len packets, for the headers at
+ * the end of `h` (NETREDUCE_HEADER_MAX bytes) that claim to be `claimed` long; 0 if they are not
+ * a first packet's (k = 0) or a last's of that length. */
+static uint32_t notice_header_bytes(const uint8_t* h, uint32_t claimed, uint32_t k, uint32_t msg_len) {
+  uint8_t op;
+  if (claimed < ROCE_BTH_OFFSET + ROCE_BTH_BYTES || claimed > NETREDUCE_HEADER_MAX) return 0;
+  op = h[NETREDUCE_HEADER_MAX - claimed + ROCE_BTH_OFFSET];
+  if (k == 0 ? !roce_has_reth(op) : (k + 1u != msg_len || (op != ROCE_RC_WRITE_LAST && op != ROCE_RC_WRITE_LAST_IMM)))
+    return 0;
+  return ROCE_BTH_OFFSET + ROCE_BTH_BYTES + roce_extension_bytes(op) + (k == 0 ? NETREDUCE_INA_BYTES : 0u) == claimed
+             ? claimed : 0;
+}
+
+/* A leaf: a notice (send_notice) of rank `rank`'s connection, from another rack into this one:
+ * the headers kept in the rank's headers-only slot at the message's first or last position; a
+ * result that came before them goes out now. */
+static int take_notice(const netreduce_switch_config_t* c, const fs_handler_args_t* args, const packet_view_t* v,
+                       const netreduce_ina_t* ina, uint32_t k) {
+  const uint8_t* h = args->pkt + NETREDUCE_FABRIC_HEADER_BYTES;
+  roce_reth_t reth;
+  netreduce_aggregator_t* a;
+  uint32_t s, hb;
+  int outcome = NETREDUCE_NOTICE;
+  roce_reth_decode(args->pkt + ROCE_BTH_OFFSET + ROCE_BTH_BYTES, &reth);
+  hb = notice_header_bytes(h, reth.dma_length, k, ina->msg_len);
+  s = ina->rank < c->ranks ? c->slot_of_rank[ina->rank] : NETREDUCE_NO_SLOT;
+  if (v->data_bytes != NETREDUCE_INA_BYTES + NETREDUCE_HEADER_MAX || !hb || s == NETREDUCE_NO_SLOT || s < c->sources ||
+      !delivers(c, ina->rank))
+    return NETREDUCE_MALFORMED;
+  a = aggregator_at(c, args, ina->msg_id, k);
+  fs_lock(&a->lock);
+  if (!take(c, a, ina->msg_id, ina->msg_len)) {
+    outcome = NETREDUCE_LATE;
+  } else if (a->header_bytes && a->header_bytes != hb) {
+    outcome = NETREDUCE_MALFORMED;
+  } else {
+    a->header_bytes = hb;
+    fs_dma_copy(slot_of(c, a, s), h, NETREDUCE_HEADER_MAX);
+    set_bit(a->headers, s);
+    if (a->state == NETREDUCE_COMPLETE && a->emitted && send_result(c, args, a, ina->rank, k) == NETREDUCE_NO_ROUTE)
+      outcome = NETREDUCE_NO_ROUTE;
+  }
+  fs_unlock(&a->lock);
+  return outcome;
+}
+
+/* A leaf: the root's result for position k of message msg_id: into the result area, and sent
+ * into every connection that ends in the rack; the aggregator completes here. */
+static int result_down(const netreduce_switch_config_t* c, const fs_handler_args_t* args, const packet_view_t* v,
+                       uint32_t msg_id, uint32_t k) {
+  const uint32_t data_bytes = v->data_bytes - NETREDUCE_INA_BYTES;
+  netreduce_aggregator_t* a = aggregator_at(c, args, msg_id, k);
+  int outcome, emitted;
+  fs_lock(&a->lock);
+  if (a->msg_id != msg_id || (a->state != NETREDUCE_WAITING && a->state != NETREDUCE_COMPLETE)) {
+    fs_unlock(&a->lock);
+    return NETREDUCE_LATE;
+  }
+  if (data_bytes != a->data_bytes) {
+    fs_unlock(&a->lock);
+    return NETREDUCE_MALFORMED;
+  }
+  fs_dma_copy(result_area(a) + NETREDUCE_HEADER_MAX, args->pkt + NETREDUCE_FABRIC_HEADER_BYTES, data_bytes);
+  a->state = NETREDUCE_COMPLETE;
+  emitted = emit_all(c, args, a, k);
+  outcome = emitted == NETREDUCE_OK ? NETREDUCE_RESULT_DOWN : emitted;
+  fs_unlock(&a->lock);
+  release_behind(c, args, msg_id, k);
+  return outcome;
+}
+
+/* A packet on a virtual connection to this switch (3.3): a leaf's sum at the root, the root's
+ * result or another leaf's notice at a leaf. Its INA header says the message (and, at the root,
+ * the leaf's slot; in a notice, the sender's rank), its PSN MsgID << 8 | position. */
+static int from_fabric(const netreduce_switch_config_t* c, const fs_handler_args_t* args, const packet_view_t* v) {
+  netreduce_ina_t ina;
+  uint32_t k;
+  if (v->bth.opcode != ROCE_RC_WRITE_ONLY || v->bth.dest_qp != NETREDUCE_FABRIC_QP ||
+      v->data_offset + NETREDUCE_INA_BYTES != NETREDUCE_FABRIC_HEADER_BYTES || v->data_bytes < NETREDUCE_INA_BYTES)
+    return NETREDUCE_MALFORMED;
+  netreduce_ina_decode(args->pkt + v->data_offset, &ina);
+  k = v->bth.psn & 0xFFu;
+  if ((ina.inet_tag != NETREDUCE_INET_TAG && ina.inet_tag != NETREDUCE_NOTICE_TAG) || ina.ring_id != c->ring_id ||
+      ((v->bth.psn >> 8) & 0xFFu) != ina.msg_id || ina.msg_len == 0 || ina.msg_len > c->msg_packets || k >= ina.msg_len)
+    return NETREDUCE_MALFORMED;
+  if (ina.inet_tag == NETREDUCE_NOTICE_TAG)
+    return c->role == NETREDUCE_ROLE_LEAF ? take_notice(c, args, v, &ina, k) : NETREDUCE_MALFORMED;
+  if (c->role == NETREDUCE_ROLE_ROOT) {
+    if (ina.rank >= c->sources || v->src_ip != c->leaf_ipv4[ina.rank]) return NETREDUCE_MALFORMED;
+    return aggregate(c, args, v, ina.rank, ina.rank, ina.msg_id, ina.msg_len, k, NETREDUCE_FABRIC_HEADER_BYTES);
+  }
+  if (v->src_ip != c->parent_ipv4) return NETREDUCE_MALFORMED;
+  return result_down(c, args, v, ina.msg_id, k);
+}
+
 int netreduce_handler(const fs_handler_args_t* args) {
   const netreduce_switch_config_t* c = config_of(args);
   packet_view_t v;
   netreduce_ina_t ina;
   position_t at;
   int outcome, first;
+  uint32_t header_bytes;
   if (!c) return NETREDUCE_NOT_INSTALLED;
   if (!view_of(args->pkt, args->pkt_len, &v)) return NETREDUCE_MALFORMED;
+  if (c->role != NETREDUCE_ROLE_RACK && v.dst_ip == c->switch_ipv4) return from_fabric(c, args, &v);
+  if (c->role == NETREDUCE_ROLE_ROOT) return pass_on(args, &v, NETREDUCE_PASSED); /* the leaves take the hosts' */
   first = roce_has_reth(v.bth.opcode) && v.data_bytes >= NETREDUCE_INA_BYTES &&
           fs_be32(args->pkt + v.data_offset) == NETREDUCE_INET_TAG;
   if (first) netreduce_ina_decode(args->pkt + v.data_offset, &ina);
@@ -331,19 +598,24 @@ int netreduce_handler(const fs_handler_args_t* args) {
   if (first && (ina.rank >= c->ranks || ina.msg_len == 0 || ina.msg_len > c->msg_packets)) return NETREDUCE_MALFORMED;
   outcome = clt_step(c, args, &v, first ? &ina : NULL, &at);
   if (outcome >= 0) return outcome;
-  return aggregate(c, args, &v, at.rank, at.msg_id, at.msg_len, at.k,
-                   v.data_offset + (first ? NETREDUCE_INA_BYTES : 0u));
+  if (c->slot_of_rank[at.rank] >= c->sources) return NETREDUCE_MALFORMED; /* its first packet named another rank */
+  header_bytes = v.data_offset + (first ? NETREDUCE_INA_BYTES : 0u);
+  if (!delivers(c, at.rank) && (at.k == 0 || at.k + 1u == at.msg_len)) send_notice(c, args, &at, header_bytes);
+  return aggregate(c, args, &v, c->slot_of_rank[at.rank], at.rank, at.msg_id, at.msg_len, at.k, header_bytes);
 }
 
 static const fs_outcome_desc_t netreduce_outcomes[] = {
     /* name, drop, completes_block, no_block */
-    {"ok", 0, 0, 1},          {"aggregated", 0, 0, 1},     {"completed", 0, 0, 1},   {"duplicate", 0, 0, 1},
-    {"result_resent", 0, 0, 1}, {"stale", 0, 0, 1},        {"passed", 0, 0, 1},      {"first_lost", 1, 0, 1},
-    {"malformed", 1, 0, 1},   {"clt_full", 1, 0, 1},       {"no_route", 1, 0, 1},    {"not_installed", 1, 0, 1},
+    {"ok", 0, 0, 1},            {"aggregated", 0, 0, 1},    {"completed", 0, 0, 1},    {"duplicate", 0, 0, 1},
+    {"result_resent", 0, 0, 1}, {"stale", 0, 0, 1},         {"passed", 0, 0, 1},       {"first_lost", 1, 0, 1},
+    {"malformed", 1, 0, 1},     {"clt_full", 1, 0, 1},      {"no_route", 1, 0, 1},     {"not_installed", 1, 0, 1},
+    {"sent_up", 0, 0, 1},       {"up_resent", 0, 0, 1},     {"result_down", 0, 0, 1},  {"result_partly", 0, 0, 1},
+    {"notice", 0, 0, 1},        {"late", 1, 0, 1},
 };
 _Static_assert(sizeof(netreduce_outcomes) / sizeof(netreduce_outcomes[0]) == NETREDUCE_OUTCOME_COUNT,
                "an outcome name for every code");
 FS_HANDLER_SET(netreduce,
                "NetReduce: aggregation of a ring's RDMA writes inside the switch, transparent to RoCEv2 (connection "
-               "lookup table, aggregators per message and position, results into every connection; int32 sums)",
+               "lookup table, aggregators per message and position, results into every connection; int32 sums; "
+               "across racks, leaves and a root on virtual switch-to-switch connections)",
                -1, -1, netreduce_outcomes);

@@ -1,8 +1,15 @@
-/* NetReduce's switch side (NetReduce 3.1-3.2): the configuration the control plane installs
+/* NetReduce's switch side (NetReduce 3.1-3.3): the configuration the control plane installs
  * (shared by the C handler and the simulator's installer), the connection lookup table (CLT) and
  * the aggregator array, all in L2 handler memory, and the handler's outcome codes.
  *
- * One ring per switch. Its aggregator array has 2N x MsgLen aggregators (N the hosts' window of
+ * One ring per switch, in one of three roles: the rack switch of a ring within one rack, or, for
+ * a ring over several racks (3.3), a leaf (its rack's ranks) or the root (the switch above the
+ * leaves). A leaf sends its ranks' sum up to the root on a virtual switch-to-switch connection,
+ * the root sends the sum of the leaves' sums down to each leaf on another, and each leaf sends
+ * the result into the connections that end in its rack: those whose senders are in the rack
+ * with the senders' own headers, those whose senders are in another rack with headers the
+ * sender's leaf announced (a notice: a copy of the headers of a message's first and last packet
+ * sent along the connection's route). Its aggregator array has 2N x MsgLen aggregators (N the hosts' window of
  * messages, MsgLen the packets of a full message); packet k of message MsgID goes to aggregator
  * (MsgID mod 2N) x MsgLen + k. An aggregator keeps, per rank, the packet's headers and its
  * elements (a slot), a bitmap of the ranks in, the message it holds and its state; once every
@@ -25,6 +32,25 @@ extern "C" {
 #define NETREDUCE_SWITCH_MAGIC 0x4E524431u /* "NRD1" */
 #define NETREDUCE_MAX_RANKS 64u            /* an aggregator's bitmap */
 #define NETREDUCE_MAX_WINDOW 32u
+#define NETREDUCE_MAX_CHILDREN 32u         /* leaves under a root */
+#define NETREDUCE_NO_SLOT 0xFFu            /* slot_of_rank: a rank this switch keeps nothing of */
+/* The virtual switch-to-switch connections (3.3): RDMA write-only packets from one switch's
+ * fabric address to another's, to this queue pair, with PSN MsgID << 8 | position and the INA
+ * header (Rank: the leaf's slot at the root, or the sender's rank in a notice). Their payload is
+ * a leaf's sum (up), the root's result (down), or a notice (3.3's CTT-populating notification):
+ * a first or last packet's headers of a connection from one rack to another, sent by the
+ * sender's leaf to the receiver's, with NETREDUCE_NOTICE_TAG in the INA header, the headers
+ * ending NETREDUCE_HEADER_MAX bytes into the payload (zeros before them) and their length in the
+ * RETH's DMA length. */
+#define NETREDUCE_FABRIC_QP 0x4E5244u      /* "NRD" */
+#define NETREDUCE_NOTICE_TAG 0x494E414Eu   /* "INAN" */
+#define NETREDUCE_FABRIC_HEADER_BYTES (ROCE_BTH_OFFSET + ROCE_BTH_BYTES + ROCE_RETH_BYTES + NETREDUCE_INA_BYTES)
+
+enum netreduce_role {
+  NETREDUCE_ROLE_RACK = 0, /* every rank's host hangs off this switch */
+  NETREDUCE_ROLE_LEAF = 1, /* a rack of a multi-rack ring: up to the root, down into its connections */
+  NETREDUCE_ROLE_ROOT = 2  /* above the leaves: their sums summed and sent down */
+};
 #define NETREDUCE_CLT_SEED 0x636C7421u     /* fs_hash's seed for a connection's CLT entry */
 /* The most header bytes in front of a packet's elements: Ethernet, IPv4, UDP, BTH, RETH,
  * immediate data and the INA header (a one-packet message), rounded up to a word. */
@@ -49,6 +75,18 @@ typedef struct netreduce_switch_config {
   uint32_t in_order;         /* results leave in the ring's order (netreduce.in_order) */
   uint32_t order_spins;      /* turns a packet waits for the CLT steps of its connection's earlier
                                 packets (netreduce.order_spins) */
+  uint32_t role;             /* enum netreduce_role */
+  uint32_t switch_ipv4;      /* LEAF, ROOT: this switch's fabric address (virtual connections') */
+  uint32_t parent_ipv4;      /* LEAF: the root's */
+  uint32_t leaf;             /* LEAF: its index among the leaves (its slot at the root); others 0 */
+  uint32_t sources;          /* slots 0 .. sources-1 take elements: RACK: every rank; LEAF: its
+                                rack's ranks; ROOT: its leaves. An aggregator completes with all */
+  uint32_t slots;            /* LEAF: sources, then a headers-only slot per rank sending from
+                                another rack into this one; the others: sources */
+  uint8_t slot_of_rank[NETREDUCE_MAX_RANKS];   /* RACK, LEAF: rank r's slot (NETREDUCE_NO_SLOT) */
+  uint8_t receiver_leaf[NETREDUCE_MAX_RANKS];  /* LEAF: the leaf where rank r's connection ends
+                                                  (RACK: all 0, as `leaf`) */
+  uint32_t leaf_ipv4[NETREDUCE_MAX_CHILDREN];  /* LEAF, ROOT: the leaves' fabric addresses */
   /* The ring's emission point (in_order), changed under emit_lock: the next aggregator whose
    * results go out is (emit_slot x MsgLen + emit_k). */
   uint32_t emit_lock, emit_slot, emit_k;
@@ -69,39 +107,42 @@ typedef struct netreduce_clt_entry {
 
 enum netreduce_aggregator_state {
   NETREDUCE_FREE = 0,     /* never used */
-  NETREDUCE_FILLING = 1,  /* ranks coming in */
-  NETREDUCE_COMPLETE = 2, /* every rank in, the sum made; once its results are out (emitted), a
-                             resend gets its result again */
-  NETREDUCE_RELEASED = 3  /* released one window ahead: every worker has its result */
+  NETREDUCE_FILLING = 1,  /* sources coming in */
+  NETREDUCE_COMPLETE = 2, /* the result made (a leaf: come down from the root); once its results
+                             are out (emitted), a resend gets its result again */
+  NETREDUCE_RELEASED = 3, /* released one window ahead: every worker has its result */
+  NETREDUCE_WAITING = 4   /* LEAF: every source in, their sum sent up, the result not down yet */
 };
 
-/* An aggregator: its state, then the result area (headers of the rank being answered, then the
- * sum, then room for the ICRC's 4 bytes), then a slot per rank (its packet's headers, then its
- * elements). Elements start NETREDUCE_HEADER_MAX bytes into a slot or the result area; headers end
- * there. A slot is NETREDUCE_HEADER_MAX + mtu bytes, the result area 4 more. */
+/* An aggregator: its state, then the result area (headers of the packet being sent, then the
+ * sum, then room for the ICRC's 4 bytes), then a slot per source (its packet's headers, then its
+ * elements) and, on a leaf, per rank sending into the rack from another (the headers its notice
+ * announced). Elements start NETREDUCE_HEADER_MAX bytes into a slot or the result area; headers
+ * end there. A slot is NETREDUCE_HEADER_MAX + mtu bytes, the result area 4 more. */
 typedef struct netreduce_aggregator {
   uint32_t lock;
   uint32_t state;         /* enum netreduce_aggregator_state */
   uint32_t msg_id;        /* the message it holds (not FREE) */
-  uint32_t header_bytes;  /* of its packets (the same for every rank: same opcode, same INA) */
-  uint32_t data_bytes;    /* elements' bytes of its packets */
-  uint32_t bitmap[NETREDUCE_MAX_RANKS / 32u];
+  uint32_t header_bytes;  /* of its packets (the same for every rank: same opcode, same INA); 0 until one is in */
+  uint32_t data_bytes;    /* elements' bytes of its packets; 0 until one is in */
+  uint32_t bitmap[NETREDUCE_MAX_RANKS / 32u];  /* sources in */
+  uint32_t headers[NETREDUCE_MAX_RANKS / 32u]; /* slots whose headers are in */
   uint32_t msg_len;       /* packets of its message */
   uint32_t emitted;       /* COMPLETE: its results have gone out */
   uint32_t reserved[2];
 } netreduce_aggregator_t;
 #define NETREDUCE_AGGREGATOR_HEAD ((uint32_t)sizeof(netreduce_aggregator_t))
 
-/* Bytes of L2 handler memory an aggregator of a ring of `ranks` ranks takes ... */
-static inline uint64_t netreduce_aggregator_bytes(uint32_t ranks, uint32_t mtu) {
-  return NETREDUCE_AGGREGATOR_HEAD + (uint64_t)(ranks + 1u) * (NETREDUCE_HEADER_MAX + mtu) + ROCE_ICRC_BYTES;
+/* Bytes of L2 handler memory an aggregator of `slots` slots takes ... */
+static inline uint64_t netreduce_aggregator_bytes(uint32_t slots, uint32_t mtu) {
+  return NETREDUCE_AGGREGATOR_HEAD + (uint64_t)(slots + 1u) * (NETREDUCE_HEADER_MAX + mtu) + ROCE_ICRC_BYTES;
 }
 /* ... and of the whole ring's state: the configuration, the CLT, 2N x MsgLen aggregators. */
-static inline uint64_t netreduce_ring_bytes(uint32_t ranks, uint32_t mtu, uint32_t window, uint32_t msg_packets,
+static inline uint64_t netreduce_ring_bytes(uint32_t slots, uint32_t mtu, uint32_t window, uint32_t msg_packets,
                                             uint32_t clt_entries) {
   return ((sizeof(netreduce_switch_config_t) + 63u) & ~(uint64_t)63u) +
          (uint64_t)clt_entries * sizeof(netreduce_clt_entry_t) +
-         2ull * window * msg_packets * netreduce_aggregator_bytes(ranks, mtu);
+         2ull * window * msg_packets * netreduce_aggregator_bytes(slots, mtu);
 }
 
 /* Outcome codes, in the order of netreduce_outcomes[] (netreduce.c). */
@@ -118,6 +159,14 @@ enum netreduce_outcome {
   NETREDUCE_CLT_FULL,       /* a new connection and no CLT entry free: dropped */
   NETREDUCE_NO_ROUTE,       /* no route towards its destination: dropped */
   NETREDUCE_NOT_INSTALLED,  /* the handler set's memory holds no NetReduce configuration: dropped */
+  NETREDUCE_SENT_UP,        /* LEAF: the last source's packet: the rack's sum sent up to the root */
+  NETREDUCE_UP_RESENT,      /* LEAF: a resend to an aggregator waiting for the root: the sum sent up again */
+  NETREDUCE_RESULT_DOWN,    /* LEAF: the root's result, sent into every connection ending in the rack */
+  NETREDUCE_RESULT_PARTLY,  /* LEAF: the root's result, into some of them: a connection from another
+                               rack whose headers have not come (its sender resends on timeout) */
+  NETREDUCE_NOTICE,         /* LEAF: a notice of a connection ending in the rack, kept (and sent:
+                               the leaf sends notices as it aggregates first and last packets) */
+  NETREDUCE_LATE,           /* LEAF, ROOT: a sum, result or notice of a message every worker has: dropped */
   NETREDUCE_OUTCOME_COUNT
 };
 

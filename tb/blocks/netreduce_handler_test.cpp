@@ -282,11 +282,13 @@ TEST(NetReduceHandlerSetup, TheLayoutIsTheOneTheHeaderDescribes) {
   HandlerHarness h(switch_cfg(), "netreduce");
   const auto& c = *reinterpret_cast<const netreduce_switch_config_t*>(h.handler_memory().data());
   EXPECT_EQ(c.magic, NETREDUCE_SWITCH_MAGIC);
-  // The configuration's 16 words (64 bytes, a multiple of 64), then 16 CLT entries of 13 words.
-  EXPECT_EQ(c.clt_offset, 64u);
-  EXPECT_EQ(c.aggregators_offset, 64u + 16 * 52);
-  // An aggregator: its 11-word head, the result area (84 + 64 + 4) and 3 slots of 84 + 64.
-  EXPECT_EQ(c.aggregator_bytes, 44u + (84 + 64 + 4) + 3 * (84 + 64));
+  // The configuration: 22 words, 64 bytes of slots by rank, 64 of receivers' leaves by rank, 32
+  // leaves' addresses and the 3 words of the emission point, 356 bytes, rounded up to a multiple
+  // of 64; then 16 CLT entries of 13 words.
+  EXPECT_EQ(c.clt_offset, 384u);
+  EXPECT_EQ(c.aggregators_offset, 384u + 16 * 52);
+  // An aggregator: its 13-word head, the result area (84 + 64 + 4) and 3 slots of 84 + 64.
+  EXPECT_EQ(c.aggregator_bytes, 52u + (84 + 64 + 4) + 3 * (84 + 64));
   EXPECT_EQ(netreduce_ring_bytes(3, 64, 2, 3, 16), c.aggregators_offset + 12ull * c.aggregator_bytes);
 }
 

@@ -5,6 +5,7 @@
 
 #include "common/errors.h"
 #include "common/sc_time_util.h"
+#include "netreduce/netreduce_switch.h"
 #include "protocols/netreduce/netreduce_config.h"
 #include "protocols/netreduce/netreduce_ring.h"
 #include "protocols/netreduce/roce_ring.h"
@@ -94,9 +95,11 @@ class RingResults : public NetworkAllreduce {
 
 class NetReduceAllreduce : public RingResults {
  public:
-  NetReduceAllreduce(const Config& cfg, Network& net, const std::vector<unsigned>& members)
+  // `levels`: of switches that aggregate (1: the rack's; 2: leaves and their root).
+  NetReduceAllreduce(const Config& cfg, Network& net, const std::vector<unsigned>& members, unsigned levels)
       : RingResults(kNetReduceModel, cfg, members),
-        ring_(std::make_unique<NetReduceRing>("netreduce", net, members, shape_of(cfg))) {}
+        ring_(std::make_unique<NetReduceRing>("netreduce", net, members, shape_of(cfg))),
+        levels_(levels) {}
 
  private:
   unsigned ranks() const override { return ring_->ranks(); }
@@ -106,7 +109,7 @@ class NetReduceAllreduce : public RingResults {
   void add_details(AllreduceStats& s) const override {
     uint64_t most = 0;
     for (unsigned r = 0; r < ranks(); ++r) most = std::max<uint64_t>(most, ring_->most_in_flight(r));
-    s.trees = 1, s.levels = 1;  // the rack's switch
+    s.trees = 1, s.levels = levels_;
     s.details["messages"] = ring_->messages();
     s.details["most_in_flight"] = most;
   }
@@ -133,6 +136,7 @@ class NetReduceAllreduce : public RingResults {
     return "";
   }
   std::unique_ptr<NetReduceRing> ring_;
+  unsigned levels_;
 };
 
 class RoceRingAllreduce : public RingResults {
@@ -163,6 +167,22 @@ class RoceRingAllreduce : public RingResults {
 
 bool is_ours(const std::string& model) { return model == kNetReduceModel || model == kRoceRingModel; }
 
+bool linked(const std::vector<std::vector<PortPeer>>& peers, unsigned a, unsigned b) {
+  return std::any_of(peers[a].begin(), peers[a].end(), [b](const PortPeer& p) { return p.node == int(b); });
+}
+
+// The names of the topology's switches `indices` (of t.switches()), for a message.
+std::string switch_names(const Topology& t, const std::vector<unsigned>& indices) {
+  std::string out;
+  for (unsigned i : indices) out += (out.empty() ? "" : ", ") + t.nodes[t.switches()[i]].name;
+  return out;
+}
+
+void add_parser_rule(Config& c) {
+  if (c.parser.rules.find("-> netreduce") == std::string::npos)
+    c.parser.rules = std::string(kNetReduceParserRule) + (c.parser.rules.empty() ? "" : "; " + c.parser.rules);
+}
+
 }  // namespace
 
 NetReduceFabricRole::NetReduceFabricRole(const Config& cfg, const Topology& t) : cfg_(cfg) {
@@ -173,33 +193,81 @@ NetReduceFabricRole::NetReduceFabricRole(const Config& cfg, const Topology& t) :
                      std::to_string(cfg.hosts.groups));
   check_netreduce_shape(netreduce_config(cfg));
   if (cfg.hosts.model != kNetReduceModel) return;
-  if (members_.size() > 255)
-    throw InputError("hosts.members: a NetReduce ring has at most 255 workers (the INA header's rank), not " +
-                     std::to_string(members_.size()));
-  // The switch every member hangs off: the ring's rack.
+  if (members_.size() > NETREDUCE_MAX_RANKS)
+    throw InputError("hosts.members: a NetReduce ring has at most " + std::to_string(NETREDUCE_MAX_RANKS) +
+                     " workers (an aggregator's bitmap of ranks), not " + std::to_string(members_.size()));
+  // Each member's rack: the switch its host hangs off (the i-th of the topology's switches).
   const auto peers = t.peers();
   const std::vector<unsigned> host_nodes = t.hosts(), switch_nodes = t.switches();
-  int rack = -1;
+  std::vector<unsigned> rack_of_rank;
   for (unsigned h : members_) {
-    const int node = peers[host_nodes[h]][0].node;
-    if (rack >= 0 && node != rack)
-      throw InputError("hosts.members: hosts " + std::to_string(members_.front()) + " and " + std::to_string(h) +
-                       " hang off different switches; NetReduce aggregates a ring within one rack (multi-rack "
-                       "NetReduce, 3.3, is not built yet)");
-    rack = node;
+    const unsigned node = unsigned(peers[host_nodes[h]][0].node);
+    rack_of_rank.push_back(unsigned(std::find(switch_nodes.begin(), switch_nodes.end(), node) - switch_nodes.begin()));
   }
-  rack_switch_ = int(std::find(switch_nodes.begin(), switch_nodes.end(), unsigned(rack)) - switch_nodes.begin());
+  leaves_ = rack_of_rank;
+  std::sort(leaves_.begin(), leaves_.end());
+  leaves_.erase(std::unique(leaves_.begin(), leaves_.end()), leaves_.end());
+  if (leaves_.size() == 1) {
+    rack_switch_ = int(leaves_[0]);
+    leaves_.clear();
+    check_runs_handlers(t, {unsigned(rack_switch_)});
+    return;
+  }
+  // Across racks (3.3): the racks' switches are the leaves, under the first switch linked to all.
+  if (leaves_.size() > NETREDUCE_MAX_CHILDREN)
+    throw InputError("hosts.members: the ring's hosts hang off " + std::to_string(leaves_.size()) +
+                     " switches; NetReduce aggregates a ring across at most " + std::to_string(NETREDUCE_MAX_CHILDREN) +
+                     " racks");
+  for (unsigned i = 0; i < switch_nodes.size() && root_ < 0; ++i)
+    if (std::none_of(leaves_.begin(), leaves_.end(), [&](unsigned l) { return l == i || !linked(peers, switch_nodes[i], switch_nodes[l]); }))
+      root_ = int(i);
+  if (root_ < 0)
+    throw InputError("hosts.members: the ring's hosts hang off switches " + switch_names(t, leaves_) +
+                     ", and no switch is linked to all of them: NetReduce aggregates a ring across racks at a root "
+                     "switch above the racks' switches (3.3)");
+  for (unsigned r : rack_of_rank)
+    leaf_of_rank_.push_back(unsigned(std::find(leaves_.begin(), leaves_.end(), r) - leaves_.begin()));
+  std::vector<unsigned> all = leaves_;
+  all.push_back(unsigned(root_));
+  check_runs_handlers(t, all);
+}
+
+void NetReduceFabricRole::check_runs_handlers(const Topology& t, const std::vector<unsigned>& switches) {
+  for (unsigned i : switches) {
+    const TopoNode& n = t.nodes[t.switches()[i]];
+    if (n.kind == SwitchKind::kPlain)
+      throw InputError("network.kinds: switch " + n.name + " is plain, but the NetReduce ring needs it to aggregate (" +
+                       "make it inc or calibrated)");
+  }
 }
 
 void NetReduceFabricRole::configure_switch(unsigned index, Config& c) const {
-  if (cfg_.hosts.model != kNetReduceModel || int(index) != rack_switch_) return;
-  netreduce_config(c).ranks = unsigned(members_.size());
-  if (c.parser.rules.find("-> netreduce") == std::string::npos)
-    c.parser.rules = std::string(kNetReduceParserRule) + (c.parser.rules.empty() ? "" : "; " + c.parser.rules);
+  if (cfg_.hosts.model != kNetReduceModel) return;
+  NetReduceConfig& n = netreduce_config(c);
+  if (int(index) == rack_switch_) {
+    n.ranks = unsigned(members_.size());
+    add_parser_rule(c);
+    return;
+  }
+  const auto leaf = std::find(leaves_.begin(), leaves_.end(), index);
+  if (leaf == leaves_.end() && int(index) != root_) return;
+  n.ranks = unsigned(members_.size());
+  n.tier.address = index + 1;  // fs_fabric_switch_ipv4's numbering
+  for (unsigned l : leaves_) n.tier.leaves.push_back(l + 1);
+  if (leaf != leaves_.end()) {
+    n.tier.role = NETREDUCE_ROLE_LEAF;
+    n.tier.parent = unsigned(root_) + 1;
+    n.tier.leaf = unsigned(leaf - leaves_.begin());
+    n.tier.leaf_of_rank = leaf_of_rank_;
+  } else {
+    n.tier.role = NETREDUCE_ROLE_ROOT;
+  }
+  add_parser_rule(c);
 }
 
 std::unique_ptr<NetworkAllreduce> NetReduceFabricRole::attach(Network& net) const {
-  if (cfg_.hosts.model == kNetReduceModel) return std::make_unique<NetReduceAllreduce>(cfg_, net, members_);
+  if (cfg_.hosts.model == kNetReduceModel)
+    return std::make_unique<NetReduceAllreduce>(cfg_, net, members_, leaves_.empty() ? 1 : 2);
   if (cfg_.hosts.model == kRoceRingModel) return std::make_unique<RoceRingAllreduce>(cfg_, net, members_);
   return nullptr;
 }

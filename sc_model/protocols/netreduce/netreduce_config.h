@@ -1,6 +1,7 @@
 // The netreduce protocol's configuration section ("netreduce"): the ring's shape, which the
 // workers and the switch's handlers share (ring id, window N, MsgLen, the packets' MTU), and the
-// switch's part (its ring's ranks, the connection lookup table's size).
+// switch's part (its ring's ranks, the connection lookup table's size, and, set by a network
+// run, where it sits in a ring across racks).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -8,6 +9,17 @@
 #include "config/config.h"
 
 namespace fs {
+
+// Where a switch sits in a ring across racks (NetReduce 3.3; netreduce_switch.h's roles). Not a
+// key: a network run with hosts.model netreduce sets it from hosts.members and the topology.
+struct NetReduceTier {
+  unsigned role = 0;                  // NETREDUCE_ROLE_RACK (the default), _LEAF or _ROOT
+  unsigned address = 0;               // LEAF, ROOT: the switch's fabric address (fs_fabric_switch_ipv4)
+  unsigned parent = 0;                // LEAF: the root's
+  unsigned leaf = 0;                  // LEAF: its index in `leaves`
+  std::vector<unsigned> leaves;       // LEAF, ROOT: the leaves' addresses
+  std::vector<unsigned> leaf_of_rank; // LEAF: the index in `leaves` of each rank's host's leaf
+};
 
 struct NetReduceConfig {
   unsigned ring_id = 1;       // the INA header's RingID
@@ -19,6 +31,7 @@ struct NetReduceConfig {
   unsigned clt_entries = 256; // connection lookup table entries (a power of two)
   bool in_order = false;      // results leave in the ring's order (netreduce.c: emit_in_order)
   unsigned order_spins = 256; // turns a packet waits for its connection's earlier packets' CLT steps
+  NetReduceTier tier;         // a network run's (not a key)
 };
 constexpr const char* kNetReduceSection = "netreduce";
 inline NetReduceConfig& netreduce_config(Config& cfg) { return cfg.sections.get<NetReduceConfig>(kNetReduceSection); }
