@@ -146,6 +146,7 @@ NetworkRunResult run_network(const Config& cfg, const std::string& config_path, 
       for (const auto& [set, st] : sw.pspin().handler_stats()) outcomes[set] = st.outcomes;
       // And everything a single switch's stats say of its handlers: cycles, latency, the ISS's stalls.
       sw.pspin().retire().report(s["handlers"], sw.pspin().installed_sets(), end);
+      sw.pspin().report_memory(s["handler_memory"]);  // where each set's state lies, and its size
     }
     sw.router().report(s["routing"]);
   }
