@@ -8,7 +8,8 @@
  * A packet's message and position: a first packet (its data starts with the InetTag) carries
  * them in its INA header and moves its connection's CLT entry on (to a later PSN only); any
  * other packet is d = PSN - PSN0 past its connection's entry: position d of that message if
- * d < MsgLen, dropped if d >= MsgLen (the message's first packet was lost), and, if d < 0, a
+ * d < MsgLen, dropped if d >= MsgLen once it has waited for the message's first packet
+ * (another HPU may be handling it) and it has not come (it was lost), and, if d < 0, a
  * packet of an earlier message (a resend, or a packet whose handler ran after the next first
  * packet's): the messages before the entry's are full, MsgLen packets each.
  *
@@ -30,9 +31,8 @@
  *
  * HPUs finish packets in any order, where the paper's pipeline keeps them in order; a receiver
  * takes a connection's packets only in PSN order and answers a gap with a NAK that sends the
- * sender back N. With netreduce.in_order (rack switch only) results leave in the ring's order:
- * the handler that completes the aggregator at the ring's emission point sends it and every
- * complete one behind it (emit_in_order). */
+ * sender back N. With netreduce.in_order (rack switch and root) results leave in the ring's
+ * order: each completer waits for its turn (emit_in_turn). */
 #include <string.h>
 
 #include "netreduce_switch.h"
@@ -107,8 +107,13 @@ static netreduce_clt_entry_t* clt(const netreduce_switch_config_t* c, const fs_h
   return (netreduce_clt_entry_t*)(args->handler_mem + c->clt_offset);
 }
 
-/* The connection's CLT entry, locked: its own, or a free one taken for it (NULL if none is
- * free). Linear probing from the hash of the key. */
+static int same_key(const netreduce_clt_entry_t* e, const uint32_t key[3]) {
+  return e->src_ip == key[0] && e->dst_ip == key[1] && e->dst_qp == key[2];
+}
+
+/* The connection's CLT entry: its own, or a free one filled with its key (under the entry's lock,
+ * which tells two HPUs filling it at once apart); NULL if none is free. Linear probing from the
+ * hash of the key; a used entry's key never changes, so finding one takes no lock. */
 static netreduce_clt_entry_t* clt_find(const netreduce_switch_config_t* c, const fs_handler_args_t* args,
                                        const packet_view_t* v) {
   const uint32_t key[3] = {v->src_ip, v->dst_ip, v->bth.dest_qp};
@@ -116,13 +121,19 @@ static netreduce_clt_entry_t* clt_find(const netreduce_switch_config_t* c, const
   uint32_t i = fs_hash(key, sizeof(key), NETREDUCE_CLT_SEED) & mask, n;
   for (n = 0; n < c->clt_entries; ++n, i = (i + 1u) & mask) {
     netreduce_clt_entry_t* e = clt(c, args) + i;
+    int mine;
+    if (__atomic_load_n(&e->used, __ATOMIC_ACQUIRE)) {
+      if (same_key(e, key)) return e;
+      continue;
+    }
     entry_lock(e);
-    if (e->used && e->src_ip == key[0] && e->dst_ip == key[1] && e->dst_qp == key[2]) return e;
+    mine = !e->used || same_key(e, key);
     if (!e->used) {
-      e->used = 1, e->anchored = 0, e->plain = 0, e->src_ip = key[0], e->dst_ip = key[1], e->dst_qp = key[2];
-      return e;
+      e->anchored = 0, e->plain = 0, e->src_ip = key[0], e->dst_ip = key[1], e->dst_qp = key[2];
+      __atomic_store_n(&e->used, 1u, __ATOMIC_RELEASE);
     }
     entry_unlock(e);
+    if (mine) return e;
   }
   return NULL;
 }
@@ -293,25 +304,38 @@ static int emit_all(const netreduce_switch_config_t* c, const fs_handler_args_t*
   return outcome;
 }
 
-/* netreduce.in_order: sends the results of the complete aggregators from the ring's emission
- * point on, in the ring's order (message by message, packet by packet), and moves the point past
- * them; it stops at the first aggregator still waiting for a rank. Whoever completes the
- * aggregator at the point sends it and those that completed behind it. */
-static void emit_in_order(const netreduce_switch_config_t* c, const fs_handler_args_t* args) {
+/* netreduce.in_order: results leave in the ring's order, message by message and packet by packet,
+ * which the ring's emission point (emit_at: the index of the next aggregator whose results go
+ * out) keeps. On RISC-V, where HPUs run at once, the completer of aggregator `index` waits for
+ * its turn (or until another handler has sent its results), sends its results and moves the
+ * point on; a result whose rank's packet is lost holds the ones behind it until the resend
+ * completes it, as a pipeline's would. Natively, where handlers run one at a time, a completer
+ * whose turn it is not leaves at once. Either way the sender goes on with the complete
+ * aggregators after its own whose completers left, up to the first one still filling. */
+static void emit_in_turn(const netreduce_switch_config_t* c, const fs_handler_args_t* args, uint32_t index) {
   netreduce_switch_config_t* ring = (netreduce_switch_config_t*)args->handler_mem;
-  int ready = 1;
-  fs_lock(&ring->emit_lock);
-  while (ready) {
-    netreduce_aggregator_t* a = aggregator(c, args, ring->emit_slot * c->msg_packets + ring->emit_k);
+  const uint32_t slots = 2u * c->window;
+  while (__atomic_load_n(&ring->emit_at, __ATOMIC_ACQUIRE) != index) {
+#if defined(__riscv)
+    if (__atomic_load_n(&aggregator(c, args, index)->emitted, __ATOMIC_ACQUIRE)) return;
+#else
+    return;
+#endif
+  }
+  for (;;) {
+    netreduce_aggregator_t* a = aggregator(c, args, index);
+    const uint32_t k = index % c->msg_packets;
+    int ready;
     fs_lock(&a->lock);
     ready = a->state == NETREDUCE_COMPLETE && !a->emitted;
     if (ready) {
-      emit_all(c, args, a, ring->emit_k);
-      if (++ring->emit_k >= a->msg_len) ring->emit_k = 0, ring->emit_slot = (ring->emit_slot + 1u) & (2u * c->window - 1u);
+      emit_all(c, args, a, k);
+      index = k + 1u >= a->msg_len ? ((index / c->msg_packets + 1u) & (slots - 1u)) * c->msg_packets : index + 1u;
+      __atomic_store_n(&ring->emit_at, index, __ATOMIC_SEQ_CST);
     }
     fs_unlock(&a->lock);
+    if (!ready) return;
   }
-  fs_unlock(&ring->emit_lock);
 }
 
 static int all_in(const netreduce_switch_config_t* c, const netreduce_aggregator_t* a) {
@@ -393,7 +417,7 @@ static int aggregate(const netreduce_switch_config_t* c, const fs_handler_args_t
     if (all_in(c, a)) completed = 1, outcome = complete(c, args, a, slot, k);
   }
   fs_unlock(&a->lock);
-  if (completed && c->in_order) emit_in_order(c, args);
+  if (completed && c->in_order) emit_in_turn(c, args, (msg_id & (2u * c->window - 1u)) * c->msg_packets + k);
   if (completed && c->role != NETREDUCE_ROLE_LEAF) release_behind(c, args, msg_id, k);
   return outcome;
 }
@@ -403,56 +427,76 @@ typedef struct position {
   uint32_t rank, msg_id, msg_len, k;
 } position_t;
 
-/* Whether the packet may take its connection's CLT step: the entry is plain, or anchored with
- * every earlier PSN's step taken, or not anchored and this is a first packet (`ina`). */
-static int step_ready(const netreduce_clt_entry_t* e, const packet_view_t* v, const netreduce_ina_t* ina) {
-  if (__atomic_load_n(&e->plain, __ATOMIC_RELAXED)) return 1;
-  if (!__atomic_load_n(&e->anchored, __ATOMIC_RELAXED)) return ina != NULL || roce_has_reth(v->bth.opcode);
-  return roce_psn_diff(v->bth.psn, __atomic_load_n(&e->next_psn, __ATOMIC_RELAXED)) <= 0;
+/* What an anchored entry says of its latest message (psn_msg and info read as a whole). */
+typedef struct anchor {
+  uint32_t psn0, msg_id, msg_len, rank;
+} anchor_t;
+
+static anchor_t read_anchor(const netreduce_clt_entry_t* e) {
+  anchor_t a;
+  uint32_t psn_msg, info;
+  do {
+    psn_msg = __atomic_load_n(&e->psn_msg, __ATOMIC_ACQUIRE);
+    info = __atomic_load_n(&e->info, __ATOMIC_ACQUIRE);
+  } while ((psn_msg & 0xFFu) != (info & 0xFFu));
+  a.psn0 = psn_msg >> 8, a.msg_id = psn_msg & 0xFFu, a.msg_len = (info >> 8) & 0xFFu, a.rank = (info >> 16) & 0xFFu;
+  return a;
 }
 
-/* The packet's CLT step (3.2), in its connection's PSN order: it waits up to order_spins turns
- * for its connection's earlier packets, which other HPUs may be handling, to take theirs (after
- * that they count as lost). A first packet (`ina`) moves the entry on to its message (to a later
- * PSN only); any other packet finds its position from the entry: d = PSN - PSN0 past it,
- * position d of that message if d < MsgLen, dropped if d >= MsgLen (the message's first packet
- * was lost), an earlier message's if d < 0 (the messages before the entry's are full). A
- * connection whose sender has no slot for elements here (a leaf's connection from another rack,
- * whose results pass through) is plain. Returns -1 with the position, or the outcome of a packet
- * that goes no further. */
+/* A first packet's CLT step: it anchors the entry, or moves it on to its message if that is later
+ * than the one anchored (a resend of an earlier first packet leaves it). The first first packet
+ * decides whether the connection is plain: an RDMA write that is no NetReduce message
+ * (`ina` NULL), or one whose sender has no slot for elements here (a leaf's connection from
+ * another rack, whose results pass through). Returns 1 if the connection is plain. */
+static int anchor_first(const netreduce_switch_config_t* c, netreduce_clt_entry_t* e, const packet_view_t* v,
+                        const netreduce_ina_t* ina) {
+  int plain;
+  entry_lock(e);
+  if (!e->anchored && (!ina || c->slot_of_rank[ina->rank] >= c->sources)) e->plain = 1;
+  if (ina && !e->plain && (!e->anchored || roce_psn_diff(v->bth.psn, e->psn_msg >> 8) > 0)) {
+    __atomic_store_n(&e->info, (uint32_t)ina->msg_id | (uint32_t)ina->msg_len << 8 | (uint32_t)ina->rank << 16,
+                     __ATOMIC_RELEASE);
+    __atomic_store_n(&e->psn_msg, v->bth.psn << 8 | ina->msg_id, __ATOMIC_RELEASE);
+    __atomic_store_n(&e->anchored, 1u, __ATOMIC_RELEASE);
+  }
+  plain = (int)e->plain;
+  entry_unlock(e);
+  return plain;
+}
+
+/* The packet's CLT step (3.2). A first packet (`ina`) anchors its connection's entry or moves it
+ * on (anchor_first). Any other packet finds its position from the entry without its lock: d = PSN
+ * - PSN0 past it, position d of that message if d < MsgLen, an earlier message's if d < 0 (the
+ * messages before the entry's are full). At d >= MsgLen its message's first packet has not taken
+ * its step: another HPU may still be handling it, so the packet waits for it up to order_spins
+ * turns; after that it was lost, and the packet is dropped. Returns -1 with the position, or the
+ * outcome of a packet that goes no further. */
 static int clt_step(const netreduce_switch_config_t* c, const fs_handler_args_t* args, const packet_view_t* v,
                     const netreduce_ina_t* ina, position_t* at) {
-  const int untagged_first = !ina && roce_has_reth(v->bth.opcode);
   netreduce_clt_entry_t* e = clt_find(c, args, v);
   uint32_t turns;
-  int32_t d;
+  anchor_t an = {0, 0, 0, 0};
+  int32_t d = 0;
   if (!e) return NETREDUCE_CLT_FULL;
-  for (turns = 0; turns < c->order_spins && !step_ready(e, v, ina);) {
-    entry_unlock(e); /* wait without the lock, which the earlier packets need */
-    while (turns < c->order_spins && !step_ready(e, v, ina)) ++turns;
-    entry_lock(e);
-  }
-  if (!e->anchored && ((untagged_first) || (ina && c->slot_of_rank[ina->rank] >= c->sources)))
-    e->plain = 1; /* a write that is no NetReduce message, or one whose elements another switch takes */
-  if (untagged_first && !e->plain) {
-    entry_unlock(e);
-    return NETREDUCE_MALFORMED;
-  }
-  if (e->plain || (!e->anchored && !ina)) { /* other RoCE traffic, or a connection never anchored */
-    entry_unlock(e);
-    return pass_on(args, v, NETREDUCE_PASSED);
-  }
-  if (!e->anchored || roce_psn_diff(v->bth.psn, e->next_psn) >= 0) e->next_psn = (v->bth.psn + 1u) & ROCE_PSN_MASK;
-  if (ina) {
-    if (!e->anchored || roce_psn_diff(v->bth.psn, e->psn0) > 0)
-      e->anchored = 1, e->rank = ina->rank, e->msg_id = ina->msg_id, e->msg_len = ina->msg_len, e->psn0 = v->bth.psn;
-    entry_unlock(e);
+  if (__atomic_load_n(&e->plain, __ATOMIC_ACQUIRE)) return pass_on(args, v, NETREDUCE_PASSED);
+  if (ina || roce_has_reth(v->bth.opcode)) { /* a first packet, or an untagged one: no NetReduce message */
+    if (anchor_first(c, e, v, ina)) return pass_on(args, v, NETREDUCE_PASSED);
+    if (!ina) return NETREDUCE_MALFORMED;
     at->rank = ina->rank, at->msg_id = ina->msg_id, at->msg_len = ina->msg_len, at->k = 0;
     return -1;
   }
-  d = roce_psn_diff(v->bth.psn, e->psn0);
-  at->rank = e->rank, at->msg_id = e->msg_id, at->msg_len = e->msg_len;
-  entry_unlock(e);
+  for (turns = 0;; ++turns) {
+    if (__atomic_load_n(&e->anchored, __ATOMIC_ACQUIRE)) {
+      an = read_anchor(e);
+      d = roce_psn_diff(v->bth.psn, an.psn0);
+      if (d < (int32_t)an.msg_len) break;
+    }
+    if (turns >= c->order_spins) break;
+    if (__atomic_load_n(&e->plain, __ATOMIC_ACQUIRE)) break;
+  }
+  if (__atomic_load_n(&e->plain, __ATOMIC_ACQUIRE) || !__atomic_load_n(&e->anchored, __ATOMIC_ACQUIRE))
+    return pass_on(args, v, NETREDUCE_PASSED); /* plain, or a connection never anchored */
+  at->rank = an.rank, at->msg_id = an.msg_id, at->msg_len = an.msg_len;
   if (d >= (int32_t)at->msg_len) return NETREDUCE_FIRST_LOST;
   if (d >= 0) {
     at->k = (uint32_t)d;

@@ -73,8 +73,8 @@ typedef struct netreduce_switch_config {
   uint32_t aggregator_bytes; /* one aggregator with its P + 1 slots */
   uint32_t slot_bytes;       /* NETREDUCE_HEADER_MAX + mtu */
   uint32_t in_order;         /* results leave in the ring's order (netreduce.in_order) */
-  uint32_t order_spins;      /* turns a packet waits for the CLT steps of its connection's earlier
-                                packets (netreduce.order_spins) */
+  uint32_t order_spins;      /* turns a packet waits for its message's first packet's CLT step
+                                (netreduce.order_spins) */
   uint32_t role;             /* enum netreduce_role */
   uint32_t switch_ipv4;      /* LEAF, ROOT: this switch's fabric address (virtual connections') */
   uint32_t parent_ipv4;      /* LEAF: the root's */
@@ -87,23 +87,32 @@ typedef struct netreduce_switch_config {
   uint8_t receiver_leaf[NETREDUCE_MAX_RANKS];  /* LEAF: the leaf where rank r's connection ends
                                                   (RACK: all 0, as `leaf`) */
   uint32_t leaf_ipv4[NETREDUCE_MAX_CHILDREN];  /* LEAF, ROOT: the leaves' fabric addresses */
-  /* The ring's emission point (in_order), changed under emit_lock: the next aggregator whose
-   * results go out is (emit_slot x MsgLen + emit_k). */
-  uint32_t emit_lock, emit_slot, emit_k;
+  /* The ring's emission point (in_order): the index of the next aggregator whose results go out,
+   * moved on by the handler that sends them. */
+  uint32_t emit_at;
+  uint32_t reserved[2];
 } netreduce_switch_config_t;
 #define NETREDUCE_CONFIG_L1_BYTES ((uint32_t)((sizeof(netreduce_switch_config_t) + 63u) & ~63u))
 
 /* A CLT entry (3.2): the connection (source IP, destination IP, destination QP) and what the
- * first packet of its latest message said: the sender's rank, MsgID, MsgLen and PSN0
- * (`anchored` once one has); `next_psn`, the PSN after the latest that took its step here (the
- * steps go in PSN order); `plain`, a connection whose first packet carried no INA header (other
- * RoCE traffic, forwarded as it is). */
+ * first packet of its latest message said: PSN0 and MsgID (psn_msg: PSN0 << 8 | MsgID), and the
+ * same MsgID with MsgLen and the sender's rank (info: MsgID | MsgLen << 8 | Rank << 16);
+ * `anchored` once a first packet has filled them; `plain`, a connection whose first packet carried
+ * no INA header, or whose sender this switch takes no elements of (forwarded as it is). Filling a
+ * free entry and moving an anchored one on take the ticket lock; every other packet reads
+ * psn_msg and info without it, as a whole only when their MsgIDs agree (a first packet writes
+ * info, then psn_msg). */
 typedef struct netreduce_clt_entry {
-  uint32_t ticket, serving; /* a ticket lock: a connection's packets take it in turn */
+  uint32_t ticket, serving; /* a ticket lock: the writers take it in turn */
   uint32_t used, anchored, plain;
   uint32_t src_ip, dst_ip, dst_qp;
-  uint32_t rank, msg_id, msg_len, psn0, next_psn;
+  uint32_t psn_msg, info;
+  uint32_t reserved[2];
 } netreduce_clt_entry_t;
+static inline uint32_t netreduce_clt_psn0(const netreduce_clt_entry_t* e) { return e->psn_msg >> 8; }
+static inline uint32_t netreduce_clt_msg_id(const netreduce_clt_entry_t* e) { return e->psn_msg & 0xFFu; }
+static inline uint32_t netreduce_clt_msg_len(const netreduce_clt_entry_t* e) { return (e->info >> 8) & 0xFFu; }
+static inline uint32_t netreduce_clt_rank(const netreduce_clt_entry_t* e) { return (e->info >> 16) & 0xFFu; }
 
 enum netreduce_aggregator_state {
   NETREDUCE_FREE = 0,     /* never used */

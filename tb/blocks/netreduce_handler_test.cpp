@@ -143,16 +143,15 @@ TEST_F(NetReduceHandler, FirstPacketsFillTheCltAndTheLastRankSendsTheSumIntoEver
   const std::vector<netreduce_clt_entry_t> clt = clt_entries();
   ASSERT_EQ(clt.size(), 2u);
   for (const netreduce_clt_entry_t& e : clt) {
-    const unsigned r = e.rank;
+    const unsigned r = netreduce_clt_rank(&e);
     ASSERT_LT(r, 2u);
     EXPECT_EQ(e.src_ip, fs_host_ipv4(r));
     EXPECT_EQ(e.dst_ip, fs_host_ipv4(r + 1));
     EXPECT_EQ(e.dst_qp, kRecvQp);
     EXPECT_EQ(e.anchored, 1u);
-    EXPECT_EQ(e.msg_id, 0u);
-    EXPECT_EQ(e.msg_len, kMsgPackets);
-    EXPECT_EQ(e.psn0, first_psn(r));
-    EXPECT_EQ(e.next_psn, first_psn(r) + 1);
+    EXPECT_EQ(netreduce_clt_msg_id(&e), 0u);
+    EXPECT_EQ(netreduce_clt_msg_len(&e), kMsgPackets);
+    EXPECT_EQ(netreduce_clt_psn0(&e), first_psn(r));
   }
   // Aggregator (0 mod 4) x 3 + 0 holds ranks 0 and 1.
   EXPECT_EQ(aggregator(0).state, uint32_t(NETREDUCE_FILLING));
@@ -282,11 +281,11 @@ TEST(NetReduceHandlerSetup, TheLayoutIsTheOneTheHeaderDescribes) {
   HandlerHarness h(switch_cfg(), "netreduce");
   const auto& c = *reinterpret_cast<const netreduce_switch_config_t*>(h.handler_memory().data());
   EXPECT_EQ(c.magic, NETREDUCE_SWITCH_MAGIC);
-  // The configuration: 22 words, 64 bytes of slots by rank, 64 of receivers' leaves by rank, 32
-  // leaves' addresses and the 3 words of the emission point, 356 bytes, rounded up to a multiple
-  // of 64; then 16 CLT entries of 13 words.
+  // The configuration: 19 words, 64 bytes of slots by rank, 64 of receivers' leaves by rank, 32
+  // leaves' addresses and the 3 words of the emission point, 344 bytes, rounded up to a multiple
+  // of 64; then 16 CLT entries of 12 words.
   EXPECT_EQ(c.clt_offset, 384u);
-  EXPECT_EQ(c.aggregators_offset, 384u + 16 * 52);
+  EXPECT_EQ(c.aggregators_offset, 384u + 16 * 48);
   // An aggregator: its 13-word head, the result area (84 + 64 + 4) and 3 slots of 84 + 64.
   EXPECT_EQ(c.aggregator_bytes, 52u + (84 + 64 + 4) + 3 * (84 + 64));
   EXPECT_EQ(netreduce_ring_bytes(3, 64, 2, 3, 16), c.aggregators_offset + 12ull * c.aggregator_bytes);

@@ -25,7 +25,7 @@ std::vector<ConfigKey> netreduce_config_keys() {
                        NETREDUCE(clt_entries)));
   s.push_back(bool_key("netreduce.in_order", "the switch: results leave in the ring's order, message by message and packet by packet, as a pipeline would send them (HPUs finish packets in any order, and a receiver NAKs a gap: the sender then goes back N); false: each aggregator's results leave as soon as it completes",
                        NETREDUCE(in_order)));
-  s.push_back(uint_key("netreduce.order_spins", "the switch: turns (a read of the connection lookup table entry each) a packet waits for the packets before it on its connection, which other HPUs may still be handling, to take their step in the connection lookup table (the steps go in PSN order, as a pipeline takes them); after that they count as lost", 0, 1u << 20,
+  s.push_back(uint_key("netreduce.order_spins", "the switch: turns (a read of the connection lookup table entry each) a packet waits for its message's first packet, which another HPU may still be handling, to take its step in the connection lookup table (a pipeline takes them in order); after that the first packet counts as lost and the packet is dropped", 0, 1u << 20,
                        NETREDUCE(order_spins)));
   return s;
 }
