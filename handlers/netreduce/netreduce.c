@@ -31,8 +31,8 @@
  *
  * HPUs finish packets in any order, where the paper's pipeline keeps them in order; a receiver
  * takes a connection's packets only in PSN order and answers a gap with a NAK that sends the
- * sender back N. With netreduce.in_order (rack switch and root) results leave in the ring's
- * order: each completer waits for its turn (emit_in_turn). */
+ * sender back N. With netreduce.in_order results leave in the ring's order: each completer (a
+ * leaf's: each result from the root) waits for its turn (emit_in_turn). */
 #include <string.h>
 
 #include "netreduce_switch.h"
@@ -580,7 +580,7 @@ static int result_down(const netreduce_switch_config_t* c, const fs_handler_args
                        uint32_t msg_id, uint32_t k) {
   const uint32_t data_bytes = v->data_bytes - NETREDUCE_INA_BYTES;
   netreduce_aggregator_t* a = aggregator_at(c, args, msg_id, k);
-  int outcome, emitted;
+  int outcome, emitted, again;
   fs_lock(&a->lock);
   if (a->msg_id != msg_id || (a->state != NETREDUCE_WAITING && a->state != NETREDUCE_COMPLETE)) {
     fs_unlock(&a->lock);
@@ -590,11 +590,16 @@ static int result_down(const netreduce_switch_config_t* c, const fs_handler_args
     fs_unlock(&a->lock);
     return NETREDUCE_MALFORMED;
   }
+  again = a->state == NETREDUCE_COMPLETE; /* the root answered a sum sent up again */
   fs_dma_copy(result_area(a) + NETREDUCE_HEADER_MAX, args->pkt + NETREDUCE_FABRIC_HEADER_BYTES, data_bytes);
   a->state = NETREDUCE_COMPLETE;
-  emitted = emit_all(c, args, a, k);
-  outcome = emitted == NETREDUCE_OK ? NETREDUCE_RESULT_DOWN : emitted;
+  outcome = NETREDUCE_RESULT_DOWN;
+  if (!c->in_order || (again && a->emitted)) { /* (in order, a first result waits for its turn) */
+    emitted = emit_all(c, args, a, k);
+    if (emitted != NETREDUCE_OK) outcome = emitted;
+  }
   fs_unlock(&a->lock);
+  if (c->in_order && !again) emit_in_turn(c, args, (msg_id & (2u * c->window - 1u)) * c->msg_packets + k);
   release_behind(c, args, msg_id, k);
   return outcome;
 }

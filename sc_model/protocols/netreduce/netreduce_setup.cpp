@@ -42,7 +42,7 @@ netreduce_switch_config_t netreduce_switch_layout(const NetReduceConfig& c) {
   s.clt_entries = c.clt_entries;
   s.order_spins = c.order_spins;
   s.role = c.tier.role;
-  s.in_order = c.in_order && s.role != NETREDUCE_ROLE_LEAF;  // a leaf sends results as they come down
+  s.in_order = c.in_order;
   if (s.role != NETREDUCE_ROLE_RACK) {
     if (c.tier.leaves.size() < 2 || c.tier.leaves.size() > NETREDUCE_MAX_CHILDREN)
       throw std::logic_error("netreduce: a tier of " + std::to_string(c.tier.leaves.size()) + " leaves");
