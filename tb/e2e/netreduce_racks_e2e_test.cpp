@@ -179,6 +179,29 @@ TEST(NetReduceRacksE2e, TheIssRunsTheSameHandlersWithTheSameSums) {
   EXPECT_EQ(count(outcomes(s, "spine0"), "completed"), 9u);
 }
 
+TEST(NetReduceRacksE2e, InOrderResultsLeaveNoGapAtAnyReceiver) {
+  // netreduce.in_order on the ISS across 2 racks of 3: the root sends its results down in the
+  // ring's order and each leaf sends them into its connections in that order, so no receiver sees
+  // a gap (8 KiB: 9 packets a worker): no NAK, no resend, every sum once at the root.
+  ScratchDir dir;
+  const CliResult r =
+      flaresim(fabric(2, 1, 3) + "--hpu.model iss --hosts.bytes 8KiB --netreduce.in_order true --stats s.json", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto s = nlohmann::json::parse(slurp(dir / "s.json"));
+  EXPECT_EQ(s["allreduce"]["results_ok"], true);
+  EXPECT_EQ(s["allreduce"]["retransmissions"], 0);
+  EXPECT_EQ(s["allreduce"]["details"]["naks_sent"], 0);
+  EXPECT_EQ(s["allreduce"]["details"]["out_of_order"], 0);
+  // The root also passes each leaf's notices of its connection leaving the rack: 2 + 2 + 1.
+  EXPECT_EQ(outcomes(s, "spine0"), nlohmann::json({{"aggregated", 9}, {"completed", 9}, {"passed", 2 * 5}}));
+  for (const std::string leaf : {"leaf0", "leaf1"}) {
+    const nlohmann::json o = outcomes(s, leaf);
+    EXPECT_EQ(count(o, "result_down"), 9u) << leaf << o;
+    EXPECT_EQ(count(o, "aggregated"), 18u) << leaf << o;
+    EXPECT_EQ(count(o, "sent_up"), 9u) << leaf << o;
+  }
+}
+
 TEST(NetReduceRacksE2e, SetUpsItCannotRunAreRefused) {
   ScratchDir dir;
   // A line of four switches with hosts at both ends: no switch links the two racks.
