@@ -272,6 +272,34 @@ TEST_F(NetReduceHandler, MalformedFramesAreDroppedAndOtherTrafficPasses) {
   for (uint32_t a = 0; a < 2 * kWindow * kMsgPackets; ++a) EXPECT_EQ(aggregator(a).state, uint32_t(NETREDUCE_FREE)) << a;
 }
 
+TEST_F(NetReduceHandler, StrangePacketsAreCountedAndLeaveTheRingAlone) {
+  message_from({0, 1}, 0);
+  // On rank 0's connection: a middle packet 5000 PSNs past its message (no first packet of its
+  // own ever came: dropped once it has waited for one), and one 5000 PSNs before it (older than
+  // any aggregator holds: sent on for its receiver to drop as a duplicate).
+  fs::RocePacket ahead = packet(0, 0, 1, message(0, 0));
+  ahead.bth.psn = (first_psn(0) + 5000) & ROCE_PSN_MASK;
+  EXPECT_EQ(name(run(fs::build_roce_frame(ahead, 0, fs_host_ipv4(1), 0xC000), 0)), "first_lost");
+  fs::RocePacket behind = ahead;
+  behind.bth.psn = (first_psn(0) - 5000) & ROCE_PSN_MASK;
+  EXPECT_EQ(name(run(fs::build_roce_frame(behind, 0, fs_host_ipv4(1), 0xC000), 0)), "stale");
+  // A middle packet to a queue pair no connection here has: not this ring's, sent on (the receiver's
+  // NIC drops it).
+  fs::RocePacket stranger = packet(0, 0, 1, message(0, 0));
+  stranger.bth.dest_qp = 77;
+  const HandlerCall s = run(fs::build_roce_frame(stranger, 0, fs_host_ipv4(1), 0xC000), 0);
+  EXPECT_EQ(name(s), "passed");
+  ASSERT_EQ(s.sent.size(), 1u);
+  EXPECT_EQ(s.sent[0].ports, std::vector<uint32_t>{1});
+  // The ring goes on as if none had come: rank 2 completes every aggregator with the exact sums.
+  for (unsigned k = 0; k < kMsgPackets; ++k) {
+    const HandlerCall c = run(frame(2, 0, k), 2);
+    ASSERT_EQ(name(c), "completed") << k;
+    ASSERT_EQ(c.sent.size(), kRanks);
+    for (unsigned r = 0; r < kRanks; ++r) expect_result(c.sent[r], r, 0, k);
+  }
+}
+
 TEST(NetReduceHandlerSetup, AHandlerWithoutItsConfigurationDropsEverything) {
   HandlerHarness h(switch_cfg(), "netreduce", /*install=*/false);
   EXPECT_EQ(h.outcome_name(h.run(frame(0, 0, 0), 0).outcome), "not_installed");
