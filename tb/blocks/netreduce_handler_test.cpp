@@ -14,16 +14,14 @@
 #include "netreduce/netreduce_switch.h"
 #include "protocols/netreduce/netreduce_config.h"
 #include "protocols/netreduce/roce_frame.h"
+#include "blocks/netreduce_ring_frames.h"
 
 namespace fs_tb {
 namespace {
 
 constexpr unsigned kRanks = 3, kWindow = 2, kMsgPackets = 3, kMtu = 64;
-constexpr uint32_t kRecvQp = 2;
-constexpr uint32_t kElements = (kMsgPackets * kMtu - NETREDUCE_INA_BYTES) / 4;  // 46 a message
-
-// Each connection starts at its own PSN.
-uint32_t first_psn(unsigned rank) { return 1000 * rank + 7; }
+constexpr NetReduceRingShape kRing{kRanks, kMsgPackets, kMtu, 5};
+uint32_t first_psn(unsigned rank) { return NetReduceRingShape::first_psn(rank); }
 
 // Host h is out of port h.
 struct Routes : fs::NextHopIf {
@@ -44,49 +42,11 @@ fs::Config switch_cfg() {
   return c;
 }
 
-int32_t element(unsigned rank, unsigned msg, unsigned i) { return int32_t(rank * 100000 + msg * 1000 + i) - 500; }
-
-// Message `msg` of rank `rank`: the INA header and its elements.
-fs::Bytes message(unsigned rank, unsigned msg, uint8_t ring = 5) {
-  fs::Bytes b(NETREDUCE_INA_BYTES + 4 * kElements);
-  const netreduce_ina_t ina{NETREDUCE_INET_TAG, ring, uint8_t(msg), kMsgPackets, uint8_t(rank)};
-  netreduce_ina_encode(&ina, b.data());
-  for (unsigned i = 0; i < kElements; ++i) fs_put_le32(&b[NETREDUCE_INA_BYTES + 4 * i], uint32_t(element(rank, msg, i)));
-  return b;
-}
-
-// Packet k of message msg from rank `rank`, as its NIC sends it.
-fs::RocePacket packet(unsigned rank, unsigned msg, unsigned k, const fs::Bytes& m) {
-  fs::RocePacket p;
-  p.bth.opcode = k == 0 ? ROCE_RC_WRITE_FIRST : k + 1 == kMsgPackets ? ROCE_RC_WRITE_LAST_IMM : ROCE_RC_WRITE_MIDDLE;
-  p.bth.pkey = ROCE_DEFAULT_PKEY;
-  p.bth.dest_qp = kRecvQp;
-  p.bth.ack_request = k + 1 == kMsgPackets;
-  p.bth.psn = (first_psn(rank) + msg * kMsgPackets + k) & ROCE_PSN_MASK;
-  if (k == 0) p.reth = {uint64_t(msg) * m.size(), 0, uint32_t(m.size())};
-  if (k + 1 == kMsgPackets) p.imm = msg;
-  p.payload.assign(m.begin() + k * kMtu, m.begin() + (k + 1) * kMtu);
-  return p;
-}
-
-fs::Bytes frame(unsigned rank, unsigned msg, unsigned k) {
-  return fs::build_roce_frame(packet(rank, msg, k, message(rank, msg)), rank, fs_host_ipv4((rank + 1) % kRanks),
-                              uint16_t(0xC000 | rank));
-}
-
-// What a result of packet k of message msg carries behind its headers: the ring's sums (for the
-// first packet, after the rank's own INA header).
-std::vector<int32_t> sums(unsigned msg, unsigned k) {
-  std::vector<int32_t> out;
-  const unsigned from = k == 0 ? 0 : (k * kMtu - NETREDUCE_INA_BYTES) / 4;
-  const unsigned to = std::min(kElements, ((k + 1) * kMtu - NETREDUCE_INA_BYTES) / 4);
-  for (unsigned i = from; i < to; ++i) {
-    uint32_t s = 0;
-    for (unsigned r = 0; r < kRanks; ++r) s += uint32_t(element(r, msg, i));
-    out.push_back(int32_t(s));
-  }
-  return out;
-}
+fs::Bytes message(unsigned rank, unsigned msg, uint8_t ring = 5) { return kRing.message(rank, msg, ring); }
+fs::RocePacket packet(unsigned rank, unsigned msg, unsigned k, const fs::Bytes& m) { return kRing.packet(rank, msg, k, m); }
+fs::Bytes frame(unsigned rank, unsigned msg, unsigned k) { return kRing.frame(rank, msg, k); }
+// What a result of packet k of message msg carries behind its headers: the ring's sums.
+std::vector<int32_t> sums(unsigned msg, unsigned k) { return kRing.sums(msg, k, {0, 1, 2}); }
 
 class NetReduceHandler : public ::testing::Test {
  protected:
@@ -147,7 +107,7 @@ TEST_F(NetReduceHandler, FirstPacketsFillTheCltAndTheLastRankSendsTheSumIntoEver
     ASSERT_LT(r, 2u);
     EXPECT_EQ(e.src_ip, fs_host_ipv4(r));
     EXPECT_EQ(e.dst_ip, fs_host_ipv4(r + 1));
-    EXPECT_EQ(e.dst_qp, kRecvQp);
+    EXPECT_EQ(e.dst_qp, NetReduceRingShape::kRecvQp);
     EXPECT_EQ(e.anchored, 1u);
     EXPECT_EQ(netreduce_clt_msg_id(&e), 0u);
     EXPECT_EQ(netreduce_clt_msg_len(&e), kMsgPackets);

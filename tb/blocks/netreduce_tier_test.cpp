@@ -18,41 +18,17 @@
 #include "netreduce/netreduce_switch.h"
 #include "protocols/netreduce/netreduce_config.h"
 #include "protocols/netreduce/roce_frame.h"
+#include "blocks/netreduce_ring_frames.h"
 
 namespace fs_tb {
 namespace {
 
 constexpr unsigned kRanks = 4, kWindow = 2, kMsgPackets = 3, kMtu = 64;
-constexpr uint32_t kRecvQp = 2;
-constexpr uint32_t kElements = (kMsgPackets * kMtu - NETREDUCE_INA_BYTES) / 4;  // 46 a message
-constexpr unsigned kLeaf0 = 1, kLeaf1 = 2, kRoot = 3;                          // fabric addresses
-constexpr uint32_t kUplink = 4;                                                // leaf 0's port to the root
+constexpr NetReduceRingShape kRing{kRanks, kMsgPackets, kMtu, 5};
+constexpr unsigned kLeaf0 = 1, kLeaf1 = 2, kRoot = 3;  // fabric addresses
+constexpr uint32_t kUplink = 4;                        // leaf 0's port to the root
 
-uint32_t first_psn(unsigned rank) { return 1000 * rank + 7; }
-int32_t element(unsigned rank, unsigned msg, unsigned i) { return int32_t(rank * 100000 + msg * 1000 + i) - 500; }
-
-fs::Bytes message(unsigned rank, unsigned msg) {
-  fs::Bytes b(NETREDUCE_INA_BYTES + 4 * kElements);
-  const netreduce_ina_t ina{NETREDUCE_INET_TAG, 5, uint8_t(msg), kMsgPackets, uint8_t(rank)};
-  netreduce_ina_encode(&ina, b.data());
-  for (unsigned i = 0; i < kElements; ++i) fs_put_le32(&b[NETREDUCE_INA_BYTES + 4 * i], uint32_t(element(rank, msg, i)));
-  return b;
-}
-
-// Packet k of message msg from rank `rank`, as its NIC sends it to rank + 1's host.
-fs::Bytes frame(unsigned rank, unsigned msg, unsigned k) {
-  const fs::Bytes m = message(rank, msg);
-  fs::RocePacket p;
-  p.bth.opcode = k == 0 ? ROCE_RC_WRITE_FIRST : k + 1 == kMsgPackets ? ROCE_RC_WRITE_LAST_IMM : ROCE_RC_WRITE_MIDDLE;
-  p.bth.pkey = ROCE_DEFAULT_PKEY;
-  p.bth.dest_qp = kRecvQp;
-  p.bth.ack_request = k + 1 == kMsgPackets;
-  p.bth.psn = (first_psn(rank) + msg * kMsgPackets + k) & ROCE_PSN_MASK;
-  if (k == 0) p.reth = {uint64_t(msg) * m.size(), 0, uint32_t(m.size())};
-  if (k + 1 == kMsgPackets) p.imm = msg;
-  p.payload.assign(m.begin() + k * kMtu, m.begin() + (k + 1) * kMtu);
-  return fs::build_roce_frame(p, rank, fs_host_ipv4((rank + 1) % kRanks), uint16_t(0xC000 | rank));
-}
+fs::Bytes frame(unsigned rank, unsigned msg, unsigned k) { return kRing.frame(rank, msg, k); }
 
 // Bytes of headers in front of the elements of packet k (a first packet's INA header included).
 size_t header_bytes(unsigned k) {
@@ -62,15 +38,7 @@ size_t header_bytes(unsigned k) {
 
 // The elements packet k of message msg carries, summed over `ranks`.
 std::vector<int32_t> sums(unsigned msg, unsigned k, std::initializer_list<unsigned> ranks) {
-  std::vector<int32_t> out;
-  const unsigned from = k == 0 ? 0 : (k * kMtu - NETREDUCE_INA_BYTES) / 4;
-  const unsigned to = std::min(kElements, ((k + 1) * kMtu - NETREDUCE_INA_BYTES) / 4);
-  for (unsigned i = from; i < to; ++i) {
-    uint32_t s = 0;
-    for (unsigned r : ranks) s += uint32_t(element(r, msg, i));
-    out.push_back(int32_t(s));
-  }
-  return out;
+  return kRing.sums(msg, k, ranks);
 }
 fs::Bytes le_bytes(const std::vector<int32_t>& v) {
   fs::Bytes b(4 * v.size());
