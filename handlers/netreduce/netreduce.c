@@ -31,8 +31,9 @@
  *
  * HPUs finish packets in any order, where the paper's pipeline keeps them in order; a receiver
  * takes a connection's packets only in PSN order and answers a gap with a NAK that sends the
- * sender back N. With netreduce.in_order results leave in the ring's order: each completer (a
- * leaf's: each result from the root) waits for its turn (emit_in_turn). */
+ * sender back N. With netreduce.in_order each connection's results leave in its PSN order: each
+ * completer (a leaf's: each result from the root) waits for its turn on each connection
+ * (emit_in_turn). */
 #include <string.h>
 
 #include "netreduce_switch.h"
@@ -166,9 +167,10 @@ static void set_bit(uint32_t* bits, uint32_t i) { bits[i >> 5] |= 1u << (i & 31u
 static int take(const netreduce_switch_config_t* c, netreduce_aggregator_t* a, uint32_t msg_id, uint32_t msg_len) {
   const uint32_t age = (msg_id - a->msg_id) & 0xFFu; /* how many messages newer than the one it holds */
   if (a->state == NETREDUCE_FREE || (age != 0 && age <= 2u * c->window)) {
-    a->state = NETREDUCE_FILLING, a->msg_id = msg_id, a->msg_len = msg_len, a->emitted = 0;
+    a->state = NETREDUCE_FILLING, a->msg_id = msg_id, a->msg_len = msg_len;
     a->header_bytes = 0, a->data_bytes = 0;
     memset(a->bitmap, 0, sizeof(a->bitmap));
+    memset(a->sent, 0, sizeof(a->sent));
     memset(a->headers, 0, sizeof(a->headers));
     return 1;
   }
@@ -283,42 +285,59 @@ static int send_fabric(const netreduce_switch_config_t* c, netreduce_aggregator_
   return forward(frame, NETREDUCE_FABRIC_HEADER_BYTES + a->data_bytes + ROCE_ICRC_BYTES, to, NETREDUCE_OK);
 }
 
-/* Sends a complete aggregator's results: the root's down to every leaf, the others' into every
- * connection that ends here. NETREDUCE_NO_ROUTE if one had no route, else NETREDUCE_RESULT_PARTLY
- * if one had no headers yet, else NETREDUCE_OK. */
+/* The connections whose results this switch sends: on the root each leaf's (i: its slot), on the
+ * others each rank's whose connection ends here (i: the rank). */
+static uint32_t connections(const netreduce_switch_config_t* c) {
+  return c->role == NETREDUCE_ROLE_ROOT ? c->sources : c->ranks;
+}
+static int ends_here(const netreduce_switch_config_t* c, uint32_t i) {
+  return c->role == NETREDUCE_ROLE_ROOT || delivers(c, i);
+}
+
+/* Sends aggregator a's result (position k) into connection i and marks it sent (also when it has
+ * no headers yet: its sender resends); the outcome of the send. */
+static int emit_to(const netreduce_switch_config_t* c, const fs_handler_args_t* args, netreduce_aggregator_t* a,
+                   uint32_t i, uint32_t k) {
+  const int sent = c->role == NETREDUCE_ROLE_ROOT ? send_fabric(c, a, k, c->leaf_ipv4[i], i)
+                                                  : send_result(c, args, a, i, k);
+  set_bit(a->sent, i);
+  return sent;
+}
+
+/* Sends a complete aggregator's results into every connection that ends here (the root: down to
+ * every leaf). NETREDUCE_NO_ROUTE if one had no route, else NETREDUCE_RESULT_PARTLY if one had no
+ * headers yet, else NETREDUCE_OK. */
 static int emit_all(const netreduce_switch_config_t* c, const fs_handler_args_t* args, netreduce_aggregator_t* a,
                     uint32_t k) {
   int outcome = NETREDUCE_OK, sent;
   uint32_t i;
-  const uint32_t n = c->role == NETREDUCE_ROLE_ROOT ? c->sources : c->ranks;
-  for (i = 0; i < n; ++i) {
-    if (c->role == NETREDUCE_ROLE_ROOT)
-      sent = send_fabric(c, a, k, c->leaf_ipv4[i], i);
-    else if (delivers(c, i))
-      sent = send_result(c, args, a, i, k);
-    else
-      continue;
+  for (i = 0; i < connections(c); ++i) {
+    if (!ends_here(c, i)) continue;
+    sent = emit_to(c, args, a, i, k);
     if (sent == NETREDUCE_NO_ROUTE || (sent != NETREDUCE_OK && outcome == NETREDUCE_OK)) outcome = sent;
   }
-  a->emitted = 1;
   return outcome;
 }
 
-/* netreduce.in_order: results leave in the ring's order, message by message and packet by packet,
- * which the ring's emission point (emit_at: the index of the next aggregator whose results go
- * out) keeps. On RISC-V, where HPUs run at once, the completer of aggregator `index` waits for
- * its turn (or until another handler has sent its results), sends its results and moves the
- * point on; a result whose rank's packet is lost holds the ones behind it until the resend
- * completes it, as a pipeline's would. Natively, where handlers run one at a time, a completer
- * whose turn it is not leaves at once. Either way the sender goes on with the complete
- * aggregators after its own whose completers left, up to the first one still filling. */
-static void emit_in_turn(const netreduce_switch_config_t* c, const fs_handler_args_t* args, uint32_t index) {
+/* An emission point: the message and the aggregator index a connection's next result comes from. */
+static uint32_t emission_point(uint32_t msg_id, uint32_t index) { return (msg_id & 0xFFu) << 16 | index; }
+
+/* netreduce.in_order, for connection i: its results leave in its PSN order, message by message
+ * and packet by packet, which its emission point (emit_at[i]: the message and the aggregator
+ * whose result goes next) keeps; each connection has its own, so different HPUs send different
+ * connections' results at once. On RISC-V, where HPUs run at once, the completer of aggregator
+ * `index` (holding message msg_id) waits for its turn, sends its result (unless a resend's answer
+ * already did) and moves the point on; a result whose rank's packet is lost holds the ones behind
+ * it until the resend completes it, as a pipeline's would. Natively, where handlers run one at a
+ * time, a completer whose turn it is not leaves at once, and the one whose turn it is goes on
+ * with the complete aggregators after its own, up to the first one not complete for the message
+ * the point expects. */
+static void emit_in_turn(const netreduce_switch_config_t* c, const fs_handler_args_t* args, uint32_t i,
+                         uint32_t msg_id, uint32_t index) {
   netreduce_switch_config_t* ring = (netreduce_switch_config_t*)args->handler_mem;
   const uint32_t slots = 2u * c->window;
-  while (__atomic_load_n(&ring->emit_at, __ATOMIC_ACQUIRE) != index) {
-#if defined(__riscv)
-    if (__atomic_load_n(&aggregator(c, args, index)->emitted, __ATOMIC_ACQUIRE)) return;
-#else
+  while (__atomic_load_n(&ring->emit_at[i], __ATOMIC_ACQUIRE) != emission_point(msg_id, index)) {
+#if !defined(__riscv)
     return;
 #endif
   }
@@ -327,15 +346,30 @@ static void emit_in_turn(const netreduce_switch_config_t* c, const fs_handler_ar
     const uint32_t k = index % c->msg_packets;
     int ready;
     fs_lock(&a->lock);
-    ready = a->state == NETREDUCE_COMPLETE && !a->emitted;
+    ready = a->state == NETREDUCE_COMPLETE && a->msg_id == msg_id;
     if (ready) {
-      emit_all(c, args, a, k);
-      index = k + 1u >= a->msg_len ? ((index / c->msg_packets + 1u) & (slots - 1u)) * c->msg_packets : index + 1u;
-      __atomic_store_n(&ring->emit_at, index, __ATOMIC_SEQ_CST);
+      if (!bit(a->sent, i)) emit_to(c, args, a, i, k);
+      if (k + 1u >= a->msg_len)
+        index = ((index / c->msg_packets + 1u) & (slots - 1u)) * c->msg_packets, msg_id = (msg_id + 1u) & 0xFFu;
+      else
+        ++index;
+      __atomic_store_n(&ring->emit_at[i], emission_point(msg_id, index), __ATOMIC_SEQ_CST);
     }
     fs_unlock(&a->lock);
+#if defined(__riscv)
+    return; /* every completer waits for its own turn: none goes on for another */
+#else
     if (!ready) return;
+#endif
   }
+}
+
+/* netreduce.in_order: aggregator `index`'s results (message msg_id), each connection's in turn. */
+static void emit_in_order(const netreduce_switch_config_t* c, const fs_handler_args_t* args, uint32_t msg_id,
+                          uint32_t index) {
+  uint32_t i;
+  for (i = 0; i < connections(c); ++i)
+    if (ends_here(c, i)) emit_in_turn(c, args, i, msg_id, index);
 }
 
 static int all_in(const netreduce_switch_config_t* c, const netreduce_aggregator_t* a) {
@@ -372,8 +406,9 @@ static int complete(const netreduce_switch_config_t* c, const fs_handler_args_t*
 }
 
 /* A resend to a slot already in: a complete aggregator answers it with its result (the root: a
- * leaf's sum, with the result down to that leaf), a leaf's waiting one sends its sum up again;
- * otherwise it is kept again (a complete one whose results wait for their turn, too). */
+ * leaf's sum, with the result down to that leaf) once that connection's has gone out here, or at
+ * once if it ends elsewhere (a leaf's connection to another rack: end to end); a leaf's waiting
+ * one sends its sum up again; otherwise it is kept again (a result waiting for its turn, too). */
 static int answer_resend(const netreduce_switch_config_t* c, const fs_handler_args_t* args, netreduce_aggregator_t* a,
                          uint32_t slot, uint32_t rank, uint32_t k) {
   int sent;
@@ -381,7 +416,8 @@ static int answer_resend(const netreduce_switch_config_t* c, const fs_handler_ar
     sent = send_fabric(c, a, k, c->parent_ipv4, c->leaf);
     return sent == NETREDUCE_OK ? NETREDUCE_UP_RESENT : sent;
   }
-  if (a->state != NETREDUCE_COMPLETE || !a->emitted) return NETREDUCE_DUPLICATE;
+  if (c->role == NETREDUCE_ROLE_ROOT) rank = slot;
+  if (a->state != NETREDUCE_COMPLETE || (ends_here(c, rank) && !bit(a->sent, rank))) return NETREDUCE_DUPLICATE;
   if (c->role == NETREDUCE_ROLE_ROOT) sent = send_fabric(c, a, k, c->leaf_ipv4[slot], slot);
   else sent = send_result(c, args, a, rank, k);
   return sent == NETREDUCE_OK ? NETREDUCE_RESULT_RESENT : sent;
@@ -417,7 +453,8 @@ static int aggregate(const netreduce_switch_config_t* c, const fs_handler_args_t
     if (all_in(c, a)) completed = 1, outcome = complete(c, args, a, slot, k);
   }
   fs_unlock(&a->lock);
-  if (completed && c->in_order) emit_in_turn(c, args, (msg_id & (2u * c->window - 1u)) * c->msg_packets + k);
+  if (completed && c->in_order && c->role != NETREDUCE_ROLE_LEAF) /* (a leaf's: when the result comes down) */
+    emit_in_order(c, args, msg_id, (msg_id & (2u * c->window - 1u)) * c->msg_packets + k);
   if (completed && c->role != NETREDUCE_ROLE_LEAF) release_behind(c, args, msg_id, k);
   return outcome;
 }
@@ -567,7 +604,7 @@ static int take_notice(const netreduce_switch_config_t* c, const fs_handler_args
     a->header_bytes = hb;
     fs_dma_copy(slot_of(c, a, s), h, NETREDUCE_HEADER_MAX);
     set_bit(a->headers, s);
-    if (a->state == NETREDUCE_COMPLETE && a->emitted && send_result(c, args, a, ina->rank, k) == NETREDUCE_NO_ROUTE)
+    if (a->state == NETREDUCE_COMPLETE && bit(a->sent, ina->rank) && send_result(c, args, a, ina->rank, k) == NETREDUCE_NO_ROUTE)
       outcome = NETREDUCE_NO_ROUTE;
   }
   fs_unlock(&a->lock);
@@ -594,12 +631,12 @@ static int result_down(const netreduce_switch_config_t* c, const fs_handler_args
   fs_dma_copy(result_area(a) + NETREDUCE_HEADER_MAX, args->pkt + NETREDUCE_FABRIC_HEADER_BYTES, data_bytes);
   a->state = NETREDUCE_COMPLETE;
   outcome = NETREDUCE_RESULT_DOWN;
-  if (!c->in_order || (again && a->emitted)) { /* (in order, a first result waits for its turn) */
+  if (!c->in_order || again) { /* (in order, a first result waits for its turns) */
     emitted = emit_all(c, args, a, k);
     if (emitted != NETREDUCE_OK) outcome = emitted;
   }
   fs_unlock(&a->lock);
-  if (c->in_order && !again) emit_in_turn(c, args, (msg_id & (2u * c->window - 1u)) * c->msg_packets + k);
+  if (c->in_order && !again) emit_in_order(c, args, msg_id, (msg_id & (2u * c->window - 1u)) * c->msg_packets + k);
   release_behind(c, args, msg_id, k);
   return outcome;
 }

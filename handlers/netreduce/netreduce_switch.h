@@ -87,10 +87,10 @@ typedef struct netreduce_switch_config {
   uint8_t receiver_leaf[NETREDUCE_MAX_RANKS];  /* LEAF: the leaf where rank r's connection ends
                                                   (RACK: all 0, as `leaf`) */
   uint32_t leaf_ipv4[NETREDUCE_MAX_CHILDREN];  /* LEAF, ROOT: the leaves' fabric addresses */
-  /* The ring's emission point (in_order): the index of the next aggregator whose results go out,
-   * moved on by the handler that sends them. */
-  uint32_t emit_at;
-  uint32_t reserved[2];
+  /* Each connection's emission point (in_order; rank i's, or on the root leaf i's): the message
+   * and the index of the aggregator whose result goes out next (MsgID << 16 | index), moved on by
+   * the handler that sends it. */
+  uint32_t emit_at[NETREDUCE_MAX_RANKS];
 } netreduce_switch_config_t;
 #define NETREDUCE_CONFIG_L1_BYTES ((uint32_t)((sizeof(netreduce_switch_config_t) + 63u) & ~63u))
 
@@ -117,8 +117,8 @@ static inline uint32_t netreduce_clt_rank(const netreduce_clt_entry_t* e) { retu
 enum netreduce_aggregator_state {
   NETREDUCE_FREE = 0,     /* never used */
   NETREDUCE_FILLING = 1,  /* sources coming in */
-  NETREDUCE_COMPLETE = 2, /* the result made (a leaf: come down from the root); once its results
-                             are out (emitted), a resend gets its result again */
+  NETREDUCE_COMPLETE = 2, /* the result made (a leaf: come down from the root); once a
+                             connection's result is out (sent), a resend on it gets it again */
   NETREDUCE_RELEASED = 3, /* released one window ahead: every worker has its result */
   NETREDUCE_WAITING = 4   /* LEAF: every source in, their sum sent up, the result not down yet */
 };
@@ -137,8 +137,8 @@ typedef struct netreduce_aggregator {
   uint32_t bitmap[NETREDUCE_MAX_RANKS / 32u];  /* sources in */
   uint32_t headers[NETREDUCE_MAX_RANKS / 32u]; /* slots whose headers are in */
   uint32_t msg_len;       /* packets of its message */
-  uint32_t emitted;       /* COMPLETE: its results have gone out */
-  uint32_t reserved[2];
+  uint32_t sent[NETREDUCE_MAX_RANKS / 32u]; /* COMPLETE: the connections its result has gone out into
+                                               (rank i's, or on the root leaf i's) */
 } netreduce_aggregator_t;
 #define NETREDUCE_AGGREGATOR_HEAD ((uint32_t)sizeof(netreduce_aggregator_t))
 

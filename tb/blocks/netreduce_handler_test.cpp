@@ -270,12 +270,12 @@ TEST(NetReduceHandlerSetup, TheLayoutIsTheOneTheHeaderDescribes) {
   const auto& c = *reinterpret_cast<const netreduce_switch_config_t*>(h.handler_memory().data());
   EXPECT_EQ(c.magic, NETREDUCE_SWITCH_MAGIC);
   // The configuration: 19 words, 64 bytes of slots by rank, 64 of receivers' leaves by rank, 32
-  // leaves' addresses and the 3 words of the emission point, 344 bytes, rounded up to a multiple
-  // of 64; then 16 CLT entries of 12 words.
-  EXPECT_EQ(c.clt_offset, 384u);
-  EXPECT_EQ(c.aggregators_offset, 384u + 16 * 48);
-  // An aggregator: its 13-word head, the result area (84 + 64 + 4) and 3 slots of 84 + 64.
-  EXPECT_EQ(c.aggregator_bytes, 52u + (84 + 64 + 4) + 3 * (84 + 64));
+  // leaves' addresses and 64 connections' emission points, 588 bytes, rounded up to a multiple of
+  // 64; then 16 CLT entries of 12 words.
+  EXPECT_EQ(c.clt_offset, 640u);
+  EXPECT_EQ(c.aggregators_offset, 640u + 16 * 48);
+  // An aggregator: its 12-word head, the result area (84 + 64 + 4) and 3 slots of 84 + 64.
+  EXPECT_EQ(c.aggregator_bytes, 48u + (84 + 64 + 4) + 3 * (84 + 64));
   EXPECT_EQ(netreduce_ring_bytes(3, 64, 2, 3, 16), c.aggregators_offset + 12ull * c.aggregator_bytes);
 }
 

@@ -98,8 +98,8 @@ TEST(NetReduceRacksE2e, ExactSumsWithEachRacksSumGoingUpAndTheResultComingDown) 
       EXPECT_EQ(count(leaf, "malformed") + count(leaf, "late"), 0u) << l << leaf;
     }
     if (c.leaves == 2 && c.members.empty()) {
-      // The state each switch holds (netreduce_switch.h): the configuration (384 bytes), 256 CLT
-      // entries of 48 and 2N x MsgLen = 64 aggregators of a 52-byte head, a result area and slots
+      // The state each switch holds (netreduce_switch.h): the configuration (640 bytes), 256 CLT
+      // entries of 48 and 2N x MsgLen = 64 aggregators of a 48-byte head, a result area and slots
       // of 84 + 1024 bytes (and the 4 of the result's ICRC): a leaf's 2 ranks and 1 connection
       // coming in, the root's 2 leaves.
       const auto l2 = [&](const std::string& sw) {
@@ -107,8 +107,8 @@ TEST(NetReduceRacksE2e, ExactSumsWithEachRacksSumGoingUpAndTheResultComingDown) 
           if (x["name"] == sw) return x["handler_memory"]["netreduce"]["l2_bytes"].get<uint64_t>();
         return uint64_t(0);
       };
-      EXPECT_EQ(l2("leaf0"), 384u + 256 * 48 + 64 * (52 + 4 * 1108 + 4));
-      EXPECT_EQ(l2("spine0"), 384u + 256 * 48 + 64 * (52 + 3 * 1108 + 4));
+      EXPECT_EQ(l2("leaf0"), 640u + 256 * 48 + 64 * (48 + 4 * 1108 + 4));
+      EXPECT_EQ(l2("spine0"), 640u + 256 * 48 + 64 * (48 + 3 * 1108 + 4));
     }
     if (c.spines > 1) {  // the other spines only route
       EXPECT_TRUE(outcomes(s, "spine1").empty()) << outcomes(s, "spine1");
