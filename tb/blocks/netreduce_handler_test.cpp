@@ -39,6 +39,7 @@ fs::Config switch_cfg() {
   fs::NetReduceConfig& n = fs::netreduce_config(c);
   n.ring_id = 5, n.ranks = kRanks, n.window = kWindow, n.msg_packets = kMsgPackets, n.mtu = kMtu;
   n.clt_entries = 16, n.order_spins = 4;
+  n.in_order = false;  // each aggregator's results as it completes: what these tests follow packet by packet
   return c;
 }
 

@@ -117,8 +117,9 @@ TEST(NetReduceRacksE2e, ExactSumsWithEachRacksSumGoingUpAndTheResultComingDown) 
 }
 
 TEST(NetReduceRacksE2e, LosingANoticeASumGoingUpOrAResultComingDownIsRecovered) {
-  // 2 leaves x 2 hosts, 8 KiB (messages of 4, 4 and 1 packets), one HPU per switch: without a
-  // loss nothing is resent. leaf0's first frame up is message 0's notice of connection 1 -> 2
+  // 2 leaves x 2 hosts, 8 KiB (messages of 4, 4 and 1 packets), one HPU per switch, each
+  // aggregator's results as it completes (netreduce.in_order false): without a loss nothing is
+  // resent. leaf0's first frame up is message 0's notice of connection 1 -> 2
   // (rank 1's first packet sends it before its sum goes up), its second the first sum; spine0's
   // first frame down to leaf1 is that notice passed on, its second a result. Each loss leaves
   // its own mark at the switches; every sum still completes once at the root.
@@ -138,7 +139,7 @@ TEST(NetReduceRacksE2e, LosingANoticeASumGoingUpOrAResultComingDownIsRecovered) 
        }) {
     ScratchDir dir;
     const CliResult r = flaresim(fabric(2, 1, 2) + kOneHpu + "--hpu.model native --hosts.bytes 8KiB --stats s.json "
-                                                             "--network.lose '" + c.lose + "'",
+                                                             "--netreduce.in_order false --network.lose '" + c.lose + "'",
                                  dir);
     ASSERT_EQ(r.code, 0) << c.lose << "\n" << r.err;
     const auto s = nlohmann::json::parse(slurp(dir / "s.json"));
@@ -151,7 +152,11 @@ TEST(NetReduceRacksE2e, LosingANoticeASumGoingUpOrAResultComingDownIsRecovered) 
   }
   // Without a loss, none of those marks.
   ScratchDir dir;
-  ASSERT_EQ(flaresim(fabric(2, 1, 2) + kOneHpu + "--hpu.model native --hosts.bytes 8KiB --stats s.json", dir).code, 0);
+  ASSERT_EQ(flaresim(fabric(2, 1, 2) + kOneHpu + "--hpu.model native --hosts.bytes 8KiB --netreduce.in_order false "
+                                                 "--stats s.json",
+                     dir)
+                .code,
+            0);
   const auto s = nlohmann::json::parse(slurp(dir / "s.json"));
   EXPECT_EQ(s["allreduce"]["retransmissions"], 0);
   for (const std::string sw : {"leaf0", "leaf1", "spine0"})

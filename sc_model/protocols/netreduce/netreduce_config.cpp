@@ -23,7 +23,7 @@ std::vector<ConfigKey> netreduce_config_keys() {
                        NETREDUCE(ranks)));
   s.push_back(uint_key("netreduce.clt_entries", "the switch: entries of its connection lookup table (a power of two; one per ring connection through it)", 1, 1u << 16,
                        NETREDUCE(clt_entries)));
-  s.push_back(bool_key("netreduce.in_order", "the switch: results leave in the ring's order, message by message and packet by packet, as a pipeline would send them (HPUs finish packets in any order, and a receiver NAKs a gap: the sender then goes back N); false: each aggregator's results leave as soon as it completes",
+  s.push_back(bool_key("netreduce.in_order", "the switch: each connection's results leave in its PSN order, message by message and packet by packet, as a pipeline sends them: an aggregator's completer waits for its turn on each connection (HPUs finish packets in any order, and a receiver NAKs a gap: its sender then goes back N); false: each aggregator's results leave as soon as it completes",
                        NETREDUCE(in_order)));
   s.push_back(uint_key("netreduce.order_spins", "the switch: turns (a read of the connection lookup table entry each) a packet waits for its message's first packet, which another HPU may still be handling, to take its step in the connection lookup table (a pipeline takes them in order); after that the first packet counts as lost and the packet is dropped", 0, 1u << 20,
                        NETREDUCE(order_spins)));

@@ -29,7 +29,7 @@ struct NetReduceConfig {
   // The switch (a network run sets ranks on the switches its ring crosses).
   unsigned ranks = 0;         // P: workers of the ring the switch aggregates; 0 = none
   unsigned clt_entries = 256; // connection lookup table entries (a power of two)
-  bool in_order = false;      // results leave in the ring's order (netreduce.c: emit_in_order)
+  bool in_order = true;       // each connection's results leave in its PSN order (netreduce.c: emit_in_order)
   unsigned order_spins = 256; // turns a packet waits for its message's first packet's CLT step
   NetReduceTier tier;         // a network run's (not a key)
 };
