@@ -144,10 +144,14 @@ static netreduce_aggregator_t* aggregator(const netreduce_switch_config_t* c, co
   return (netreduce_aggregator_t*)(args->handler_mem + c->aggregators_offset + index * c->aggregator_bytes);
 }
 
-/* Packet k of message msg_id's aggregator. */
+/* The index of packet k of message msg_id's aggregator: (MsgID mod 2N) x MsgLen + k ... */
+static uint32_t aggregator_index(const netreduce_switch_config_t* c, uint32_t msg_id, uint32_t k) {
+  return (msg_id & (2u * c->window - 1u)) * c->msg_packets + k;
+}
+/* ... and the aggregator. */
 static netreduce_aggregator_t* aggregator_at(const netreduce_switch_config_t* c, const fs_handler_args_t* args,
                                              uint32_t msg_id, uint32_t k) {
-  return aggregator(c, args, (msg_id & (2u * c->window - 1u)) * c->msg_packets + k);
+  return aggregator(c, args, aggregator_index(c, msg_id, k));
 }
 
 /* The result area, and slot s's after it (in both, headers end and elements start
@@ -454,7 +458,7 @@ static int aggregate(const netreduce_switch_config_t* c, const fs_handler_args_t
   }
   fs_unlock(&a->lock);
   if (completed && c->in_order && c->role != NETREDUCE_ROLE_LEAF) /* (a leaf's: when the result comes down) */
-    emit_in_order(c, args, msg_id, (msg_id & (2u * c->window - 1u)) * c->msg_packets + k);
+    emit_in_order(c, args, msg_id, aggregator_index(c, msg_id, k));
   if (completed && c->role != NETREDUCE_ROLE_LEAF) release_behind(c, args, msg_id, k);
   return outcome;
 }
@@ -636,7 +640,7 @@ static int result_down(const netreduce_switch_config_t* c, const fs_handler_args
     if (emitted != NETREDUCE_OK) outcome = emitted;
   }
   fs_unlock(&a->lock);
-  if (c->in_order && !again) emit_in_order(c, args, msg_id, (msg_id & (2u * c->window - 1u)) * c->msg_packets + k);
+  if (c->in_order && !again) emit_in_order(c, args, msg_id, aggregator_index(c, msg_id, k));
   release_behind(c, args, msg_id, k);
   return outcome;
 }

@@ -54,13 +54,8 @@ class NetReduceHandler : public ::testing::Test {
   NetReduceHandler() : h_(switch_cfg(), "netreduce") { h_.set_routes(&routes_); }
   HandlerCall run(const fs::Bytes& f, unsigned port) { return h_.run(f, port); }
   std::string name(const HandlerCall& c) const { return h_.outcome_name(c.outcome); }
-  const netreduce_switch_config_t& config() {
-    return *reinterpret_cast<const netreduce_switch_config_t*>(h_.handler_memory().data());
-  }
-  const netreduce_aggregator_t& aggregator(uint32_t index) {
-    return *reinterpret_cast<const netreduce_aggregator_t*>(h_.handler_memory().data() + config().aggregators_offset +
-                                                          index * config().aggregator_bytes);
-  }
+  const netreduce_switch_config_t& config() { return netreduce_config_in(h_); }
+  const netreduce_aggregator_t& aggregator(uint32_t index) { return netreduce_aggregator_in(h_, index); }
   std::vector<netreduce_clt_entry_t> clt_entries() {
     std::vector<netreduce_clt_entry_t> out;
     const auto* e = reinterpret_cast<const netreduce_clt_entry_t*>(h_.handler_memory().data() + config().clt_offset);
@@ -268,7 +263,7 @@ TEST(NetReduceHandlerSetup, AHandlerWithoutItsConfigurationDropsEverything) {
 
 TEST(NetReduceHandlerSetup, TheLayoutIsTheOneTheHeaderDescribes) {
   HandlerHarness h(switch_cfg(), "netreduce");
-  const auto& c = *reinterpret_cast<const netreduce_switch_config_t*>(h.handler_memory().data());
+  const auto& c = netreduce_config_in(h);
   EXPECT_EQ(c.magic, NETREDUCE_SWITCH_MAGIC);
   // The configuration: 19 words, 64 bytes of slots by rank, 64 of receivers' leaves by rank, 32
   // leaves' addresses and 64 connections' emission points, 588 bytes, rounded up to a multiple of

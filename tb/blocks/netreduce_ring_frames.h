@@ -2,15 +2,18 @@
 // frame code: rank r on host r writes message m to host r + 1 (mod the ring's ranks) in messages
 // of `msg_packets` full packets of `mtu` bytes, the INA header in front; element i of rank r's
 // message m is r x 100000 + m x 1000 + i - 500; each connection starts at PSN 1000 r + 7, its
-// receiver's queue pair is 2. And the sums a result carries, worked out here from the elements.
+// receiver's queue pair is 2. And the sums a result carries, worked out here from the elements;
+// and the switch's configuration and aggregators as a handler harness holds them.
 #pragma once
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <vector>
 
+#include "blocks/handler_harness.h"
 #include "fs_packet.h"
 #include "netreduce/netreduce_proto.h"
+#include "netreduce/netreduce_switch.h"
 #include "protocols/netreduce/roce_frame.h"
 
 namespace fs_tb {
@@ -69,5 +72,16 @@ struct NetReduceRingShape {
     return out;
   }
 };
+
+// The configuration the netreduce handler set installed in `h`'s L2 handler memory, and its
+// aggregator `index`.
+inline const netreduce_switch_config_t& netreduce_config_in(HandlerHarness& h) {
+  return *reinterpret_cast<const netreduce_switch_config_t*>(h.handler_memory().data());
+}
+inline const netreduce_aggregator_t& netreduce_aggregator_in(HandlerHarness& h, uint32_t index) {
+  const netreduce_switch_config_t& c = netreduce_config_in(h);
+  return *reinterpret_cast<const netreduce_aggregator_t*>(h.handler_memory().data() + c.aggregators_offset +
+                                                        index * c.aggregator_bytes);
+}
 
 }  // namespace fs_tb

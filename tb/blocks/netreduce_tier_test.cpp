@@ -132,13 +132,8 @@ class NetReduceLeaf : public ::testing::Test {
   NetReduceLeaf() : h_(switch_cfg(NETREDUCE_ROLE_LEAF), "netreduce") { h_.set_routes(&routes_); }
   HandlerCall run(const fs::Bytes& f, unsigned port) { return h_.run(f, port); }
   std::string name(const HandlerCall& c) const { return h_.outcome_name(c.outcome); }
-  const netreduce_switch_config_t& config() {
-    return *reinterpret_cast<const netreduce_switch_config_t*>(h_.handler_memory().data());
-  }
-  const netreduce_aggregator_t& aggregator(uint32_t index) {
-    return *reinterpret_cast<const netreduce_aggregator_t*>(h_.handler_memory().data() + config().aggregators_offset +
-                                                          index * config().aggregator_bytes);
-  }
+  const netreduce_switch_config_t& config() { return netreduce_config_in(h_); }
+  const netreduce_aggregator_t& aggregator(uint32_t index) { return netreduce_aggregator_in(h_, index); }
   // Ranks 0 and 1's packets of message msg; the calls of rank 1's (which complete the rack).
   std::vector<HandlerCall> rack_sends(unsigned msg) {
     std::vector<HandlerCall> out;
