@@ -780,7 +780,9 @@ void Cpu::note_atomic_write(const MemRegion&, const uint8_t* host, uint32_t addr
 void Cpu::skip_spin(uint64_t iterations) {
   cycles += iterations * spin_.period;
   instret += iterations * spin_instret_;
-  counters.add_scaled(spin_counters_, iterations);
+  counters.add_scaled(spin_counters_, iterations);  // a turn's own fast-forwarded counts are 0
+  counters.fast_forwarded_instructions += iterations * spin_instret_;
+  counters.fast_forwarded_turns += iterations;
 }
 
 }  // namespace fs::iss

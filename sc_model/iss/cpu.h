@@ -62,6 +62,9 @@ struct CpuCounters {
   uint64_t device_wait_cycles = 0;  // device accesses that take time (DMA copies, command issues)
   uint64_t misaligned = 0;           // loads and stores not naturally aligned (timing.misaligned each)
   uint64_t spin_cycles = 0;          // turns of wait loops on a shared word (see probe_spin)
+  // Of instret, the instructions of wait-loop turns skip_spin() accounted without interpreting
+  // them, and those turns: instret minus it is what the interpreter executed.
+  uint64_t fast_forwarded_instructions = 0, fast_forwarded_turns = 0;
 
   // Applies f(field, other's field) to every count.
   template <typename F>
@@ -74,6 +77,7 @@ struct CpuCounters {
     f(icache_stall_cycles, o.icache_stall_cycles);
     f(bank_conflict_cycles, o.bank_conflict_cycles), f(device_wait_cycles, o.device_wait_cycles);
     f(misaligned, o.misaligned), f(spin_cycles, o.spin_cycles);
+    f(fast_forwarded_instructions, o.fast_forwarded_instructions), f(fast_forwarded_turns, o.fast_forwarded_turns);
   }
   CpuCounters& operator-=(const CpuCounters& o) {
     each(o, [](uint64_t& a, uint64_t b) { a -= b; });

@@ -213,6 +213,13 @@ TEST(E2EIssHpu, InterleavedHpusContendForTheBlockLock) {
   // ... counted as spin cycles, which one run at a time never has.
   EXPECT_EQ(off["iss"]["spin_cycles"], 0);
   EXPECT_GT(on["iss"]["spin_cycles"].get<uint64_t>(), 0u);
+  // Turns of a spin parked on the lock are accounted, not interpreted: fs_lock's wait loop
+  // (fs_handler.h) is a load and a branch, two instructions a turn. One run at a time never parks.
+  EXPECT_EQ(off["iss"]["fast_forwarded"]["turns"], 0);
+  EXPECT_EQ(off["iss"]["fast_forwarded"]["instructions"], 0);
+  EXPECT_GT(on["iss"]["fast_forwarded"]["turns"].get<uint64_t>(), 0u);
+  EXPECT_EQ(on["iss"]["fast_forwarded"]["instructions"].get<uint64_t>(),
+            2 * on["iss"]["fast_forwarded"]["turns"].get<uint64_t>());
   EXPECT_EQ(on["outcomes"], off["outcomes"]);
   // Interleaving is deterministic: the same run again gives the same stats.
   ASSERT_EQ(flaresim("run --trace t.txt --flare.ports 0-7 --stats again.json -q --hpu.model iss --pspin.clusters 1", dir).code,

@@ -216,6 +216,9 @@ TEST(IssSharedMemory, SpinIsDetectedAndFastForwarded) {
   EXPECT_EQ(c.counters.load_use_stalls, 12u);
   EXPECT_EQ(c.counters.accesses[kOtherAccess], 13u);
   EXPECT_EQ(c.counters.spin_cycles, 60u);
+  // Of the 25 instructions, the 20 of those ten turns were not interpreted.
+  EXPECT_EQ(c.counters.fast_forwarded_instructions, 20u);
+  EXPECT_EQ(c.counters.fast_forwarded_turns, 10u);
   // The word is cleared: bne (still taken, 61..65), lw of 0 (65..66), bne not taken (66..68).
   m.shared[0] = 0;
   ASSERT_EQ(c.run(1000), Stop::kEcall);
@@ -229,6 +232,8 @@ TEST(IssSharedMemory, SpinIsDetectedAndFastForwarded) {
   EXPECT_EQ(d.run(1000), Stop::kBudget);
   EXPECT_EQ(d.instret, 1000u);
   EXPECT_EQ(d.counters.spin_cycles, 499u * 5);
+  EXPECT_EQ(d.counters.fast_forwarded_instructions, 0u);
+  EXPECT_EQ(d.counters.fast_forwarded_turns, 0u);
 }
 
 TEST(IssSharedMemory, ALoopThatReadsACounterIsNotASpin) {
