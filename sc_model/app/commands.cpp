@@ -179,13 +179,13 @@ int cmd_run(const std::vector<std::string>& args) {
   if (capture_times != "relative" && capture_times != "absolute")
     throw InputError("bad value '" + capture_times + "' for '--capture-times': expected one of relative, absolute");
   req.relative_capture_times = capture_times == "relative";
-  req.keep_egress = vm.count("verify") > 0 || hosts;
   req.progress = isatty(2);
   if (vm.count("vcd") && !req.cfg.rtl.any())
     throw InputError("--vcd: no block runs as RTL (add --rtl pkt_sched,cluster_sched,crc32)");
 
   std::unique_ptr<ResultVerifier> expected;
   if (vm.count("verify")) expected = read_expected_results(vm["verify"].as<std::string>());  // fail before running
+  req.verifier = expected.get();
 
   // Every output is checked now, before the run, and appears only if the run completes.
   OutputFiles outputs;
@@ -216,8 +216,8 @@ int cmd_run(const std::vector<std::string>& args) {
   // checked: its stats and outputs are the evidence of the fault.
   const bool stopped = !result.fault.empty();
   std::optional<VerifyReport> file_check, hosts_check;
-  if (expected && !stopped) file_check = expected->verify(result.egress);
-  if (result.hosts_expected && !stopped) hosts_check = result.hosts_expected->verify(result.egress);
+  if (expected && !stopped) file_check = expected->report();
+  if (result.hosts_expected && !stopped) hosts_check = result.hosts_expected->report();
   result.stats["verify"] = verify_section(vm.count("verify") ? vm["verify"].as<std::string>() : "",
                                           file_check ? &*file_check : nullptr, hosts_check ? &*hosts_check : nullptr);
   result.stats["inputs"]["verify"] = vm.count("verify") ? vm["verify"].as<std::string>() : "";

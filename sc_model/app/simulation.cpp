@@ -171,6 +171,7 @@ RunResult run_simulation(const RunRequest& req) {
   }
 
   RunResult result;
+  if (hosts) result.hosts_expected = hosts->verifier();
   if (trace_info.format == TraceFormat::kPcapng && trace_info.port_rule == "src-mac" && !trace_info.port_rule_why.empty())
     result.trace_note = req.trace_path + " has one interface: each packet's ingress port is the last two bytes of its "
                         "source MAC (--pcap-port src-mac, " + trace_info.port_rule_why +
@@ -179,7 +180,8 @@ RunResult run_simulation(const RunRequest& req) {
   if (req.egress) pcap = std::make_unique<PcapngWriter>(*req.egress, req.cfg.ports.count);
   sw.on_departure([&](unsigned port, Picos time, const Packet& p) {
     if (pcap) pcap->write(uint16_t(port), time, p.data.data(), p.data.size());
-    if (req.keep_egress) result.egress.push_back(EgressRecord{uint16_t(port), time, p.data});
+    if (req.verifier) req.verifier->take(uint16_t(port), time, p.data);
+    if (result.hosts_expected) result.hosts_expected->take(uint16_t(port), time, p.data);
   });
   if (req.insn_trace) sw.pspin().set_insn_trace(*req.insn_trace, req.insn_trace_options);
   if (req.handler_log) {
@@ -214,7 +216,6 @@ RunResult run_simulation(const RunRequest& req) {
   stats["hosts"] = hosts ? hosts->stats().json() : HostStats().json();
   if (hosts) {
     result.hosts_summary = hosts->summary();
-    result.hosts_expected = hosts->verifier();
     result.hosts_what = hosts->what();
   }
   stats["wall_seconds"] =

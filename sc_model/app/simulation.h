@@ -24,7 +24,8 @@ struct RunRequest {
   std::string config_path;   // for the record in the stats file; "" if none
   std::string pcap_port = TraceOptions().pcap_port;  // ingress port rule for captures (net/port_rule.h)
   bool relative_capture_times = true;  // pcap/pcapng: time 0 = the capture's first packet
-  bool keep_egress = false;  // keep every departing frame in RunResult::egress
+  // The --verify file's check, given every departing frame as it leaves (nullptr: none).
+  ResultVerifier* verifier = nullptr;
   bool progress = false;     // print progress to stderr while running
   // Where the run's optional outputs go (nullptr: not written); the caller owns the streams
   // (the CLI's are common/output_files.h's, put in place once the run succeeds).
@@ -39,8 +40,8 @@ struct RunRequest {
 
 struct RunResult {
   nlohmann::json stats;
-  std::vector<EgressRecord> egress;
-  std::unique_ptr<ResultVerifier> hosts_expected;  // closed-loop hosts: what they must get
+  // Closed-loop hosts: their check of what they must get, given every departing frame as it left.
+  std::unique_ptr<ResultVerifier> hosts_expected;
   std::string hosts_what;                          // and what they are, for messages
   std::string hosts_summary;
   // The handler fault that stopped the run (hpu.on_fault = abort), "" if it ran to its end. The

@@ -72,6 +72,11 @@ const Protocol* protocol_for_host_model(const std::string& model) {
   return nullptr;
 }
 
+VerifyReport verify_records(ResultVerifier& verifier, const std::vector<EgressRecord>& egress) {
+  for (const EgressRecord& r : egress) verifier.take(r.port, r.time, r.data);
+  return verifier.report();
+}
+
 std::unique_ptr<ResultVerifier> read_expected_results(const std::string& path) {
   std::vector<const Protocol*> readers;
   for (const Protocol* p : protocols())

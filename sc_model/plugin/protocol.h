@@ -47,12 +47,17 @@ struct VerifyReport {
   std::vector<std::string> problems;  // the first 20, human readable, in detection order
 };
 
-// Checks what the switch sent (every departing frame, in departure order).
+// Checks what the switch sent: every departing frame, in departure order, as it leaves (the
+// run keeps none of them), then what never came.
 class ResultVerifier {
  public:
   virtual ~ResultVerifier() = default;
-  virtual VerifyReport verify(const std::vector<EgressRecord>& egress) const = 0;
+  virtual void take(uint16_t port, Picos time, const Bytes& frame) = 0;
+  // After the last frame.
+  virtual VerifyReport report() const = 0;
 };
+// take() for every record, then report().
+VerifyReport verify_records(ResultVerifier& verifier, const std::vector<EgressRecord>& egress);
 
 // The stats' "hosts" section (docs/STATS.md): the same keys whatever the host model, zeros and
 // model "none" in a run without hosts, so that runs tabulate alike. `details` is the model's own

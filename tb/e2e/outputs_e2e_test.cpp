@@ -223,7 +223,7 @@ TEST(E2EOutputs, ASignalThatArrivedBeforeTheHandlersStopsGenAtItsFirstCheck) {
   ScratchDir dir;
   Background gen(dir, {"gen", "flare_dense", "--hosts", "2", "--bytes", "4KiB", "-o", "g.txt"}, SIGINT);
   EXPECT_EQ(gen.stop(0), 128 + SIGINT);
-  EXPECT_EQ(gen.err(), "flaresim: interrupted by SIGINT while generating the hosts' data; no output file was written\n");
+  EXPECT_EQ(gen.err(), "flaresim: interrupted by SIGINT while generating the hosts' packets; no output file was written\n");
   EXPECT_EQ(files_in(dir), std::set<std::string>{});
 }
 

@@ -137,12 +137,13 @@ void side_by_side(const std::string& hpu_model) {
   }
   RunRequest req;
   req.trace_path = dir / "t.txt";
-  req.keep_egress = true;
+  FlareVerifier flare(expected_of(w));
+  req.verifier = &flare;  // given every departing frame as it leaves
   req.cfg.parser.rules = "udp_dport=4950 -> flare_dense; udp_dport=5000 -> pkt_counter";
   find_config_key("hpu.model")->set(req.cfg, hpu_model);
   flare_config(req.cfg).ports = "0-3";
   const RunResult r = run_simulation(req);
-  const VerifyReport rep = verify_egress(expected_of(w), r.egress);
+  const VerifyReport rep = flare.report();
   EXPECT_TRUE(rep.ok) << (rep.problems.empty() ? "" : rep.problems[0]);
   EXPECT_EQ(rep.matched, 16u * 4u);
   const auto& s = r.stats;

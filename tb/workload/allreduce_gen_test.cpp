@@ -246,6 +246,51 @@ TEST(AllreduceGen, SlowerLinkAndOverheadSpaceBlocks) {
   EXPECT_EQ(w.records[2].time, 2 * 865600u);
 }
 
+TEST(AllreduceGen, OneBlockAtATimeIsWhatTheWholeVectorsGive) {
+  // A host that builds its packets as it sends them (contribution_frame, expected_block) must
+  // send what the whole vectors of host_elements give, sliced by hand here, for every dtype, a
+  // short last block, and a port other than the rank.
+  for (const char* dtype : {"int32", "int16", "int8", "float32"}) {
+    AllreduceGenOptions o = small(3, 5 * 1024 + 64, 1024);
+    o.dtype = dtype;
+    o.op = std::string(dtype) == "int8" ? "max" : "sum";
+    o.seed = 7;
+    o.allreduce_id = 3;
+    const AllreduceShape shape = check_allreduce(o);
+    const uint32_t size = flare_dtype_bytes(shape.dtype);
+    const uint64_t total = o.bytes / size, per_block = 1024 / size;
+    ASSERT_EQ(shape.blocks, 6u) << dtype;
+    std::vector<Bytes> whole;
+    for (unsigned h = 0; h < o.hosts; ++h) whole.push_back(host_elements(o.seed, h, shape.dtype, total));
+    for (uint64_t b = 0; b < shape.blocks; ++b) {
+      const uint64_t count = std::min<uint64_t>(per_block, total - b * per_block);
+      const size_t off = size_t(b * per_block) * size, len = size_t(count) * size;
+      Bytes want = Bytes(whole[0].begin() + long(off), whole[0].begin() + long(off + len));
+      for (unsigned h = 0; h < o.hosts; ++h) {
+        const Bytes frame = contribution_frame(o, shape, h, uint16_t(10 + h), b);
+        const FrameInfo f = parse_frame(frame.data(), frame.size());
+        ASSERT_TRUE(f.ok && f.udp) << dtype;
+        EXPECT_EQ(f.udp_dport, o.udp_port);
+        flare_header_t hd;
+        flare_decode(frame.data() + f.l4_offset, &hd);
+        EXPECT_EQ(hd.block_id, b);
+        EXPECT_EQ(hd.sender_rank, h);
+        EXPECT_EQ(hd.elem_count, count);
+        EXPECT_EQ(hd.allreduce_id, 3u);
+        EXPECT_EQ(Bytes(frame.begin() + long(f.l4_offset + FLARE_HEADER_BYTES), frame.end()),
+                  Bytes(whole[h].begin() + long(off), whole[h].begin() + long(off + len)))
+            << dtype << " host " << h << " block " << b;
+        if (h) fold_elements(want, Bytes(whole[h].begin() + long(off), whole[h].begin() + long(off + len)), shape.dtype,
+                             shape.op);
+      }
+      const ExpectedBlock e = expected_block(o, shape, b);
+      EXPECT_EQ(e.block_id, b);
+      EXPECT_EQ(e.count, count);
+      EXPECT_EQ(e.payload, want) << dtype << " block " << b;
+    }
+  }
+}
+
 TEST(AllreduceGen, ExpectedWriteExactAndReadBack) {
   AllreduceGenOptions o = small(2, 12, 8);
   o.allreduce_id = 3;

@@ -113,17 +113,17 @@ Bytes host_elements_at(uint64_t seed, unsigned host, uint8_t dtype, uint64_t fir
   return out;
 }
 
-AllreduceWorkload generate_allreduce(const AllreduceGenOptions& o) {
+AllreduceShape check_allreduce(const AllreduceGenOptions& o) {
   if (o.num_ports < 1 || o.num_ports > 65536)
     bad_option(o, "num_ports", std::to_string(o.num_ports) + " not in 1..65536");
   if (o.hosts < 1 || o.hosts > o.num_ports)
     bad_option(o, "hosts", std::to_string(o.hosts) + " not in 1.." + std::to_string(o.num_ports));
-  uint8_t dtype, op;
-  if (!flare_dtype_from_name(o.dtype, &dtype))
+  AllreduceShape s;
+  if (!flare_dtype_from_name(o.dtype, &s.dtype))
     bad_option(o, "dtype", "unknown '" + o.dtype + "' (valid: " + kFlareDtypeChoices + ")");
-  if (!flare_op_from_name(o.op, &op))
+  if (!flare_op_from_name(o.op, &s.op))
     bad_option(o, "op", "unknown '" + o.op + "' (valid: " + kFlareOpChoices + ")");
-  const uint32_t dsize = flare_dtype_bytes(dtype);
+  const uint32_t dsize = flare_dtype_bytes(s.dtype);
   if (o.elem_bytes == 0 || o.elem_bytes % dsize != 0)
     bad_option(o, "elem_bytes", std::to_string(o.elem_bytes) + " is not a positive multiple of the " +
                                  o.dtype + " size " + std::to_string(dsize));
@@ -139,50 +139,70 @@ AllreduceWorkload generate_allreduce(const AllreduceGenOptions& o) {
   if (o.bytes % dsize != 0)
     bad_option(o, "bytes", std::to_string(o.bytes) + " is not a multiple of the " + o.dtype +
                             " size " + std::to_string(dsize));
-  const uint64_t blocks = (o.bytes + o.elem_bytes - 1) / o.elem_bytes;
-  if (blocks > (uint64_t(1) << 32))
-    bad_option(o, "bytes", std::to_string(blocks) + " blocks exceed the 32-bit block id");
+  s.blocks = (o.bytes + o.elem_bytes - 1) / o.elem_bytes;
+  if (s.blocks > (uint64_t(1) << 32))
+    bad_option(o, "bytes", std::to_string(s.blocks) + " blocks exceed the 32-bit block id");
   if (!(o.gbps > 0) || !std::isfinite(o.gbps))
     bad_option(o, "gbps", "must be a positive finite rate");
   if (o.udp_port == 0) bad_option(o, "udp_port", "must be 1..65535");
   const uint64_t full_frame = FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES + o.elem_bytes;
   const double full_ps = 8.0 * double(full_frame + o.wire_overhead) * 1000.0 / o.gbps;
-  if (full_ps * double(blocks) > 1e19)
+  if (full_ps * double(s.blocks) > 1e19)
     bad_option(o, "gbps", "send times overflow 64-bit picoseconds at this rate and size");
 
   if (!(o.loss >= 0 && o.loss <= 1)) bad_option(o, "loss", format_number(o.loss) + " not in 0..1");
   if (!(o.duplicate >= 0 && o.duplicate <= 1))
     bad_option(o, "duplicate", format_number(o.duplicate) + " not in 0..1");
+  s.total_elems = o.bytes / dsize;
+  s.per_block = o.elem_bytes / dsize;
+  return s;
+}
 
-  const uint64_t total_elems = o.bytes / dsize;
-  const uint32_t per_block = o.elem_bytes / dsize;
-  std::vector<Bytes> data(o.hosts);
-  for (unsigned h = 0; h < o.hosts; ++h) {
-    check_interrupted("generating the hosts' data");
-    data[h] = host_elements(o.seed, h, dtype, total_elems);
-  }
+uint16_t AllreduceShape::block_count(uint64_t b) const {
+  return uint16_t(std::min<uint64_t>(per_block, total_elems - b * per_block));
+}
 
+Bytes contribution_frame(const AllreduceGenOptions& o, const AllreduceShape& s, unsigned rank, uint16_t port,
+                         uint64_t block) {
   flare_header_t hdr{};
   hdr.version = FLARE_VERSION;
   hdr.kind = FLARE_KIND_CONTRIB;
-  hdr.dtype = dtype;
-  hdr.op = op;
+  hdr.dtype = s.dtype;
+  hdr.op = s.op;
   hdr.allreduce_id = o.allreduce_id;
-  auto block_count = [&](uint64_t b) {
-    return uint16_t(std::min<uint64_t>(per_block, total_elems - b * per_block));
-  };
+  hdr.block_id = uint32_t(block);
+  hdr.elem_count = s.block_count(block);
+  hdr.sender_rank = uint16_t(rank);
+  const Bytes elems = host_elements_at(o.seed, rank, s.dtype, block * s.per_block, hdr.elem_count);
+  return build_flare_packet(hdr, port, elems.data(), elems.size(), o.udp_port);
+}
+
+Picos contribution_wire(const AllreduceGenOptions& o, const AllreduceShape& s, uint64_t block) {
+  return wire_time(FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES + size_t(s.block_count(block)) * flare_dtype_bytes(s.dtype),
+                   o.wire_overhead, o.gbps);
+}
+
+ExpectedBlock expected_block(const AllreduceGenOptions& o, const AllreduceShape& s, uint64_t block) {
+  const uint16_t count = s.block_count(block);
+  const uint64_t first = block * s.per_block;
+  // Reduced in rank order.
+  ExpectedBlock e;
+  e.allreduce_id = o.allreduce_id;
+  e.block_id = uint32_t(block);
+  e.dtype = s.dtype;
+  e.op = s.op;
+  e.count = count;
+  e.payload = host_elements_at(o.seed, 0, s.dtype, first, count);
+  for (unsigned h = 1; h < o.hosts; ++h) fold_elements(e.payload, host_elements_at(o.seed, h, s.dtype, first, count), s.dtype, s.op);
+  return e;
+}
+
+AllreduceWorkload generate_allreduce(const AllreduceGenOptions& o) {
+  const AllreduceShape shape = check_allreduce(o);
+  const uint64_t blocks = shape.blocks;
   // Host h's contribution to block b; every send of it (retransmission, duplicate) is this frame.
-  auto frame = [&](unsigned h, uint64_t b) {
-    hdr.block_id = uint32_t(b);
-    hdr.elem_count = block_count(b);
-    hdr.sender_rank = uint16_t(h);
-    return build_flare_packet(hdr, uint16_t(h), data[h].data() + size_t(b * per_block) * dsize,
-                              size_t(hdr.elem_count) * dsize, o.udp_port);
-  };
-  auto frame_wire = [&](uint64_t b) {
-    return wire_time(FLARE_PAYLOAD_OFFSET + FLARE_HEADER_BYTES + size_t(block_count(b)) * dsize,
-                     o.wire_overhead, o.gbps);
-  };
+  auto frame = [&](unsigned h, uint64_t b) { return contribution_frame(o, shape, h, uint16_t(h), b); };
+  auto frame_wire = [&](uint64_t b) { return contribution_wire(o, shape, b); };
 
   AllreduceWorkload w;
   w.udp_port = o.udp_port;
@@ -218,19 +238,8 @@ AllreduceWorkload generate_allreduce(const AllreduceGenOptions& o) {
   });
 
   for (uint64_t b = 0; b < blocks; ++b) {
-    const uint16_t count = block_count(b);
-    const size_t off = size_t(b * per_block) * dsize, len = size_t(count) * dsize;
-    // Expected block: reduce in rank order.
-    ExpectedBlock e;
-    e.allreduce_id = o.allreduce_id;
-    e.block_id = uint32_t(b);
-    e.dtype = dtype;
-    e.op = op;
-    e.count = count;
-    e.payload.assign(data[0].begin() + long(off), data[0].begin() + long(off + len));
-    for (unsigned h = 1; h < o.hosts; ++h)
-      fold_elements(e.payload, Bytes(data[h].begin() + long(off), data[h].begin() + long(off + len)), dtype, op);
-    w.expected.push_back(std::move(e));
+    check_interrupted("computing the expected blocks");
+    w.expected.push_back(expected_block(o, shape, b));
   }
   return w;
 }

@@ -89,6 +89,26 @@ struct Expected {
 // Throws InputError naming the option when an option is invalid.
 AllreduceWorkload generate_allreduce(const AllreduceGenOptions& opts);
 
+// What the options make of the data, once checked: generate_allreduce's pieces, which a host
+// that builds its frames as it sends them (allreduce_hosts.h) uses alone.
+struct AllreduceShape {
+  uint8_t dtype = 0, op = 0;
+  uint32_t per_block = 0;     // elements of a full block
+  uint64_t total_elems = 0;   // per host
+  uint64_t blocks = 0;
+  uint16_t block_count(uint64_t block) const;  // the last block may have fewer
+};
+// Throws InputError naming the option when an option is invalid (as generate_allreduce does).
+AllreduceShape check_allreduce(const AllreduceGenOptions& opts);
+// Host `rank`'s contribution to `block`, from `port` (fs_packet.h's addressing): every send of it
+// is this frame. Builds only this block's elements.
+Bytes contribution_frame(const AllreduceGenOptions& opts, const AllreduceShape& shape, unsigned rank, uint16_t port,
+                         uint64_t block);
+// Its wire time at opts.gbps, opts.wire_overhead included.
+Picos contribution_wire(const AllreduceGenOptions& opts, const AllreduceShape& shape, uint64_t block);
+// The block every host should receive: the hosts' contributions reduced in rank order.
+ExpectedBlock expected_block(const AllreduceGenOptions& opts, const AllreduceShape& shape, uint64_t block);
+
 // The element values host `host` contributes (count elements of dtype, little-endian): the same
 // values generate_allreduce puts in that host's packets, in order.
 Bytes host_elements(uint64_t seed, unsigned host, uint8_t dtype, uint64_t count);

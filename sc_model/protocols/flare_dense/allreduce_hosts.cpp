@@ -5,6 +5,7 @@
 #include <set>
 
 #include "common/errors.h"
+#include "common/interrupt.h"
 #include "common/sc_time_util.h"
 #include "net/frame.h"
 #include "protocols/flare_dense/flare_frame.h"
@@ -17,19 +18,19 @@ namespace fs {
 
 constexpr uint64_t kHostLossStream = 0x686c6f73;  // "hlos": losses on a host's link
 
-// One host: the shared send loop (block_window_host.h), the packet of each block, and a sink for
-// what its switch port sends it.
+// One host: the shared send loop (block_window_host.h), which builds a block's packet when it
+// sends it (nothing of the workload is kept but the expected results), and a sink for what its
+// switch port sends it.
 class AllreduceHosts::Host : public BlockWindowHost, public PacketSinkIf {
  public:
-  Host(sc_core::sc_module_name name, const Config& cfg, unsigned rank, IngressPort& ingress,
-       std::vector<Bytes> frames, Picos wire_full, Picos wire_last, Picos* done_at, unsigned states)
-      : BlockWindowHost(name, cfg.hosts, rank, unsigned(parse_port_list("flare.ports", flare_config(cfg).ports).size()),
-                        frames.size(), states, done_at),
+  Host(sc_core::sc_module_name name, const Config& cfg, unsigned rank, IngressPort& ingress, uint16_t port,
+       const AllreduceGenOptions& workload, const AllreduceShape& shape, Picos* done_at, unsigned states)
+      : BlockWindowHost(name, cfg.hosts, rank, workload.hosts, shape.blocks, states, done_at),
         seed_(cfg.seed),
         ingress_(ingress),
-        frames_(std::move(frames)),
-        wire_full_(wire_full),
-        wire_last_(wire_last),
+        port_(port),
+        workload_(workload),
+        shape_(shape),
         allreduce_id_(flare_config(cfg).allreduce_id) {}
 
   // What the switch's egress port sends this host: results free window slots.
@@ -49,22 +50,22 @@ class AllreduceHosts::Host : public BlockWindowHost, public PacketSinkIf {
   // Puts the contribution to `block` on the link: the switch port has its last bit one wire time
   // later, unless the send is lost.
   void send_block(uint32_t block) override {
-    const Picos wire = block + 1 == frames_.size() ? wire_last_ : wire_full_;
     const bool is_lost = cfg_.loss > 0 && draw_hits(timing_draw(seed_, kHostLossStream, rank_, sends), cfg_.loss);
-    wait(ps_time(wire));
+    wait(ps_time(contribution_wire(workload_, shape_, block)));
     if (is_lost) {
       ++lost;
     } else {
       auto p = std::make_shared<Packet>();
-      p->data = frames_[block];
+      p->data = contribution_frame(workload_, shape_, rank_, port_, block);
       ingress_.accept(std::move(p));
     }
   }
 
   uint64_t seed_;
   IngressPort& ingress_;
-  std::vector<Bytes> frames_;  // by block
-  Picos wire_full_, wire_last_;
+  uint16_t port_;
+  const AllreduceGenOptions& workload_;  // the hosts' (AllreduceHosts owns it)
+  const AllreduceShape& shape_;
   uint32_t allreduce_id_;
 };
 
@@ -72,7 +73,7 @@ AllreduceHosts::AllreduceHosts(sc_core::sc_module_name name, const Config& cfg, 
     : sc_core::sc_module(name) {
   const std::vector<unsigned> ports = parse_port_list("flare.ports", flare_config(cfg).ports);
   const unsigned states = block_states(cfg, sw);
-  AllreduceGenOptions o;
+  AllreduceGenOptions& o = workload_;
   o.hosts = unsigned(ports.size());
   o.bytes = cfg.hosts.bytes;
   o.elem_bytes = cfg.hosts.elem_bytes;
@@ -86,29 +87,20 @@ AllreduceHosts::AllreduceHosts(sc_core::sc_module_name name, const Config& cfg, 
   o.names = {{"hosts", "flare.ports"}, {"bytes", "hosts.bytes"},    {"elem_bytes", "hosts.elem_bytes"},
              {"dtype", "hosts.dtype"}, {"op", "hosts.op"},          {"allreduce_id", "flare.allreduce_id"},
              {"gbps", "ports.gbps"},   {"num_ports", "ports.count"}};
-  // The generator makes the frames (host h on port h) and the expected blocks; here host of rank
-  // r sits on ports[r], so its frames are rebuilt with that port's addresses.
-  const AllreduceWorkload w = generate_allreduce(o);
-  expected_ = w.expected;
-  expected_for_verify_.blocks = w.expected;
-  expected_for_verify_.udp_port = w.udp_port;
-  for (unsigned p : ports) expected_for_verify_.ports.push_back(uint16_t(p));
-  const uint64_t nblocks = expected_.size();
-  std::vector<std::vector<Bytes>> frames(ports.size(), std::vector<Bytes>(nblocks));
-  for (const TraceRecord& r : w.records) {
-    const FrameInfo f = parse_frame(r.data.data(), r.data.size());
-    flare_header_t h;
-    flare_decode(r.data.data() + f.l4_offset, &h);
-    frames[h.sender_rank][h.block_id] =
-        build_flare_packet(h, uint16_t(ports[h.sender_rank]), r.data.data() + f.l4_offset + FLARE_HEADER_BYTES,
-                           f.l4_len - FLARE_HEADER_BYTES);
+  // Host of rank r sits on ports[r] and sends the generator's frames (allreduce_gen.h) from
+  // that port's addresses, each built as it is sent.
+  shape_ = check_allreduce(o);
+  expected_.blocks.reserve(shape_.blocks);
+  for (uint64_t b = 0; b < shape_.blocks; ++b) {
+    check_interrupted("computing the expected blocks");
+    expected_.blocks.push_back(expected_block(o, shape_, b));
   }
-  const Picos wire_full = wire_time(frames[0][0].size(), cfg.ports.wire_overhead, cfg.ports.gbps);
-  const Picos wire_last = wire_time(frames[0][nblocks - 1].size(), cfg.ports.wire_overhead, cfg.ports.gbps);
+  expected_.udp_port = o.udp_port;
+  for (unsigned p : ports) expected_.ports.push_back(uint16_t(p));
   for (size_t r = 0; r < ports.size(); ++r) {
     if (ports[r] >= sw.ingress().size()) throw InputError("flare.ports: port " + std::to_string(ports[r]) + " does not exist");
     hosts_.push_back(std::make_unique<Host>(("host" + std::to_string(r)).c_str(), cfg, unsigned(r),
-                                            *sw.ingress()[ports[r]], std::move(frames[r]), wire_full, wire_last,
+                                            *sw.ingress()[ports[r]], uint16_t(ports[r]), workload_, shape_,
                                             &done_at_, states));
     sw.egress()[ports[r]]->link(hosts_.back().get());
   }
@@ -126,7 +118,7 @@ unsigned AllreduceHosts::block_states(const Config& cfg, Switch& sw) {
 
 bool AllreduceHosts::complete_and_right() const {
   for (const auto& h : hosts_)
-    if (h->completed != expected_.size()) return false;
+    if (h->completed != shape_.blocks) return false;
   return true;
 }
 
@@ -134,7 +126,7 @@ HostStats AllreduceHosts::stats() const {
   HostStats s;
   s.model = "allreduce";
   s.hosts = hosts_.size();
-  s.blocks = expected_.size();
+  s.blocks = shape_.blocks;
   for (const auto& h : hosts_) {
     s.gave_up += h->gave_up;
     s.max_in_flight = std::max(s.max_in_flight, h->max_in_flight);
@@ -146,7 +138,7 @@ HostStats AllreduceHosts::stats() const {
   }
   const double seconds = double(done_at_) / 1e12;
   double bytes = 0;  // every host's contribution
-  for (const ExpectedBlock& e : expected_) bytes += double(e.payload.size()) * double(hosts_.size());
+  for (const ExpectedBlock& e : expected_.blocks) bytes += double(e.payload.size()) * double(hosts_.size());
   s.done_us = double(done_at_) / double(kPicosPerUs);
   // The data the hosts reduced (every host's contribution) per second until the last result;
   // 0 when a block was given up (the allreduce did not complete).
@@ -157,7 +149,7 @@ HostStats AllreduceHosts::stats() const {
 std::string AllreduceHosts::summary() const {
   const HostStats s = stats();
   return "hosts            " + std::to_string(hosts_.size()) + " allreduce hosts, " +
-         std::to_string(s.blocks_completed) + " of " + std::to_string(hosts_.size() * expected_.size()) +
+         std::to_string(s.blocks_completed) + " of " + std::to_string(hosts_.size() * shape_.blocks) +
          " block results back by " + std::to_string(s.done_us) + " us, " + std::to_string(s.retransmissions) +
          " retransmissions\n";
 }

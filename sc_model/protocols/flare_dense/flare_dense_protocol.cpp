@@ -172,16 +172,6 @@ Bytes FlareTraceSyntax::build(const std::vector<std::string>& toks, size_t first
 }
 
 
-// The --verify file or the hosts' expectation, checked by verify_egress.
-class FlareVerifier : public ResultVerifier {
- public:
-  explicit FlareVerifier(Expected e) : expected_(std::move(e)) {}
-  VerifyReport verify(const std::vector<EgressRecord>& egress) const override { return verify_egress(expected_, egress); }
-
- private:
-  Expected expected_;
-};
-
 // The closed-loop allreduce hosts as the core sees them.
 class FlareHosts : public HostAgents {
  public:

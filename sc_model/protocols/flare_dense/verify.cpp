@@ -81,69 +81,78 @@ bool float32_matches(uint32_t got_bits, uint32_t want_bits) {
   return !std::isnan(diff) && (diff <= 1e-6 || diff <= 1e-5 * std::fabs(double(float_of_bits(want_bits))));
 }
 
-VerifyReport verify_egress(const Expected& expected, const std::vector<EgressRecord>& egress) {
-  const uint16_t udp_port = expected.udp_port;
-  VerifyReport rep;
-  auto problem = [&](const std::string& s) {
+FlareVerifier::FlareVerifier(Expected expected) : expected_(std::move(expected)) {
+  for (size_t i = 0; i < expected_.blocks.size(); ++i)
+    index_.emplace(std::make_pair(expected_.blocks[i].allreduce_id, expected_.blocks[i].block_id), i);
+  for (size_t i = 0; i < expected_.ports.size(); ++i) port_index_.emplace(expected_.ports[i], i);
+  rep_.expected_packets = uint64_t(index_.size()) * port_index_.size();
+  served_.assign(expected_.blocks.size() * expected_.ports.size(), 0);
+}
+
+void FlareVerifier::problem(const std::string& s) {
+  if (rep_.problems.size() < kMaxProblems) rep_.problems.push_back(s);
+}
+
+void FlareVerifier::take(uint16_t port, Picos time, const Bytes& frame) {
+  const FrameInfo f = parse_frame(frame.data(), frame.size());
+  if (!f.ok || !f.udp || f.udp_dport != expected_.udp_port || f.l4_len < FLARE_HEADER_BYTES) return;
+  flare_header_t h;
+  flare_decode(frame.data() + f.l4_offset, &h);
+  if (h.version != FLARE_VERSION || h.kind != FLARE_KIND_RESULT) return;
+  auto what = [&] {
+    return "port " + std::to_string(port) + " at " + format_picos_ns(time) + ": result ar=" +
+           std::to_string(h.allreduce_id) + " block=" + std::to_string(h.block_id);
+  };
+  const auto bi = index_.find(std::make_pair(h.allreduce_id, h.block_id));
+  const auto pi = port_index_.find(port);
+  if (bi == index_.end() || pi == port_index_.end()) {
+    ++rep_.unexpected;
+    problem(what() + (bi == index_.end() ? ": unexpected (block not expected)" : ": unexpected (port is not a host port)"));
+    return;
+  }
+  uint8_t& served = served_[bi->second * expected_.ports.size() + pi->second];
+  if (served) {
+    ++rep_.duplicate;
+    problem(what() + ": duplicate");
+    return;
+  }
+  const std::string why = check_result(expected_.blocks[bi->second], h, frame.data() + f.l4_offset + FLARE_HEADER_BYTES,
+                                       f.l4_len - FLARE_HEADER_BYTES);
+  served = why.empty() ? 1 : 2;
+  if (why.empty()) {
+    ++rep_.matched;
+  } else {
+    ++rep_.wrong;
+    problem(what() + ": wrong: " + why);
+  }
+}
+
+VerifyReport FlareVerifier::report() const {
+  VerifyReport rep = rep_;  // the missing ones are added to a copy: report() may be asked again
+  auto problem = [&rep](const std::string& s) {
     if (rep.problems.size() < kMaxProblems) rep.problems.push_back(s);
   };
-  std::map<std::pair<uint32_t, uint32_t>, size_t> index;  // (ar, block) -> expected.blocks index
-  for (size_t i = 0; i < expected.blocks.size(); ++i)
-    index.emplace(std::make_pair(expected.blocks[i].allreduce_id, expected.blocks[i].block_id), i);
-  std::map<uint16_t, size_t> port_index;
-  for (size_t i = 0; i < expected.ports.size(); ++i) port_index.emplace(expected.ports[i], i);
-  rep.expected_packets = uint64_t(index.size()) * port_index.size();
-  std::map<std::pair<size_t, uint16_t>, bool> served;  // (block index, port) -> first was right
-
-  for (const EgressRecord& r : egress) {
-    const FrameInfo f = parse_frame(r.data.data(), r.data.size());
-    if (!f.ok || !f.udp || f.udp_dport != udp_port || f.l4_len < FLARE_HEADER_BYTES) continue;
-    flare_header_t h;
-    flare_decode(r.data.data() + f.l4_offset, &h);
-    if (h.version != FLARE_VERSION || h.kind != FLARE_KIND_RESULT) continue;
-    const std::string what = "port " + std::to_string(r.port) + " at " + format_picos_ns(r.time) +
-                             ": result ar=" + std::to_string(h.allreduce_id) +
-                             " block=" + std::to_string(h.block_id);
-    const auto bi = index.find(std::make_pair(h.allreduce_id, h.block_id));
-    if (bi == index.end() || !port_index.count(r.port)) {
-      ++rep.unexpected;
-      problem(what + (bi == index.end() ? ": unexpected (block not expected)"
-                                        : ": unexpected (port is not a host port)"));
-      continue;
-    }
-    const auto key = std::make_pair(bi->second, r.port);
-    if (served.count(key)) {
-      ++rep.duplicate;
-      problem(what + ": duplicate");
-      continue;
-    }
-    const std::string why = check_result(expected.blocks[bi->second], h,
-                                         r.data.data() + f.l4_offset + FLARE_HEADER_BYTES,
-                                         f.l4_len - FLARE_HEADER_BYTES);
-    served.emplace(key, why.empty());
-    if (why.empty()) {
-      ++rep.matched;
-    } else {
-      ++rep.wrong;
-      problem(what + ": wrong: " + why);
-    }
-  }
   // Missing ones in expected-block order, then port order.
-  for (size_t b = 0; b < expected.blocks.size(); ++b) {
-    const ExpectedBlock& eb = expected.blocks[b];
-    if (index.at(std::make_pair(eb.allreduce_id, eb.block_id)) != b) continue;  // repeated block
-    for (size_t pi = 0; pi < expected.ports.size(); ++pi) {
-      const uint16_t p = expected.ports[pi];
-      if (port_index.at(p) != pi) continue;  // repeated port
-      if (served.count(std::make_pair(b, p))) continue;
+  for (size_t b = 0; b < expected_.blocks.size(); ++b) {
+    const ExpectedBlock& eb = expected_.blocks[b];
+    if (index_.at(std::make_pair(eb.allreduce_id, eb.block_id)) != b) continue;  // repeated block
+    for (size_t pi = 0; pi < expected_.ports.size(); ++pi) {
+      const uint16_t p = expected_.ports[pi];
+      if (port_index_.at(p) != pi) continue;  // repeated port
+      if (served_[b * expected_.ports.size() + pi]) continue;
       ++rep.missing;
-      problem("port " + std::to_string(p) + ": missing result ar=" +
-              std::to_string(eb.allreduce_id) + " block=" + std::to_string(eb.block_id));
+      problem("port " + std::to_string(p) + ": missing result ar=" + std::to_string(eb.allreduce_id) +
+                   " block=" + std::to_string(eb.block_id));
     }
   }
   rep.ok = rep.missing == 0 && rep.wrong == 0 && rep.duplicate == 0 && rep.unexpected == 0 &&
            rep.matched == rep.expected_packets;
   return rep;
+}
+
+VerifyReport verify_egress(const Expected& expected, const std::vector<EgressRecord>& egress) {
+  FlareVerifier v(expected);
+  return verify_records(v, egress);
 }
 
 }  // namespace fs

@@ -3,6 +3,7 @@
 // expected header fields and payload (integers exactly, float32 within a tolerance).
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,21 @@ namespace fs {
 // |got - want| <= 1e-5 * |want| (identical bit patterns, including NaN, also match).
 // Problems are listed per egress record in the given order, then the missing ones by
 // (block order, port order). ok = nothing missing, wrong, duplicate or unexpected.
+class FlareVerifier : public ResultVerifier {
+ public:
+  explicit FlareVerifier(Expected expected);
+  void take(uint16_t port, Picos time, const Bytes& frame) override;
+  VerifyReport report() const override;
+
+ private:
+  void problem(const std::string& s);
+  Expected expected_;
+  std::map<std::pair<uint32_t, uint32_t>, size_t> index_;  // (ar, block) -> expected.blocks index
+  std::map<uint16_t, size_t> port_index_;
+  // (block index, port index) -> 0: not served, 1: first was right, 2: first was wrong.
+  std::vector<uint8_t> served_;
+  VerifyReport rep_;
+};
 VerifyReport verify_egress(const Expected& expected, const std::vector<EgressRecord>& egress);
 
 // The float32 rule above, on the values' bits: identical bits, or |got - want| <= 1e-6, or

@@ -32,17 +32,17 @@ struct ResultFrame {
   std::string why;
 };
 
-ResultFrame read_result_frame(const EgressRecord& r, uint16_t udp_port) {
+ResultFrame read_result_frame(const Bytes& data, uint16_t udp_port) {
   ResultFrame out;
-  const FrameInfo f = parse_frame(r.data.data(), r.data.size());
+  const FrameInfo f = parse_frame(data.data(), data.size());
   if (!f.ok || !f.udp || f.udp_dport != udp_port || f.l4_len < FLARE_SPARSE_HEADER_BYTES) return out;
-  const uint8_t* u = r.data.data() + f.l4_offset;
+  const uint8_t* u = data.data() + f.l4_offset;
   if (u[FLARE_OFF_VERSION] != FLARE_VERSION || !(u[FLARE_OFF_KIND] & FLARE_FLAG_SPARSE) ||
       (u[FLARE_OFF_KIND] & FLARE_KIND_MASK) != FLARE_KIND_RESULT)
     return out;
   out.is_result = true;
   flare_sparse_decode(u, &out.pkt.h);
-  out.parsed = parse_sparse_packet(r.data.data(), r.data.size(), &out.pkt, &out.why);
+  out.parsed = parse_sparse_packet(data.data(), data.size(), &out.pkt, &out.why);
   return out;
 }
 
@@ -122,58 +122,79 @@ std::string compare_sparse_block(const SparseExpectedBlock& want, const std::map
   return compare_sparse_pairs(want.dtype, got, want.pairs);
 }
 
-VerifyReport verify_sparse_egress(const SparseExpected& expected, const std::vector<EgressRecord>& egress) {
-  VerifyReport rep;
-  auto problem = [&](const std::string& s) {
-    if (rep.problems.size() < kMaxProblems) rep.problems.push_back(s);
-  };
+struct SparseVerifier::State {
+  SparseExpected expected;
   std::map<std::pair<uint32_t, uint32_t>, size_t> index;  // (ar, block) -> expected.blocks index
-  for (size_t i = 0; i < expected.blocks.size(); ++i)
-    index.emplace(std::make_pair(expected.blocks[i].allreduce_id, expected.blocks[i].block_id), i);
   std::map<uint16_t, size_t> port_index;
-  for (size_t i = 0; i < expected.ports.size(); ++i) port_index.emplace(expected.ports[i], i);
-  rep.expected_packets = uint64_t(index.size()) * port_index.size();
   std::map<std::pair<size_t, uint16_t>, Received> received;  // (block index, port)
+  VerifyReport rep;
+};
 
-  for (const EgressRecord& r : egress) {
-    const ResultFrame f = read_result_frame(r, expected.udp_port);
-    if (!f.is_result) continue;
-    const flare_sparse_header_t& h = f.pkt.h;
-    const std::string what = "port " + std::to_string(r.port) + " at " + format_picos_ns(r.time) +
-                             ": result ar=" + std::to_string(h.allreduce_id) + " block=" + std::to_string(h.block_id) +
-                             " shard=" + std::to_string(h.shard);
-    const auto bi = index.find(std::make_pair(h.allreduce_id, h.block_id));
-    if (bi == index.end() || !port_index.count(r.port)) {
-      ++rep.unexpected;
-      problem(what + (bi == index.end() ? ": unexpected (block not expected)" : ": unexpected (port is not a host port)"));
-      continue;
-    }
-    Received& got = received[std::make_pair(bi->second, r.port)];
-    if (got.shards.count(h.shard)) {
-      ++rep.duplicate;
-      problem(what + ": duplicate");
-      continue;
-    }
-    const std::string why = check_packet(expected.blocks[bi->second], f, got);
-    if (!why.empty()) {
-      if (!got.wrong) problem(what + ": wrong: " + why);
-      got.wrong = true;
-      continue;
-    }
-    got.shards.emplace(h.shard, f.pkt.pairs);
-    if (h.flags & FLARE_FLAG_LAST) got.announced = h.shards;
+namespace {
+void add_problem(VerifyReport& rep, const std::string& s) {
+  if (rep.problems.size() < kMaxProblems) rep.problems.push_back(s);
+}
+}  // namespace
+
+SparseVerifier::SparseVerifier(SparseExpected e) : s_(std::make_unique<State>()) {
+  State& st = *s_;
+  st.expected = std::move(e);
+  for (size_t i = 0; i < st.expected.blocks.size(); ++i)
+    st.index.emplace(std::make_pair(st.expected.blocks[i].allreduce_id, st.expected.blocks[i].block_id), i);
+  for (size_t i = 0; i < st.expected.ports.size(); ++i) st.port_index.emplace(st.expected.ports[i], i);
+  st.rep.expected_packets = uint64_t(st.index.size()) * st.port_index.size();
+}
+
+SparseVerifier::~SparseVerifier() = default;
+
+void SparseVerifier::take(uint16_t port, Picos time, const Bytes& frame) {
+  State& st = *s_;
+  VerifyReport& rep = st.rep;
+  const ResultFrame f = read_result_frame(frame, st.expected.udp_port);
+  if (!f.is_result) return;
+  const flare_sparse_header_t& h = f.pkt.h;
+  auto what = [&] {
+    return "port " + std::to_string(port) + " at " + format_picos_ns(time) + ": result ar=" +
+           std::to_string(h.allreduce_id) + " block=" + std::to_string(h.block_id) + " shard=" + std::to_string(h.shard);
+  };
+  const auto bi = st.index.find(std::make_pair(h.allreduce_id, h.block_id));
+  if (bi == st.index.end() || !st.port_index.count(port)) {
+    ++rep.unexpected;
+    add_problem(rep, what() + (bi == st.index.end() ? ": unexpected (block not expected)"
+                                                     : ": unexpected (port is not a host port)"));
+    return;
   }
+  Received& got = st.received[std::make_pair(bi->second, port)];
+  if (got.shards.count(h.shard)) {
+    ++rep.duplicate;
+    add_problem(rep, what() + ": duplicate");
+    return;
+  }
+  const std::string why = check_packet(st.expected.blocks[bi->second], f, got);
+  if (!why.empty()) {
+    if (!got.wrong) add_problem(rep, what() + ": wrong: " + why);
+    got.wrong = true;
+    return;
+  }
+  got.shards.emplace(h.shard, f.pkt.pairs);
+  if (h.flags & FLARE_FLAG_LAST) got.announced = h.shards;
+}
 
+VerifyReport SparseVerifier::report() const {
+  const State& st = *s_;
+  const SparseExpected& expected = st.expected;
+  VerifyReport rep = st.rep;  // the per-pair results are added to a copy: report() may be asked again
+  auto problem = [&rep](const std::string& s) { add_problem(rep, s); };
   for (size_t b = 0; b < expected.blocks.size(); ++b) {
     const SparseExpectedBlock& eb = expected.blocks[b];
-    if (index.at(std::make_pair(eb.allreduce_id, eb.block_id)) != b) continue;  // repeated block
+    if (st.index.at(std::make_pair(eb.allreduce_id, eb.block_id)) != b) continue;  // repeated block
     const std::string block = "result ar=" + std::to_string(eb.allreduce_id) + " block=" + std::to_string(eb.block_id);
     for (size_t pi = 0; pi < expected.ports.size(); ++pi) {
       const uint16_t p = expected.ports[pi];
-      if (port_index.at(p) != pi) continue;  // repeated port
+      if (st.port_index.at(p) != pi) continue;  // repeated port
       const std::string at = "port " + std::to_string(p) + ": ";
-      const auto it = received.find(std::make_pair(b, p));
-      if (it == received.end()) {
+      const auto it = st.received.find(std::make_pair(b, p));
+      if (it == st.received.end()) {
         ++rep.missing;
         problem(at + "missing " + block);
         continue;
@@ -217,6 +238,12 @@ VerifyReport verify_sparse_egress(const SparseExpected& expected, const std::vec
   return rep;
 }
 
+
+VerifyReport verify_sparse_egress(const SparseExpected& expected, const std::vector<EgressRecord>& egress) {
+  SparseVerifier v(expected);
+  return verify_records(v, egress);
+}
+
 SparseTraffic sparse_result_traffic(const SparseExpected& expected, const std::vector<EgressRecord>& egress) {
   SparseTraffic t;
   std::map<uint16_t, size_t> at;
@@ -227,7 +254,7 @@ SparseTraffic sparse_result_traffic(const SparseExpected& expected, const std::v
     if (blocks.emplace(std::make_pair(b.allreduce_id, b.block_id), true).second) t.reference_pairs += b.pairs.size();
   }
   for (const EgressRecord& r : egress) {
-    const ResultFrame f = read_result_frame(r, expected.udp_port);
+    const ResultFrame f = read_result_frame(r.data, expected.udp_port);
     const auto port = at.find(r.port);
     if (!f.is_result || port == at.end() || !blocks.count(std::make_pair(f.pkt.h.allreduce_id, f.pkt.h.block_id)))
       continue;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -84,13 +85,14 @@ SparseTraffic sparse_result_traffic(const SparseExpected& expected, const std::v
 // The result checks as the core sees them (run --verify, closed-loop hosts).
 class SparseVerifier : public ResultVerifier {
  public:
-  explicit SparseVerifier(SparseExpected e) : expected_(std::move(e)) {}
-  VerifyReport verify(const std::vector<EgressRecord>& egress) const override {
-    return verify_sparse_egress(expected_, egress);
-  }
+  explicit SparseVerifier(SparseExpected e);
+  ~SparseVerifier() override;
+  void take(uint16_t port, Picos time, const Bytes& frame) override;
+  VerifyReport report() const override;
 
  private:
-  SparseExpected expected_;
+  struct State;
+  std::unique_ptr<State> s_;
 };
 
 }  // namespace fs

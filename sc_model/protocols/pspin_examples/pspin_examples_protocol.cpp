@@ -18,6 +18,7 @@
 #include "net/trace_reader.h"
 #include "net/trace_syntax.h"
 #include "net/trace_writer.h"
+#include "net/frame.h"
 #include "plugin/protocol.h"
 #include "protocols/pspin_examples/pspin_workload.h"
 #include "switch/switch.h"
@@ -115,13 +116,21 @@ class PspinExamples : public Protocol {
   }
 
  private:
+  // Keeps the frames to the example's UDP port (the only ones verify_pspin_egress looks at) and
+  // checks them at the end.
   class Verifier : public ResultVerifier {
    public:
-    explicit Verifier(PspinExpected e) : e_(std::move(e)) {}
-    VerifyReport verify(const std::vector<EgressRecord>& egress) const override { return verify_pspin_egress(e_, egress); }
+    explicit Verifier(PspinExpected e) : e_(std::move(e)), udp_(pspin_example_udp_port(e_.example)) {}
+    void take(uint16_t port, Picos time, const Bytes& frame) override {
+      const FrameInfo f = parse_frame(frame.data(), frame.size());
+      if (f.ok && f.udp && f.udp_dport == udp_) kept_.push_back(EgressRecord{port, time, frame});
+    }
+    VerifyReport report() const override { return verify_pspin_egress(e_, kept_); }
 
    private:
     PspinExpected e_;
+    uint16_t udp_;
+    std::vector<EgressRecord> kept_;
   };
   const ExampleControl controls_[PSPIN_EX_COUNT] = {ExampleControl(0), ExampleControl(1), ExampleControl(2),
                                                     ExampleControl(3), ExampleControl(4)};

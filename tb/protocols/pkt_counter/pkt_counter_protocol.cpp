@@ -72,22 +72,23 @@ class CountSyntax : public TraceSyntax {
 class CounterVerifier : public ResultVerifier {
  public:
   explicit CounterVerifier(std::map<uint16_t, uint32_t> want) : want_(std::move(want)) {}
-  VerifyReport verify(const std::vector<EgressRecord>& egress) const override {
+  void take(uint16_t port, Picos, const Bytes& frame) override {
+    const FrameInfo f = parse_frame(frame.data(), frame.size());
+    if (!f.ok || !f.udp || f.udp_dport != PKT_COUNTER_UDP_PORT || f.l4_len < 4) return;
+    ++got_[port];
+    last_[port] = fs_be32(frame.data() + f.l4_offset);
+  }
+  VerifyReport report() const override {
     VerifyReport r;
-    std::map<uint16_t, uint32_t> got, last;
-    for (const EgressRecord& e : egress) {
-      const FrameInfo f = parse_frame(e.data.data(), e.data.size());
-      if (!f.ok || !f.udp || f.udp_dport != PKT_COUNTER_UDP_PORT || f.l4_len < 4) continue;
-      ++got[e.port];
-      last[e.port] = fs_be32(e.data.data() + f.l4_offset);
-    }
     for (const auto& [port, n] : want_) {
+      const auto g = got_.find(port);
+      const uint32_t got = g == got_.end() ? 0 : g->second;
       r.expected_packets += n;
-      r.matched += std::min(n, got[port]);
-      r.missing += n > got[port] ? n - got[port] : 0;
-      if (got[port] && last[port] != n) {
+      r.matched += std::min(n, got);
+      r.missing += n > got ? n - got : 0;
+      if (got && last_.at(port) != n) {
         ++r.wrong;
-        r.problems.push_back("port " + std::to_string(port) + ": last count " + std::to_string(last[port]));
+        r.problems.push_back("port " + std::to_string(port) + ": last count " + std::to_string(last_.at(port)));
       }
     }
     r.ok = !r.missing && !r.wrong;
@@ -96,6 +97,7 @@ class CounterVerifier : public ResultVerifier {
 
  private:
   std::map<uint16_t, uint32_t> want_;
+  std::map<uint16_t, uint32_t> got_, last_;  // per port: answers so far, the last one's count
 };
 
 class PktCounter : public Protocol {
