@@ -138,31 +138,22 @@ RunResult run_simulation(const RunRequest& req) {
   topts.num_ports = req.cfg.ports.count;
   topts.pcap_port = req.pcap_port;
   topts.relative_capture_times = req.relative_capture_times;
-  std::vector<TraceRecord> records;
   TraceInfo trace_info;
-  if (!req.trace_path.empty()) records = read_trace(req.trace_path, topts, &trace_info);
-
-  std::vector<PacketPtr> packets;
-  packets.reserve(records.size());
+  // The trace's records, checked, without their frames: the replay reads each when it is due.
+  TraceFrames trace = req.trace_path.empty() ? TraceFrames() : open_trace(req.trace_path, topts, &trace_info, kMaxTraceTime);
+  std::vector<Switch::Arrival> arrivals;
+  arrivals.reserve(trace.entries.size());
   Picos last_arrival = 0;
-  for (size_t i = 0; i < records.size(); ++i) {
-    if (records[i].time > kMaxTraceTime)
-      throw InputError(records[i].where + ": time " + std::to_string(records[i].time) +
-                       " ps is beyond the longest trace the model runs (2^62 ps, about 53 days)");
-    auto p = std::make_shared<Packet>();
-    p->id = i;
-    p->data = std::move(records[i].data);
-    p->ingress_port = records[i].port;
-    p->arrival = records[i].time;
-    last_arrival = std::max(last_arrival, p->arrival);
-    packets.push_back(std::move(p));
+  for (size_t i = 0; i < trace.entries.size(); ++i) {
+    const TraceFrames::Entry& e = trace.entries[i];
+    arrivals.push_back(Switch::Arrival{e.time, i, e.size, e.port});
+    last_arrival = std::max(last_arrival, e.time);
   }
-  records.clear();
 
   quiet_systemc_reports();
   Switch sw("switch", req.cfg);
-  sw.load(packets);
-  packets.clear();
+  sw.load(arrivals, [&trace](size_t i) { return trace.frame(i); });
+  std::vector<Switch::Arrival>().swap(arrivals);
   std::unique_ptr<HostAgents> hosts;
   if (req.cfg.hosts.model != "none") {
     const Protocol* owner = protocol_for_host_model(req.cfg.hosts.model);

@@ -3,6 +3,7 @@
 #include "net/trace_reader.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <map>
@@ -227,6 +229,7 @@ std::vector<TraceRecord> parse_text(const std::string& name, const uint8_t* data
       fail_at(where, "unknown token " + quote_token(toks[2]) + " (expected " + valid + ")");
     }
     check_packet_size(where, rec.data.size());
+    rec.size = uint32_t(rec.data.size());
     prev_tok = toks[0];
     prev_line = line_no;
     out.push_back(std::move(rec));
@@ -256,15 +259,47 @@ std::string at_packet(const std::string& f, uint64_t n) {
   return f + ": packet " + std::to_string(n);
 }
 
+// A capture record's place: its `where`, or (read for replay, frames left in the file) its
+// packet number's.
+std::string where_of(const std::string& name, const TraceRecord& r) {
+  return r.where.empty() ? at_packet(name, r.number) : r.where;
+}
+
+// How a capture parser keeps each record's frame: a copy (read_trace), or where it is in the
+// file (open_trace), telling the mapping how far it has read so that the pages behind can go.
+struct Frames {
+  bool copy = true;
+  std::function<void(size_t)> release;  // bytes of the file read to the end, in file order
+  std::function<void()> restart;        // reading again from the file's start
+  void take(TraceRecord& rec, const uint8_t* d, size_t off, uint32_t len, uint64_t number,
+            const std::string& where) const {
+    rec.size = len;
+    if (copy) {
+      rec.data.assign(d + off, d + off + len);
+      rec.where = where;
+    } else {
+      rec.offset = off;
+      rec.number = number;
+    }
+  }
+  void consumed(size_t off) const {
+    if (release) release(off);
+  }
+  void again() const {
+    if (restart) restart();
+  }
+};
+
 // Turns capture timestamps into model times: relative to the capture's earliest packet, or as
 // they are. Either must fit in 64-bit picoseconds (about 213 days).
-void set_capture_times(std::vector<TraceRecord>& out, const std::vector<i128>& absolute, bool relative) {
+void set_capture_times(std::vector<TraceRecord>& out, const std::vector<i128>& absolute, bool relative,
+                       const std::string& name) {
   if (out.empty()) return;
   const i128 first = relative ? *std::min_element(absolute.begin(), absolute.end()) : 0;
   for (size_t k = 0; k < out.size(); ++k) {
     const i128 t = absolute[k] - first;
     if (t < 0 || t > i128(kMaxPicos))
-      fail_at(out[k].where, relative ? "packet comes more than 2^64 ps (about 213 days) after the capture's first packet"
+      fail_at(where_of(name, out[k]), relative ? "packet comes more than 2^64 ps (about 213 days) after the capture's first packet"
                                      : "timestamp does not fit in 64-bit picoseconds (about 213 days)");
     out[k].time = Picos(t);
   }
@@ -294,7 +329,7 @@ std::string linktype_problem(uint32_t linktype) {
 // ---- classic pcap ----
 
 std::vector<TraceRecord> parse_pcap(const std::string& name, const uint8_t* d, size_t n,
-                                    const TraceOptions& opts, const PortRule& rule) {
+                                    const TraceOptions& opts, const PortRule& rule, const Frames& frames) {
   if (n < 24) fail_at(at_block(name, 0), "truncated pcap file header");
   const uint32_t le_magic = Reader{d, false}.u32(0);
   const bool be = (le_magic == 0xd4c3b2a1u || le_magic == 0x4d3cb2a1u);
@@ -327,17 +362,17 @@ std::vector<TraceRecord> parse_pcap(const std::string& name, const uint8_t* d, s
       fail_at(where, "captured length " + std::to_string(incl) + " < original length " +
                          std::to_string(orig) + " (packet was cut by the snapshot length)");
     TraceRecord rec;
-    rec.where = where;
     if (frac >= (nano ? 1000000000u : 1000000u))
       fail_at(where, "timestamp fraction " + std::to_string(frac) + " is not below one second (" +
                          (nano ? "nanoseconds" : "microseconds") + ")");
     absolute.push_back(i128(u128(sec) * kPicosPerS + u128(frac) * (nano ? 1000u : 1000000u)));
-    rec.data.assign(d + off, d + off + incl);
+    frames.take(rec, d, off, incl, pkt, where);
+    rec.port = rule.port_of(d + off, incl, -1, where);
     off += incl;
-    rec.port = rule.port_of(rec.data.data(), rec.data.size(), -1, where);
+    frames.consumed(off);
     out.push_back(std::move(rec));
   }
-  set_capture_times(out, absolute, opts.relative_capture_times);
+  set_capture_times(out, absolute, opts.relative_capture_times, name);
   stable_sort_by_time(out);
   return out;
 }
@@ -376,7 +411,7 @@ CaptureKind pcapng_kind(size_t most_interfaces, bool from_flaresim) {
 }
 
 std::vector<TraceRecord> parse_pcapng(const std::string& name, const uint8_t* d, size_t n,
-                                      const TraceOptions& opts, PortRule& rule) {
+                                      const TraceOptions& opts, PortRule& rule, const Frames& frames) {
   std::vector<TraceRecord> out;
   std::vector<i128> absolute;  // capture timestamps, parallel to out
   std::vector<uint32_t> if_ids;  // interface ids, parallel to out
@@ -465,10 +500,9 @@ std::vector<TraceRecord> parse_pcapng(const std::string& name, const uint8_t* d,
         fail_at(pwhere, "captured length " + std::to_string(cap) + " < original length " +
                             std::to_string(orig) + " (packet was cut by the snapshot length)");
       TraceRecord rec;
-      rec.where = pwhere;
+      frames.take(rec, d, body + 20, cap, pkt, pwhere);
       if_ids.push_back(if_id);
       absolute.push_back(ts_to_picos(ts, ifaces[if_id]));
-      rec.data.assign(d + body + 20, d + body + 20 + cap);
       out.push_back(std::move(rec));
     } else if (type == 3) {
       fail_at(where, "Simple Packet Block not supported (it has no interface or timestamp)");
@@ -476,11 +510,18 @@ std::vector<TraceRecord> parse_pcapng(const std::string& name, const uint8_t* d,
       fail_at(where, "obsolete Packet Block not supported (use Enhanced Packet Blocks)");
     }
     off += blen;
+    frames.consumed(off);
   }
   rule = rule.resolved(pcapng_kind(most_interfaces, from_flaresim));
-  for (size_t k = 0; k < out.size(); ++k)
-    out[k].port = rule.port_of(out[k].data.data(), out[k].data.size(), long(if_ids[k]), out[k].where);
-  set_capture_times(out, absolute, opts.relative_capture_times);
+  frames.again();
+  for (size_t k = 0; k < out.size(); ++k) {
+    const TraceRecord& rec = out[k];
+    const uint8_t* frame = rec.data.empty() ? d + rec.offset : rec.data.data();
+    out[k].port = rule.port_of(frame, rec.size, long(if_ids[k]), where_of(name, rec));
+    if (!rec.data.empty()) continue;
+    frames.consumed(size_t(rec.offset + rec.size));  // the ports are read in file order
+  }
+  set_capture_times(out, absolute, opts.relative_capture_times, name);
   stable_sort_by_time(out);
   return out;
 }
@@ -499,18 +540,20 @@ bool looks_like_trace(const uint8_t* data, size_t len) {
   return len < 4 || trace_format(data, len) != TraceFormat::kText || std::memchr(data, 0, len) == nullptr;
 }
 
-std::vector<TraceRecord> parse_trace(const std::string& name, const uint8_t* data, size_t len,
-                                     const TraceOptions& opts, TraceInfo* info) {
+namespace {
+
+std::vector<TraceRecord> parse_any(const std::string& name, const uint8_t* data, size_t len, const TraceOptions& opts,
+                                   TraceInfo* info, const Frames& frames) {
   if (opts.num_ports < 1 || opts.num_ports > 65536)
     throw InputError("num_ports " + std::to_string(opts.num_ports) + " not in 1..65536");
   PortRule rule(opts.pcap_port, opts.num_ports);  // a bad rule or table is refused whatever the format
   const TraceFormat format = trace_format(data, len);
   std::vector<TraceRecord> out;
   switch (format) {
-    case TraceFormat::kPcapng: out = parse_pcapng(name, data, len, opts, rule); break;
+    case TraceFormat::kPcapng: out = parse_pcapng(name, data, len, opts, rule, frames); break;
     case TraceFormat::kPcap:
       rule = rule.resolved(CaptureKind::kPcap);
-      out = parse_pcap(name, data, len, opts, rule);
+      out = parse_pcap(name, data, len, opts, rule, frames);
       break;
     case TraceFormat::kText: out = parse_text(name, data, len, opts); break;
   }
@@ -520,6 +563,13 @@ std::vector<TraceRecord> parse_trace(const std::string& name, const uint8_t* dat
     info->port_rule_why = format == TraceFormat::kText ? "" : rule.chosen_because();
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<TraceRecord> parse_trace(const std::string& name, const uint8_t* data, size_t len,
+                                     const TraceOptions& opts, TraceInfo* info) {
+  return parse_any(name, data, len, opts, info, Frames{});
 }
 
 std::vector<TraceRecord> read_trace(const std::string& path, const TraceOptions& opts, TraceInfo* info) {
@@ -572,6 +622,100 @@ Bytes read_trace_bytes(const std::string& path) {
   }
   close(fd);
   return content;
+}
+
+TraceFrames::~TraceFrames() {
+  if (fd_ >= 0) close(fd_);
+}
+
+TraceFrames::TraceFrames(TraceFrames&& o) noexcept
+    : entries(std::move(o.entries)), name_(std::move(o.name_)), fd_(o.fd_), kept_(std::move(o.kept_)) {
+  o.fd_ = -1;
+}
+
+Bytes TraceFrames::frame(size_t i) {
+  if (fd_ < 0) return std::move(kept_.at(i));
+  const Entry& e = entries.at(i);
+  Bytes out(e.size);
+  size_t done = 0;
+  while (done < e.size) {
+    const ssize_t n = pread(fd_, out.data() + done, e.size - done, off_t(e.offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)  // the file changed under the run: its frames are no longer those the index read
+      throw InputError(name_ + ": cannot read packet bytes at offset " + std::to_string(e.offset + done) + " (" +
+                       (n < 0 ? std::strerror(errno) : "the file got shorter while the run read it") + ")");
+    done += size_t(n);
+  }
+  return out;
+}
+
+TraceFrames open_trace(const std::string& path, const TraceOptions& opts, TraceInfo* info, Picos max_time) {
+  TraceFrames t;
+  t.name_ = path;
+  auto add = [&](std::vector<TraceRecord>& records, const std::string& name, bool keep) {
+    t.entries.reserve(records.size());
+    if (keep) t.kept_.reserve(records.size());
+    for (TraceRecord& r : records) {
+      if (r.time > max_time)
+        throw InputError(where_of(name, r) + ": time " + std::to_string(r.time) +
+                         " ps is beyond the longest trace the model runs (2^62 ps, about 53 days)");
+      t.entries.push_back(TraceFrames::Entry{r.time, r.offset, r.size, r.port});
+      if (keep) t.kept_.push_back(std::move(r.data));
+    }
+    std::vector<TraceRecord>().swap(records);
+  };
+  // A regular file that is a capture is mapped and indexed, its frames left where they are; text
+  // traces and streams are read whole, as read_trace does.
+  struct stat st;
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 4) {
+    uint8_t magic[4];
+    if (pread(fd, magic, 4, 0) == 4 && trace_format(magic, 4) != TraceFormat::kText) {
+      const size_t len = size_t(st.st_size);
+      if (len > kMaxTraceBytes) {
+        close(fd);
+        throw InputError(path + ": larger than " + std::to_string(kMaxTraceBytes >> 30) + " GiB; split the trace");
+      }
+      void* map = mmap(nullptr, len, PROT_READ, MAP_PRIVATE, fd, 0);
+      if (map != MAP_FAILED) {
+        const uint8_t* d = static_cast<const uint8_t*>(map);
+        madvise(map, len, MADV_SEQUENTIAL);
+        // Pages read are let go every 32 MiB, so the mapping does not hold the whole file.
+        size_t released = 0;
+        Frames frames;
+        frames.copy = false;
+        frames.release = [&](size_t off) {
+          const size_t page = size_t(sysconf(_SC_PAGESIZE));
+          const size_t upto = off / page * page;
+          if (upto >= released + (size_t(32) << 20)) {
+            madvise(const_cast<uint8_t*>(d) + released, upto - released, MADV_DONTNEED);
+            released = upto;
+            check_interrupted("reading the trace " + path);
+          }
+        };
+        frames.restart = [&] {
+          madvise(map, len, MADV_DONTNEED);
+          released = 0;
+        };
+        std::vector<TraceRecord> records;
+        try {
+          records = parse_any(path, d, len, opts, info, frames);
+        } catch (...) {
+          munmap(map, len);
+          close(fd);
+          throw;
+        }
+        munmap(map, len);
+        add(records, path, false);
+        t.fd_ = fd;
+        return t;
+      }
+    }
+  }
+  if (fd >= 0) close(fd);
+  std::vector<TraceRecord> records = read_trace(path, opts, info);
+  add(records, path, true);
+  return t;
 }
 
 }  // namespace fs

@@ -18,6 +18,10 @@ struct TraceRecord {
   uint16_t port = 0;
   Bytes data;         // the frame from the destination MAC on, without FCS
   std::string where;  // "file:line" (text) or "file: packet N" (pcap, pcapng)
+  uint32_t size = 0;  // the frame's bytes
+  // open_trace's capture records leave data and where empty: the frame is at `offset` in the
+  // file, and the record is packet `number` (from 1).
+  uint64_t offset = 0, number = 0;
 };
 
 struct TraceOptions {
@@ -56,6 +60,37 @@ Bytes read_trace_bytes(const std::string& path);
 TraceFormat trace_format(const uint8_t* data, size_t len);
 // False if the first `len` bytes read cannot start a trace: not pcapng or pcap, and a NUL byte.
 bool looks_like_trace(const uint8_t* data, size_t len);
+
+// A trace read for replay without holding its frames: every record checked as read_trace
+// checks it (the same errors), and its time, port, size and place in the file kept in replay
+// order; frame(i) reads record i's bytes when the replay needs them. A pcap or pcapng regular
+// file is indexed through a mapping it lets go of as it reads (memory does not grow with the
+// trace but for 24 bytes a record); text traces and streams are read whole, as read_trace does.
+// A record later than `max_time` is an error naming it.
+class TraceFrames {
+ public:
+  struct Entry {
+    Picos time;
+    uint64_t offset;
+    uint32_t size;
+    uint16_t port;
+  };
+  TraceFrames() = default;
+  TraceFrames(TraceFrames&& o) noexcept;
+  TraceFrames& operator=(TraceFrames&&) = delete;
+  ~TraceFrames();
+  std::vector<Entry> entries;  // in read_trace's order
+  // Record i's frame; each is taken once (text and streams hand over the bytes they hold).
+  // InputError if the file can no longer be read.
+  Bytes frame(size_t i);
+
+ private:
+  friend TraceFrames open_trace(const std::string&, const TraceOptions&, TraceInfo*, Picos);
+  std::string name_;
+  int fd_ = -1;               // the capture's file; -1: the frames are in kept_
+  std::vector<Bytes> kept_;
+};
+TraceFrames open_trace(const std::string& path, const TraceOptions& opts, TraceInfo* info, Picos max_time);
 
 // Same, from bytes already in memory; `name` is used in messages and `where`.
 std::vector<TraceRecord> parse_trace(const std::string& name, const uint8_t* data, size_t len,

@@ -75,32 +75,48 @@ void Switch::start_of_simulation() {
 }
 
 void Switch::load(const std::vector<PacketPtr>& packets) {
+  std::vector<Arrival> arrivals;
+  arrivals.reserve(packets.size());
+  for (const PacketPtr& p : packets) arrivals.push_back(Arrival{p->arrival, p->id, uint32_t(p->data.size()), p->ingress_port});
+  load(arrivals, [packets](size_t index) { return packets.at(index)->data; });
+}
+
+void Switch::load(const std::vector<Arrival>& arrivals, std::function<Bytes(size_t index)> frame) {
   std::vector<Picos> free_at(cfg_.ports.count, 0);
   replay_.clear();
-  for (const PacketPtr& p : packets) {  // per port, in trace order
-    IngressPort& port = *ingress_.at(p->ingress_port);
-    Picos start = p->arrival;
-    if (start < free_at[p->ingress_port]) {
-      start = free_at[p->ingress_port];
+  replay_.reserve(arrivals.size());
+  for (size_t i = 0; i < arrivals.size(); ++i) {  // per port, in trace order
+    const Arrival& a = arrivals[i];
+    IngressPort& port = *ingress_.at(a.port);
+    Picos start = a.time;
+    if (start < free_at[a.port]) {
+      start = free_at[a.port];
       ++port.late_starts;
     }
-    p->arrival = start;  // the first bit enters the port
-    p->received = start + port.wire_time_of(p->data.size());
-    free_at[p->ingress_port] = p->received;
-    replay_.push_back(p);
+    const Picos received = start + port.wire_time_of(a.size);
+    free_at[a.port] = received;
+    replay_.push_back(Replay{start, received, a.id, i, a.port});
   }
-  std::stable_sort(replay_.begin(), replay_.end(), [](const PacketPtr& a, const PacketPtr& b) {
-    return a->received != b->received ? a->received < b->received : a->ingress_port < b->ingress_port;
+  std::stable_sort(replay_.begin(), replay_.end(), [](const Replay& a, const Replay& b) {
+    return a.received != b.received ? a.received < b.received : a.port < b.port;
   });
+  frame_ = std::move(frame);
 }
 
 void Switch::replay() {
-  for (PacketPtr& p : replay_) {
-    if (p->received > now_ps()) wait(ps_time(p->received - now_ps()));
-    ingress_[p->ingress_port]->deliver(std::move(p));
+  for (const Replay& r : replay_) {
+    if (r.received > now_ps()) wait(ps_time(r.received - now_ps()));
+    auto p = std::make_shared<Packet>();
+    p->id = r.id;
+    p->data = frame_(r.index);
+    p->ingress_port = r.port;
+    p->arrival = r.start;  // the first bit enters the port
+    p->received = r.received;
+    ingress_[r.port]->deliver(std::move(p));
   }
   replay_.clear();
   replay_.shrink_to_fit();
+  frame_ = nullptr;
 }
 
 void Switch::link(unsigned port, Switch& peer, unsigned peer_port) {

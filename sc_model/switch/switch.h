@@ -3,6 +3,7 @@
 // switch's ingress; network/ builds whole fabrics); each owns its drop ledger and statistics.
 // A plain switch has no PsPIN unit: its parser may match nothing, and it only forwards.
 #pragma once
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -36,6 +37,16 @@ class Switch : public sc_core::sc_module {
   // simulation starts. They are received in the order of the time their last bit is in, ties
   // by port then trace order, by one replay process for all ports.
   void load(const std::vector<PacketPtr>& packets);
+  // The same, for packets known by their id, ingress port, arrival time and frame size: the
+  // replay asks `frame` for each one's bytes (by its index in `arrivals`) when its last bit is
+  // in (net/trace_reader.h's TraceFrames), so the trace's frames are never all in memory.
+  struct Arrival {
+    Picos time;
+    uint64_t id;
+    uint32_t size;
+    uint16_t port;
+  };
+  void load(const std::vector<Arrival>& arrivals, std::function<Bytes(size_t index)> frame);
   void on_departure(const DepartureHook& hook);
   // Connects egress port `port` of this switch to ingress port `peer_port` of `peer` (a
   // zero-length link: the peer receives each frame when its last bit leaves this switch).
@@ -56,7 +67,15 @@ class Switch : public sc_core::sc_module {
   void start_of_simulation() override;
 
   Config cfg_;
-  std::vector<PacketPtr> replay_;  // trace packets by received time
+  // Trace packets by received time: when the first and last bit are in, and which.
+  struct Replay {
+    Picos start, received;
+    uint64_t id;
+    size_t index;  // in load()'s arrivals
+    uint16_t port;
+  };
+  std::vector<Replay> replay_;
+  std::function<Bytes(size_t index)> frame_;
   std::unique_ptr<RtlContext> rtl_;  // the Verilated blocks' context (--rtl); outlives them
   std::vector<std::unique_ptr<IngressPort>> ingress_;
   std::vector<std::unique_ptr<EgressPort>> egress_;

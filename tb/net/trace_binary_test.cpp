@@ -1,7 +1,12 @@
 // Tests of pcap and pcapng reading (sc_model/net/trace_reader): files built byte by byte in the
-// test, every error with its place, and truncated/garbage files that must never crash.
+// test, every error with its place, and truncated/garbage files that must never crash; each file
+// is read both from memory (parse_trace) and for replay from a file (open_trace), which must
+// agree record for record and error for error.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdlib>
+#include <stdexcept>
 #include <string>
 
 #include "common/errors.h"
@@ -64,8 +69,45 @@ TraceOptions absolute_times() {
   return o;
 }
 
+// The same bytes written to a file and read back two ways: read_trace (all in memory, what runs
+// did before) and open_trace (indexed through a mapping, each frame read back when asked for),
+// which must agree record for record (time, port, bytes) and error for error.
+void file_reads_agree(const Bytes& b, const TraceOptions& o) {
+  char path[] = "/tmp/flaresim-trace-XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  const bool written = b.empty() || ::write(fd, b.data(), b.size()) == ssize_t(b.size());
+  close(fd);
+  ASSERT_TRUE(written);
+  std::string whole_error, index_error;
+  std::vector<TraceRecord> whole;
+  try {
+    whole = read_trace(path, o);
+  } catch (const InputError& e) {
+    whole_error = e.what();
+  }
+  std::vector<TraceRecord> indexed;
+  try {
+    TraceFrames t = open_trace(path, o, nullptr, ~Picos(0));
+    for (size_t i = 0; i < t.entries.size(); ++i)
+      indexed.push_back(TraceRecord{t.entries[i].time, t.entries[i].port, t.frame(i), "", t.entries[i].size, 0, 0});
+  } catch (const InputError& e) {
+    index_error = e.what();
+  }
+  unlink(path);
+  EXPECT_EQ(index_error, whole_error);
+  ASSERT_EQ(indexed.size(), whole.size());
+  for (size_t i = 0; i < whole.size(); ++i) {
+    EXPECT_EQ(indexed[i].time, whole[i].time) << "record " << i;
+    EXPECT_EQ(indexed[i].port, whole[i].port) << "record " << i;
+    EXPECT_EQ(indexed[i].data, whole[i].data) << "record " << i;
+    EXPECT_EQ(indexed[i].size, whole[i].data.size()) << "record " << i;
+  }
+}
+
 std::vector<TraceRecord> parse(const Bytes& b, const TraceOptions& o = absolute_times(),
                                const std::string& name = "f") {
+  file_reads_agree(b, o);
   return parse_trace(name, b.data(), b.size(), o);
 }
 
