@@ -90,13 +90,14 @@ AllreduceHosts::AllreduceHosts(sc_core::sc_module_name name, const Config& cfg, 
   // Host of rank r sits on ports[r] and sends the generator's frames (allreduce_gen.h) from
   // that port's addresses, each built as it is sent.
   shape_ = check_allreduce(o);
-  expected_.blocks.reserve(shape_.blocks);
+  expected_ = std::make_shared<Expected>();
+  expected_->blocks.reserve(shape_.blocks);
   for (uint64_t b = 0; b < shape_.blocks; ++b) {
     check_interrupted("computing the expected blocks");
-    expected_.blocks.push_back(expected_block(o, shape_, b));
+    expected_->blocks.push_back(expected_block(o, shape_, b));
   }
-  expected_.udp_port = o.udp_port;
-  for (unsigned p : ports) expected_.ports.push_back(uint16_t(p));
+  expected_->udp_port = o.udp_port;
+  for (unsigned p : ports) expected_->ports.push_back(uint16_t(p));
   for (size_t r = 0; r < ports.size(); ++r) {
     if (ports[r] >= sw.ingress().size()) throw InputError("flare.ports: port " + std::to_string(ports[r]) + " does not exist");
     hosts_.push_back(std::make_unique<Host>(("host" + std::to_string(r)).c_str(), cfg, unsigned(r),
@@ -138,7 +139,7 @@ HostStats AllreduceHosts::stats() const {
   }
   const double seconds = double(done_at_) / 1e12;
   double bytes = 0;  // every host's contribution
-  for (const ExpectedBlock& e : expected_.blocks) bytes += double(e.payload.size()) * double(hosts_.size());
+  for (const ExpectedBlock& e : expected_->blocks) bytes += double(e.payload.size()) * double(hosts_.size());
   s.done_us = double(done_at_) / double(kPicosPerUs);
   // The data the hosts reduced (every host's contribution) per second until the last result;
   // 0 when a block was given up (the allreduce did not complete).

@@ -30,7 +30,7 @@ class AllreduceHosts : public sc_core::sc_module {
   // Every host got every block's result (whether right: verify_egress with expected()).
   bool complete_and_right() const;
   // What the hosts must receive: every block at every flare.ports port.
-  const Expected& expected() const { return expected_; }
+  std::shared_ptr<const Expected> expected() const { return expected_; }
   HostStats stats() const;
   std::string summary() const;
 
@@ -42,7 +42,7 @@ class AllreduceHosts : public sc_core::sc_module {
   AllreduceGenOptions workload_;         // the generator's options for these hosts' data
   AllreduceShape shape_;
   std::vector<std::unique_ptr<Host>> hosts_;
-  Expected expected_;                    // blocks by block id
+  std::shared_ptr<Expected> expected_;   // blocks by block id
   Picos done_at_ = 0;                    // when the last host got its last result
 };
 

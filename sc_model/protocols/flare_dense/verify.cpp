@@ -81,7 +81,9 @@ bool float32_matches(uint32_t got_bits, uint32_t want_bits) {
   return !std::isnan(diff) && (diff <= 1e-6 || diff <= 1e-5 * std::fabs(double(float_of_bits(want_bits))));
 }
 
-FlareVerifier::FlareVerifier(Expected expected) : expected_(std::move(expected)) {
+FlareVerifier::FlareVerifier(Expected expected) : FlareVerifier(std::make_shared<const Expected>(std::move(expected))) {}
+
+FlareVerifier::FlareVerifier(std::shared_ptr<const Expected> expected) : owned_(std::move(expected)), expected_(*owned_) {
   for (size_t i = 0; i < expected_.blocks.size(); ++i)
     index_.emplace(std::make_pair(expected_.blocks[i].allreduce_id, expected_.blocks[i].block_id), i);
   for (size_t i = 0; i < expected_.ports.size(); ++i) port_index_.emplace(expected_.ports[i], i);

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,12 +27,15 @@ namespace fs {
 class FlareVerifier : public ResultVerifier {
  public:
   explicit FlareVerifier(Expected expected);
+  // Sharing the expected results with their owner (the closed-loop hosts).
+  explicit FlareVerifier(std::shared_ptr<const Expected> expected);
   void take(uint16_t port, Picos time, const Bytes& frame) override;
   VerifyReport report() const override;
 
  private:
   void problem(const std::string& s);
-  Expected expected_;
+  std::shared_ptr<const Expected> owned_;
+  const Expected& expected_;
   std::map<std::pair<uint32_t, uint32_t>, size_t> index_;  // (ar, block) -> expected.blocks index
   std::map<uint16_t, size_t> port_index_;
   // (block index, port index) -> 0: not served, 1: first was right, 2: first was wrong.
