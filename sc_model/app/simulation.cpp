@@ -193,6 +193,7 @@ RunResult run_simulation(const RunRequest& req) {
   if (sw.pspin().fatal_error().empty())
     run_to_end([&sw]() { return !sw.pspin().fatal_error().empty(); }, req.progress, last_arrival, wall0);
   const Picos end = now_ps();
+  if (!trace.error().empty()) throw InputError(trace.error());
   result.fault = sw.pspin().fatal_error();
 
   nlohmann::json stats;

@@ -629,7 +629,8 @@ TraceFrames::~TraceFrames() {
 }
 
 TraceFrames::TraceFrames(TraceFrames&& o) noexcept
-    : entries(std::move(o.entries)), name_(std::move(o.name_)), fd_(o.fd_), kept_(std::move(o.kept_)) {
+    : entries(std::move(o.entries)), name_(std::move(o.name_)), fd_(o.fd_), kept_(std::move(o.kept_)),
+      error_(std::move(o.error_)) {
   o.fd_ = -1;
 }
 
@@ -641,9 +642,12 @@ Bytes TraceFrames::frame(size_t i) {
   while (done < e.size) {
     const ssize_t n = pread(fd_, out.data() + done, e.size - done, off_t(e.offset + done));
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0)  // the file changed under the run: its frames are no longer those the index read
-      throw InputError(name_ + ": cannot read packet bytes at offset " + std::to_string(e.offset + done) + " (" +
-                       (n < 0 ? std::strerror(errno) : "the file got shorter while the run read it") + ")");
+    if (n <= 0) {  // the file changed under the run: its frames are no longer those the index read
+      if (error_.empty())
+        error_ = name_ + ": cannot read the packet bytes at offset " + std::to_string(e.offset + done) + " (" +
+                 (n < 0 ? std::strerror(errno) : "the file got shorter while the run read it") + ")";
+      return Bytes();
+    }
     done += size_t(n);
   }
   return out;

@@ -81,14 +81,17 @@ class TraceFrames {
   ~TraceFrames();
   std::vector<Entry> entries;  // in read_trace's order
   // Record i's frame; each is taken once (text and streams hand over the bytes they hold).
-  // InputError if the file can no longer be read.
+  // Empty, with the reason in error(), if the file can no longer be read (it was cut or removed
+  // while the run read it).
   Bytes frame(size_t i);
+  const std::string& error() const { return error_; }
 
  private:
   friend TraceFrames open_trace(const std::string&, const TraceOptions&, TraceInfo*, Picos);
   std::string name_;
   int fd_ = -1;               // the capture's file; -1: the frames are in kept_
   std::vector<Bytes> kept_;
+  std::string error_;
 };
 TraceFrames open_trace(const std::string& path, const TraceOptions& opts, TraceInfo* info, Picos max_time);
 

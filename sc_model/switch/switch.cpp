@@ -95,7 +95,7 @@ void Switch::load(const std::vector<Arrival>& arrivals, std::function<Bytes(size
     }
     const Picos received = start + port.wire_time_of(a.size);
     free_at[a.port] = received;
-    replay_.push_back(Replay{start, received, a.id, i, a.port});
+    replay_.push_back(Replay{start, received, a.id, i, a.size, a.port});
   }
   std::stable_sort(replay_.begin(), replay_.end(), [](const Replay& a, const Replay& b) {
     return a.received != b.received ? a.received < b.received : a.port < b.port;
@@ -109,6 +109,7 @@ void Switch::replay() {
     auto p = std::make_shared<Packet>();
     p->id = r.id;
     p->data = frame_(r.index);
+    if (p->data.size() != r.size) break;  // the frame could not be read
     p->ingress_port = r.port;
     p->arrival = r.start;  // the first bit enters the port
     p->received = r.received;

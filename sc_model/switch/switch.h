@@ -39,7 +39,9 @@ class Switch : public sc_core::sc_module {
   void load(const std::vector<PacketPtr>& packets);
   // The same, for packets known by their id, ingress port, arrival time and frame size: the
   // replay asks `frame` for each one's bytes (by its index in `arrivals`) when its last bit is
-  // in (net/trace_reader.h's TraceFrames), so the trace's frames are never all in memory.
+  // in (net/trace_reader.h's TraceFrames), so the trace's frames are never all in memory. A
+  // frame that comes back short (the trace could no longer be read) ends the replay; the caller
+  // says why.
   struct Arrival {
     Picos time;
     uint64_t id;
@@ -72,6 +74,7 @@ class Switch : public sc_core::sc_module {
     Picos start, received;
     uint64_t id;
     size_t index;  // in load()'s arrivals
+    uint32_t size;
     uint16_t port;
   };
   std::vector<Replay> replay_;

@@ -493,6 +493,29 @@ void expect_no_crash(const Bytes& good, uint64_t seed) {
   }
 }
 
+TEST(TraceFrames, AFileCutWhileTheRunReadsItIsReportedNotReplayed) {
+  // Two packets of 17 and 44 bytes; after indexing, the file loses its last 10 bytes: the first
+  // frame still reads, the second comes back empty and the error names the file and offset.
+  Buf f = pcap_header(false, true);
+  pcap_rec(f, 1, 2, eth(3, 3));
+  pcap_rec(f, 1, 3, eth(4, 30));
+  char path[] = "/tmp/flaresim-trace-XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, f.b.data(), f.b.size()), ssize_t(f.b.size()));
+  close(fd);
+  TraceFrames t = open_trace(path, TraceOptions(), nullptr, ~Picos(0));
+  ASSERT_EQ(t.entries.size(), 2u);
+  ASSERT_EQ(truncate(path, off_t(f.b.size() - 10)), 0);
+  EXPECT_EQ(t.frame(0), eth(3, 3));
+  EXPECT_TRUE(t.frame(1).empty());
+  // The second record's frame starts after the 24-byte file header, the first record (16 + 17
+  // bytes) and its own 16-byte header: offset 73; 34 of its 44 bytes are left.
+  EXPECT_EQ(t.error(), std::string(path) + ": cannot read the packet bytes at offset 107 (the file got shorter while the "
+                                           "run read it)");
+  unlink(path);
+}
+
 TEST(TraceGarbage, TruncatedAndMutatedFilesNeverCrash) {
   Buf ng;
   shb(ng);
