@@ -518,7 +518,6 @@ std::vector<TraceRecord> parse_pcapng(const std::string& name, const uint8_t* d,
     const TraceRecord& rec = out[k];
     const uint8_t* frame = rec.data.empty() ? d + rec.offset : rec.data.data();
     out[k].port = rule.port_of(frame, rec.size, long(if_ids[k]), where_of(name, rec));
-    if (!rec.data.empty()) continue;
     frames.consumed(size_t(rec.offset + rec.size));  // the ports are read in file order
   }
   set_capture_times(out, absolute, opts.relative_capture_times, name);

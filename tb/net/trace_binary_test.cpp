@@ -5,12 +5,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <cstdlib>
-#include <stdexcept>
 #include <string>
 
 #include "common/errors.h"
 #include "net/trace_reader.h"
+#include "support/cli_runner.h"
 
 namespace fs {
 namespace {
@@ -73,12 +72,9 @@ TraceOptions absolute_times() {
 // did before) and open_trace (indexed through a mapping, each frame read back when asked for),
 // which must agree record for record (time, port, bytes) and error for error.
 void file_reads_agree(const Bytes& b, const TraceOptions& o) {
-  char path[] = "/tmp/flaresim-trace-XXXXXX";
-  const int fd = mkstemp(path);
-  ASSERT_GE(fd, 0);
-  const bool written = b.empty() || ::write(fd, b.data(), b.size()) == ssize_t(b.size());
-  close(fd);
-  ASSERT_TRUE(written);
+  static const test::ScratchDir dir;  // one for the test's process; each call writes the file anew
+  const std::string path = dir / "trace";
+  test::write_file(path, std::string(b.begin(), b.end()));
   std::string whole_error, index_error;
   std::vector<TraceRecord> whole;
   try {
@@ -94,7 +90,6 @@ void file_reads_agree(const Bytes& b, const TraceOptions& o) {
   } catch (const InputError& e) {
     index_error = e.what();
   }
-  unlink(path);
   EXPECT_EQ(index_error, whole_error);
   ASSERT_EQ(indexed.size(), whole.size());
   for (size_t i = 0; i < whole.size(); ++i) {
@@ -499,21 +494,17 @@ TEST(TraceFrames, AFileCutWhileTheRunReadsItIsReportedNotReplayed) {
   Buf f = pcap_header(false, true);
   pcap_rec(f, 1, 2, eth(3, 3));
   pcap_rec(f, 1, 3, eth(4, 30));
-  char path[] = "/tmp/flaresim-trace-XXXXXX";
-  const int fd = mkstemp(path);
-  ASSERT_GE(fd, 0);
-  ASSERT_EQ(::write(fd, f.b.data(), f.b.size()), ssize_t(f.b.size()));
-  close(fd);
+  const test::ScratchDir dir;
+  const std::string path = dir / "cut.pcap";
+  test::write_file(path, std::string(f.b.begin(), f.b.end()));
   TraceFrames t = open_trace(path, TraceOptions(), nullptr, ~Picos(0));
   ASSERT_EQ(t.entries.size(), 2u);
-  ASSERT_EQ(truncate(path, off_t(f.b.size() - 10)), 0);
+  ASSERT_EQ(truncate(path.c_str(), off_t(f.b.size() - 10)), 0);
   EXPECT_EQ(t.frame(0), eth(3, 3));
   EXPECT_TRUE(t.frame(1).empty());
   // The second record's frame starts after the 24-byte file header, the first record (16 + 17
   // bytes) and its own 16-byte header: offset 73; 34 of its 44 bytes are left.
-  EXPECT_EQ(t.error(), std::string(path) + ": cannot read the packet bytes at offset 107 (the file got shorter while the "
-                                           "run read it)");
-  unlink(path);
+  EXPECT_EQ(t.error(), path + ": cannot read the packet bytes at offset 107 (the file got shorter while the run read it)");
 }
 
 TEST(TraceGarbage, TruncatedAndMutatedFilesNeverCrash) {
