@@ -19,11 +19,14 @@ namespace fs {
 int cmd_iss(const std::vector<std::string>& args) {
   iss::BareRunOptions opts;
   std::string isa = choice_name(HpuIsa::kRv32imafc);
+  std::string engine = choice_name(IssEngineKind::kFast);
   po::options_description desc("flaresim iss options");
   desc.add_options()
       ("help,h", "show this help")
       ("isa", po::value<std::string>(&isa)->default_value(isa),
        "rv32imafc, or rv32imafc_xpulp to decode RI5CY's Xpulp instructions as hpu.isa does")
+      ("engine", po::value<std::string>(&engine)->default_value(engine),
+       "fast, or plain: every instruction through every check (the reference; as hpu.iss_engine)")
       ("max-instructions", po::value<uint64_t>(&opts.max_instructions)->default_value(opts.max_instructions),
        "stop the program (exit 1) after this many instructions")
       ("quiet,q", "do not print instructions and cycles to stderr");
@@ -43,6 +46,10 @@ int cmd_iss(const std::vector<std::string>& args) {
   if (!parse_choice(isa, &chosen))
     throw InputError("iss: bad value '" + isa + "' for '--isa': expected one of rv32imafc, rv32imafc_xpulp");
   opts.xpulp = chosen == HpuIsa::kRv32imafcXpulp;
+  IssEngineKind kind;
+  if (!parse_choice(engine, &kind))
+    throw InputError("iss: bad value '" + engine + "' for '--engine': expected one of fast, plain");
+  opts.plain = kind == IssEngineKind::kPlain;
   std::cout.flush();
   const iss::BareRunResult r = iss::run_bare_elf(vm["elf"].as<std::string>(), opts, std::cout, std::cerr);
   std::cout.flush();

@@ -15,6 +15,7 @@ enum class HpuModel { kNative, kIss };
 enum class HpuIsa { kRv32imafc, kRv32imafcXpulp };
 enum class FaultAction { kAbort, kDrop };
 enum class OnOff { kOn, kOff };
+enum class IssEngineKind { kFast, kPlain };  // iss::Cpu::Engine
 enum class IcrcCheck { kCheck, kOff };
 enum class IcrcStamp { kStamp, kOff };
 enum class SchedPolicy { kFcfs, kHierFcfs, kHomeCluster, kFlow };
@@ -37,6 +38,10 @@ struct ChoiceNames<FaultAction> {
 template <>
 struct ChoiceNames<OnOff> {
   static constexpr std::array<const char*, 2> names = {"on", "off"};
+};
+template <>
+struct ChoiceNames<IssEngineKind> {
+  static constexpr std::array<const char*, 2> names = {"fast", "plain"};
 };
 template <>
 struct ChoiceNames<IcrcCheck> {

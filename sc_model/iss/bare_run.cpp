@@ -35,47 +35,46 @@ BareRunResult run_bare_elf(const std::string& path, const BareRunOptions& opts, 
   return run_bare_image(path, read_elf(path), opts, out, err);
 }
 
-BareRunResult run_bare_image(const std::string& path, const ElfImage& img, const BareRunOptions& opts,
-                             std::ostream& out, std::ostream& err) {
+BareMachine::BareMachine(const std::string& path, const ElfImage& img, const BareRunOptions& opts)
+    : path_(path), opts_(opts) {
   check_fits_bare_memory(path, img);
-  AddressSpace mem;
-  std::vector<std::unique_ptr<std::vector<uint8_t>>> storage;
   try {
     for (size_t i = 0; i < img.segments.size(); ++i) {
       const ElfSegment& s = img.segments[i];
-      storage.push_back(std::make_unique<std::vector<uint8_t>>(s.memsz, 0));
-      std::copy(s.bytes.begin(), s.bytes.end(), storage.back()->begin());
-      mem.add(MemRegion{s.vaddr, s.memsz, storage.back()->data(), s.writable, s.executable, 0,
-                        "ELF segment " + std::to_string(i)});
+      storage_.push_back(std::make_unique<std::vector<uint8_t>>(s.memsz, 0));
+      std::copy(s.bytes.begin(), s.bytes.end(), storage_.back()->begin());
+      mem_.add(MemRegion{s.vaddr, s.memsz, storage_.back()->data(), s.writable, s.executable, 0,
+                         "ELF segment " + std::to_string(i)});
     }
-    storage.push_back(std::make_unique<std::vector<uint8_t>>(kBareStackBytes, 0));
-    mem.add(MemRegion{kBareStackTop - kBareStackBytes, kBareStackBytes, storage.back()->data(), true, false, 0, "stack"});
+    storage_.push_back(std::make_unique<std::vector<uint8_t>>(kBareStackBytes, 0));
+    mem_.add(MemRegion{kBareStackTop - kBareStackBytes, kBareStackBytes, storage_.back()->data(), true, false, 0, "stack"});
   } catch (const std::invalid_argument& e) {
     throw InputError(path + ": " + e.what());
   }
+  cpu_ = std::make_unique<Cpu>(mem_, opts.timing);
+  cpu_->set_xpulp(opts.xpulp);
+  cpu_->set_engine(opts.plain ? Cpu::Engine::kPlain : Cpu::Engine::kFast);
+  cpu_->pc = img.entry;
+  cpu_->x[2] = kBareStackTop - 16;
+}
 
-  Cpu cpu(mem, opts.timing);
-  cpu.set_xpulp(opts.xpulp);
-  cpu.pc = img.entry;
-  cpu.x[2] = kBareStackTop - 16;
-  BareRunResult res;
-  uint64_t left = opts.max_instructions;
-  constexpr uint64_t kSlice = uint64_t(1) << 24;  // instructions between checks for SIGINT and SIGTERM
-  for (;;) {
-    if (pending_interrupt()) check_interrupted("running " + path + ", after " + std::to_string(cpu.instret) + " instructions");
-    const uint64_t before = cpu.instret;
-    const Stop stop = cpu.run(std::min(left, kSlice));
-    left -= cpu.instret - before;
-    if (stop == Stop::kBudget && left > 0) continue;
+bool BareMachine::run(uint64_t instructions, std::ostream& out, std::ostream& err) {
+  Cpu& cpu = *cpu_;
+  const uint64_t end = cpu.instret + instructions;
+  while (!exited_ && cpu.instret < end) {
+    const uint64_t left = end - cpu.instret;
+    const Stop stop = cpu.run(std::min(left, std::max<uint64_t>(opts_.slice, 1)));
+    if (stop == Stop::kBudget) continue;
     if (stop == Stop::kEcall) {
       const uint32_t nr = cpu.x[17], a0 = cpu.x[10], a1 = cpu.x[11], a2 = cpu.x[12];
       if (nr == 93 || nr == 94) {
-        res.exit_code = int(a0 & 0xFF);
+        exit_code_ = int(a0 & 0xFF);
+        exited_ = true;
         break;
       }
       if (nr == 64) {
         std::ostream* dst = a0 == 1 ? &out : a0 == 2 ? &err : nullptr;
-        const MemRegion* r = a2 ? mem.find(a1, a2) : nullptr;
+        const MemRegion* r = a2 ? mem_.find(a1, a2) : nullptr;
         if (!dst) cpu.x[10] = uint32_t(-9);              // EBADF
         else if (a2 && !r) cpu.x[10] = uint32_t(-14);    // EFAULT
         else {
@@ -85,18 +84,34 @@ BareRunResult run_bare_image(const std::string& path, const ElfImage& img, const
         cpu.skip();
         continue;
       }
-      throw SimError(path + ": unsupported system call " + std::to_string(nr) + " (a7) at pc " + hex32(cpu.pc) +
+      throw SimError(path_ + ": unsupported system call " + std::to_string(nr) + " (a7) at pc " + hex32(cpu.pc) +
                      "; bare programs may use exit (93), exit_group (94) and write (64)");
     }
-    if (stop == Stop::kEbreak) throw SimError(path + ": ebreak at pc " + hex32(cpu.pc));
-    if (stop == Stop::kFault) throw SimError(path + ": " + cpu.fault().describe());
-    if (stop == Stop::kBudget)
-      throw SimError(path + ": stopped after " + std::to_string(opts.max_instructions) +
-                     " instructions without exiting (pc " + hex32(cpu.pc) + "); raise --max-instructions if it should run longer");
+    if (stop == Stop::kEbreak) throw SimError(path_ + ": ebreak at pc " + hex32(cpu.pc));
+    if (stop == Stop::kFault) throw SimError(path_ + ": " + cpu.fault().describe());
+    throw SimError(path_ + ": the core stopped unexpectedly at pc " + hex32(cpu.pc));  // (no gates, devices or watch here)
   }
+  return exited_;
+}
+
+BareRunResult run_bare_image(const std::string& path, const ElfImage& img, const BareRunOptions& opts,
+                             std::ostream& out, std::ostream& err) {
+  BareMachine m(path, img, opts);
+  // Runs in slices, checking for SIGINT and SIGTERM in between.
+  while (m.cpu().instret < opts.max_instructions) {
+    if (pending_interrupt())
+      check_interrupted("running " + path + ", after " + std::to_string(m.cpu().instret) + " instructions");
+    if (m.run(std::min(opts.max_instructions - m.cpu().instret, std::max<uint64_t>(opts.slice, 1)), out, err)) break;
+  }
+  if (!m.exited())
+    throw SimError(path + ": stopped after " + std::to_string(opts.max_instructions) +
+                   " instructions without exiting (pc " + hex32(m.cpu().pc) + "); raise --max-instructions if it should run longer");
   out.flush();
-  res.instret = cpu.instret;
-  res.cycles = cpu.cycles;
+  BareRunResult res;
+  res.exit_code = m.exit_code();
+  res.instret = m.cpu().instret;
+  res.cycles = m.cpu().cycles;
+  res.counters = m.cpu().counters;
   return res;
 }
 

@@ -269,14 +269,6 @@ FS_ISS_INLINE const MemRegion* Cpu::device_at(uint32_t addr, unsigned size) {
   return r && r->mmio ? r : nullptr;
 }
 
-// Others are told of a store to shared memory (their reservations, parked spinners), at the
-// cycle after the storing instruction's stalls.
-FS_ISS_INLINE void Cpu::tell_stored(const MemRegion& r, const uint8_t* host, unsigned size, uint64_t stall) {
-  if (!r.sharing) return;
-  if (reservations_ && !reservations_->empty()) reservations_->stored(this, host, size);
-  if (watch_ && watch_->armed) watch_->stored(host, size, cycle_base_ + cycles + stall);
-}
-
 // The address path that loads, stores and atomics to memory share: finds the region (nullptr if
 // none, not writable for a store, or a device), points `host` at the bytes, and accounts the
 // region's extra cycles, TCDM bank conflicts and misalignment. `tell`: a store that certainly
@@ -289,7 +281,7 @@ FS_ISS_INLINE const MemRegion* Cpu::access(uint32_t addr, unsigned size, bool st
   host = r->host + (addr - r->base);
   if (store) {
     ++writes_;
-    if (tell && r->sharing) tell_stored(*r, host, size, e.stall);
+    if (tell && r->sharing) tell_stored(host, size, cycle_base_ + cycles + e.stall);
   } else if (r->sharing) {
     e.shared_load = host;
   }
@@ -498,7 +490,7 @@ FS_ISS_INLINE bool Cpu::atomic(const Insn& in, uint32_t a, uint32_t b, Exec& e) 
     const bool ok = reservation_valid_ && reservation_ == a && (!reservations_ || reservations_->holds(this, h));
     if (ok) {
       std::memcpy(h, &b, 4);
-      tell_stored(*r, h, 4, e.stall);
+      if (r->sharing) tell_stored(h, 4, cycle_base_ + cycles + e.stall);
       if (r->sharing && old != b) note_atomic_write(*r, h, a, old, b, in);
     }
     reservation_valid_ = false;
@@ -533,14 +525,14 @@ FS_ISS_INLINE void Cpu::jump(uint32_t target, const Insn& in, Exec& e) {
   set_x(in, e.next);
   e.next = target;
   e.cost = t_.jump;
-  if (__builtin_expect(pc == marks_.call_pc || target == marks_.return_pc, 0)) reach_mark(target, e);
+  // A jump's cycles are final here (t_.jump after the stalls before it), so the count once it
+  // retires is known.
+  if (__builtin_expect(pc == marks_.call_pc || target == marks_.return_pc, 0))
+    reach_mark(pc, target, cycles + e.stall + e.cost);
 }
 
-// A jump's cycles are final when jump() returns (t_.jump after the stalls before it), so the
-// count once it retires is known here.
-void Cpu::reach_mark(uint32_t target, const Exec& e) {
-  const uint64_t retired = cycles + e.stall + e.cost;
-  if (pc == marks_.call_pc && marks_.entered == CallMarks::kNotReached) marks_.entered = retired;
+void Cpu::reach_mark(uint32_t at, uint32_t target, uint64_t retired) {
+  if (at == marks_.call_pc && marks_.entered == CallMarks::kNotReached) marks_.entered = retired;
   if (target == marks_.return_pc && marks_.returned == CallMarks::kNotReached) marks_.returned = retired;
 }
 
@@ -632,7 +624,7 @@ FS_ISS_INLINE bool Cpu::fp(const Insn& in, uint32_t a, Exec& e) {
 
 // -- The loop: fetch a pre-decoded instruction, spend the stalls before it, stop at a gate, run
 // its group, retire it.
-Stop Cpu::run(uint64_t budget, uint64_t cycle_limit, const Gates& gates) {
+Stop Cpu::run_plain(uint64_t budget, uint64_t cycle_limit, const Gates& gates) {
   const uint64_t any_gate = std::min(std::min(gates.cluster, gates.shared), gates.device);
   for (uint64_t n = 0; n < budget && cycles < cycle_limit; ++n) {
     const Insn* ip = fetch(pc);

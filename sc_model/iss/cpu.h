@@ -183,7 +183,19 @@ class Cpu {
   // With `gates` (cores interleaved with others), run() stops with kGate before an access to
   // shared memory or a device access that reaches the rest of the switch
   // (MmioDevice::reaches_switch) whose gate the core's cycle count has passed; gate() says which.
-  Stop run(uint64_t budget, uint64_t cycle_limit = ~0ull, const Gates& gates = Gates{});
+  // Runs on the engine set_engine() chose; a core with an observer always runs the plain one.
+  Stop run(uint64_t budget, uint64_t cycle_limit = ~0ull, const Gates& gates = Gates{}) {
+    return engine_ == Engine::kFast && !observer_ ? run_fast(budget, cycle_limit, gates)
+                                                  : run_plain(budget, cycle_limit, gates);
+  }
+  // Two engines run the same instructions with the same cycles, counts and stops. kPlain
+  // (cpu.cpp) executes one instruction at a time through every check, and is the reference;
+  // kFast (cpu_fast.cpp) keeps the core's state in locals and executes the integer base
+  // (ALU, branches, jumps, M, loads and stores to memory) itself, handing every other
+  // instruction to the plain engine one at a time.
+  enum class Engine : uint8_t { kFast, kPlain };
+  void set_engine(Engine e) { engine_ = e; }
+  Engine engine() const { return engine_; }
   GateKind gate() const { return gate_; }
   void skip() {
     pc += last_len_;
@@ -251,6 +263,8 @@ class Cpu {
     return fetch_slow(addr);
   }
   const Insn* fetch_slow(uint32_t addr);
+  Stop run_plain(uint64_t budget, uint64_t cycle_limit, const Gates& gates);
+  Stop run_fast(uint64_t budget, uint64_t cycle_limit, const Gates& gates);
   bool csr_read(uint32_t csr, uint32_t& value) const;
   bool csr_write(uint32_t csr, uint32_t value);
   Stop raise(Fault::Kind kind, uint32_t insn, uint32_t addr = 0);
@@ -273,7 +287,12 @@ class Cpu {
   const MemRegion* device_at(uint32_t addr, unsigned size);
   const MemRegion* access(uint32_t addr, unsigned size, bool store, Exec& e, uint8_t*& host, bool tell = true,
                           bool amo = false);
-  void tell_stored(const MemRegion& r, const uint8_t* host, unsigned size, uint64_t stall);
+  // Others are told of a store to shared memory (their reservations, parked spinners) made at
+  // absolute cycle `at` (after the storing instruction's stalls).
+  void tell_stored(const uint8_t* host, unsigned size, uint64_t at) {
+    if (reservations_ && !reservations_->empty()) reservations_->stored(this, host, size);
+    if (watch_ && watch_->armed) watch_->stored(host, size, at);
+  }
   bool load(const Insn& in, uint32_t a, Exec& e) { return load_at(in, a + uint32_t(in.imm), in.op, e); }
   bool store(const Insn& in, uint32_t a, uint32_t b, Exec& e) { return store_at(in, a + uint32_t(in.imm), in.op, b, e); }
   bool load_at(const Insn& in, uint32_t addr, Op width, Exec& e);
@@ -293,7 +312,8 @@ class Cpu {
   }
   void branch(bool taken, const Insn& in, Exec& e);
   void jump(uint32_t target, const Insn& in, Exec& e);
-  void reach_mark(uint32_t target, const Exec& e);
+  // The jump at `at` to `target`, retiring at cycle count `retired`, reached a mark (CallMarks).
+  void reach_mark(uint32_t at, uint32_t target, uint64_t retired);
   bool csr(const Insn& in, uint32_t a);
   bool fp(const Insn& in, uint32_t a, Exec& e);
   bool rounding(unsigned field, unsigned& rm) const;
@@ -302,6 +322,7 @@ class Cpu {
   Timing t_;
   uint32_t hart_id_;
   bool xpulp_ = false;
+  Engine engine_ = Engine::kFast;
   bool loops_active_ = false;  // a hardware loop's count is not 0
   std::vector<CodeCache> caches_;
   SharedDecode* shared_decode_ = nullptr;

@@ -109,10 +109,10 @@ namespace sem {
 }
 
 // Bytes moved by a load or store.
-[[gnu::always_inline]] inline unsigned load_bytes(Op op) {
+[[gnu::always_inline]] constexpr unsigned load_bytes(Op op) {
   return op == Op::kLw ? 4 : (op == Op::kLh || op == Op::kLhu) ? 2 : 1;
 }
-[[gnu::always_inline]] inline unsigned store_bytes(Op op) { return op == Op::kSw ? 4 : op == Op::kSh ? 2 : 1; }
+[[gnu::always_inline]] constexpr unsigned store_bytes(Op op) { return op == Op::kSw ? 4 : op == Op::kSh ? 2 : 1; }
 
 // A loaded value extended to 32 bits as the load says (lb, lh sign-extend).
 [[gnu::always_inline]] inline uint32_t extend_load(Op op, uint32_t v) {

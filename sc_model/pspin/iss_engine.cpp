@@ -126,6 +126,7 @@ IssEngine::Context& IssEngine::context(const HandlerJob& job) {
     c->mem.add(std::move(r));
   c->cpu = std::make_unique<iss::Cpu>(c->mem, hpu_.timing, args.cluster_id * 1024 + args.hpu_id);
   c->cpu->set_xpulp(hpu_.isa == HpuIsa::kRv32imafcXpulp);
+  c->cpu->set_engine(hpu_.iss_engine == IssEngineKind::kPlain ? iss::Cpu::Engine::kPlain : iss::Cpu::Engine::kFast);
   c->cpu->share_decode(&shared_decode_);
   c->cpu->set_store_watch(watch_);
   c->cpu->set_reservations(&reservations_);
