@@ -566,20 +566,20 @@ FS_ISS_INLINE bool Cpu::rounding(unsigned field, unsigned& rm) const {
 
 // The F instructions other than flw/fsw: operands in f registers (and rs1 for conversions from
 // integers), results in f or x, exception flags accrued into fflags.
-FS_ISS_INLINE bool Cpu::fp(const Insn& in, uint32_t a, Exec& e) {
+bool Cpu::fp(const Insn& in, uint32_t a, uint64_t& cost) {
   const uint32_t fa = f[in.rs1], fb = f[in.rs2], fc = f[in.rs3];
   unsigned rm = 0;
   uint32_t fl = 0;
   bool to_f = true;
   uint32_t r = 0;
   ++counters.fp;
-  e.cost = t_.fpu;
+  cost = t_.fpu;
   switch (in.op) {
 #define ROUNDED(OP, EXPR, COST)                                                \
   case Op::OP:                                                                 \
     if (!rounding(in.rm, rm)) return fail(Fault::kIllegalInstruction, in.raw); \
     r = EXPR;                                                                  \
-    e.cost = COST;                                                             \
+    cost = COST;                                                             \
     break;
     ROUNDED(kFaddS, fpu::add(fa, fb, rm, fl), t_.fpu)
     ROUNDED(kFsubS, fpu::sub(fa, fb, rm, fl), t_.fpu)
@@ -595,11 +595,11 @@ FS_ISS_INLINE bool Cpu::fp(const Insn& in, uint32_t a, Exec& e) {
 #undef ROUNDED
     case Op::kFcvtWS:
       if (!rounding(in.rm, rm)) return fail(Fault::kIllegalInstruction, in.raw);
-      r = uint32_t(fpu::cvt_w_s(fa, rm, fl)); to_f = false; e.cost = t_.fcvt;
+      r = uint32_t(fpu::cvt_w_s(fa, rm, fl)); to_f = false; cost = t_.fcvt;
       break;
     case Op::kFcvtWuS:
       if (!rounding(in.rm, rm)) return fail(Fault::kIllegalInstruction, in.raw);
-      r = fpu::cvt_wu_s(fa, rm, fl); to_f = false; e.cost = t_.fcvt;
+      r = fpu::cvt_wu_s(fa, rm, fl); to_f = false; cost = t_.fcvt;
       break;
     case Op::kFsgnjS: r = (fa & 0x7FFFFFFFu) | (fb & 0x80000000u); break;
     case Op::kFsgnjnS: r = (fa & 0x7FFFFFFFu) | (~fb & 0x80000000u); break;
@@ -611,7 +611,7 @@ FS_ISS_INLINE bool Cpu::fp(const Insn& in, uint32_t a, Exec& e) {
     case Op::kFeqS: r = fpu::feq(fa, fb, fl); to_f = false; break;
     case Op::kFltS: r = fpu::flt(fa, fb, fl); to_f = false; break;
     case Op::kFleS: r = fpu::fle(fa, fb, fl); to_f = false; break;
-    case Op::kFclassS: r = fpu::fclass(fa); to_f = false; e.cost = t_.fcvt; break;
+    case Op::kFclassS: r = fpu::fclass(fa); to_f = false; cost = t_.fcvt; break;
     default: return fail(Fault::kIllegalInstruction, in.raw);
   }
   fflags |= fl;
@@ -703,7 +703,7 @@ Stop Cpu::run_plain(uint64_t budget, uint64_t cycle_limit, const Gates& gates) {
           if (xp::on_multiplier(in.op)) e.cost = t_.mul;
           break;
         }
-        if (!fp(in, a, e)) return Stop::kFault;  // the remaining F instructions
+        if (!fp(in, a, e.cost)) return Stop::kFault;  // the remaining F instructions
         break;
     }
     if (loops_active_ && !hw_loop_end(in, e)) return Stop::kFault;

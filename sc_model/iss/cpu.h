@@ -190,8 +190,8 @@ class Cpu {
   }
   // Two engines run the same instructions with the same cycles, counts and stops. kPlain
   // (cpu.cpp) executes one instruction at a time through every check, and is the reference;
-  // kFast (cpu_fast.cpp) keeps the core's state in locals and executes the integer base
-  // (ALU, branches, jumps, M, loads and stores to memory) itself, handing every other
+  // kFast (cpu_fast.cpp) keeps the core's state in locals and executes the integer base and F
+  // (ALU, branches, jumps, M, F, loads and stores to memory) itself, handing every other
   // instruction to the plain engine one at a time.
   enum class Engine : uint8_t { kFast, kPlain };
   void set_engine(Engine e) { engine_ = e; }
@@ -315,7 +315,8 @@ class Cpu {
   // The jump at `at` to `target`, retiring at cycle count `retired`, reached a mark (CallMarks).
   void reach_mark(uint32_t at, uint32_t target, uint64_t retired);
   bool csr(const Insn& in, uint32_t a);
-  bool fp(const Insn& in, uint32_t a, Exec& e);
+  // `cost`: the instruction's cycles. Not inlined: both engines call it.
+  bool fp(const Insn& in, uint32_t a, uint64_t& cost);
   bool rounding(unsigned field, unsigned& rm) const;
 
   AddressSpace& mem_;

@@ -1,9 +1,9 @@
 // The ISS's fast engine, Cpu::run_fast (see cpu.h): the plain engine's semantics with the core's
 // hot state (pc, cycles, instret, the pending load, the fetch position) kept in locals and the
 // current code region's decoded instructions reached by offset. It executes the integer base
-// itself: the ALU, branches, jal/jalr, M, and loads and stores to memory (stopping at their
-// gates, telling others of shared stores, probing shared loads for spins). Every other
-// instruction (CSRs, atomics, F, Xpulp, ecall, a device access, one that faults) goes to the
+// itself: the ALU, branches, jal/jalr, fence, M, F, and loads and stores to memory (stopping at
+// their gates, telling others of shared stores, probing shared loads for spins). Every other
+// instruction (CSRs, atomics, Xpulp, fence.i, ecall, a device access, one that faults) goes to the
 // plain engine, one at a time, with the locals written back first; so both engines give the
 // same stalls, cycles, counts and stops (tb/iss_diff/iss_engines_test.cpp runs the test
 // programs on both, tb/e2e/iss_hpu_test.cpp whole switches).
@@ -34,20 +34,23 @@ FS_ISS_INLINE uint32_t load_le(const uint8_t* p) {
 #define FS_ISS_STORE_OPS(X) X(kSb) X(kSh) X(kSw)
 #define FS_ISS_FAST_OPS(X)                                                                          \
   FS_ISS_ALU_OPS(X) FS_ISS_BRANCH_OPS(X) X(kJal) X(kJalr) X(kFence) FS_ISS_MUL_OPS(X) FS_ISS_DIV_OPS(X) \
-  FS_ISS_LOAD_OPS(X) FS_ISS_STORE_OPS(X)
+  FS_ISS_LOAD_OPS(X) FS_ISS_STORE_OPS(X) X(kFlw) X(kFsw)
 
 #define FS_ISS_COUNT(OP) +1
 constexpr size_t kFastOps = 0 FS_ISS_FAST_OPS(FS_ISS_COUNT);
 #undef FS_ISS_COUNT
 
-// Each operation's place in run_fast's table of code: 1 + its place in FS_ISS_FAST_OPS, or 0
-// (the plain engine's).
+// Each operation's place in run_fast's table of code: 1 + its place in FS_ISS_FAST_OPS; the F
+// instructions other than flw and fsw share the one after those (Cpu::fp computes them); 0 for
+// the rest (the plain engine's).
+constexpr size_t kFpCode = kFastOps + 1;
 constexpr std::array<uint8_t, size_t(Op::kCount)> kFastIndex = [] {
   std::array<uint8_t, size_t(Op::kCount)> index{};
   uint8_t next = 1;
 #define FS_ISS_PLACE(OP) index[size_t(Op::OP)] = next++;
   FS_ISS_FAST_OPS(FS_ISS_PLACE)
 #undef FS_ISS_PLACE
+  for (size_t op = size_t(Op::kFmaddS); op <= size_t(Op::kFmvWX); ++op) index[op] = kFpCode;
   return index;
 }();
 
@@ -58,11 +61,12 @@ __attribute__((optimize("no-crossjumping", "no-gcse")))
 Stop Cpu::run_fast(uint64_t budget, uint64_t cycle_limit, const Gates& gates) {
   // With a hardware loop running, where each instruction goes next is the plain engine's to say.
   if (loops_active_) return run_plain(budget, cycle_limit, gates);
-  uint64_t n = 0;  // instructions executed by this call
   uint32_t at = pc;
   uint64_t cyc = cycles, ret = instret;
+  const uint64_t ret_end = budget > ~0ull - instret ? ~0ull : instret + budget;  // stop at this instret
   uint8_t pend = pending_load_;
   uint32_t fnext = fetch_next_;
+  const Insn* ip = nullptr;    // the slot of the instruction at `at` (nullptr: not looked up yet)
   const Insn* code = nullptr;  // the current code region's decoded slots
   uint32_t code_base = 0, code_size = 0;
   if (current_) code = current_->insns, code_base = current_->region->base, code_size = current_->region->size;
@@ -71,7 +75,7 @@ Stop Cpu::run_fast(uint64_t budget, uint64_t cycle_limit, const Gates& gates) {
   };
   auto restore = [&] {
     at = pc, cyc = cycles, ret = instret, pend = pending_load_, fnext = fetch_next_;
-    code = nullptr, code_size = 0;  // the plain step may have flushed them (fence.i)
+    ip = code = nullptr, code_size = 0;  // the plain step may have flushed them (fence.i)
     if (current_) code = current_->insns, code_base = current_->region->base, code_size = current_->region->size;
   };
   // The stalls before `in` (the plain engine's stalls_before): a load-use stall, then waiting
@@ -101,11 +105,21 @@ Stop Cpu::run_fast(uint64_t budget, uint64_t cycle_limit, const Gates& gates) {
     }
     return stall;
   };
-  auto retire = [&](const Insn& in, uint64_t spent, uint32_t next) FS_ISS_LAMBDA {
+  // Retiring an instruction that took `spent` cycles: to the next in sequence (the next slot:
+  // the region's last slot is never decoded, so leaving the region finds an empty one), or to
+  // `target`.
+  auto retire = [&](const Insn& in, uint64_t spent) FS_ISS_LAMBDA {
     cyc += spent;
-    ++ret, ++n;
+    ++ret;
+    fnext = at += in.len;
+    ip += in.len >> 1;
+  };
+  auto retire_to = [&](const Insn& in, uint64_t spent, uint32_t target) FS_ISS_LAMBDA {
+    cyc += spent;
+    ++ret;
     fnext = at + in.len;
-    at = next;
+    at = target;
+    ip = nullptr;
   };
   // Whether an access to shared region `r`, made `stall` cycles from now, must wait for its gate
   // (the plain engine's gated()): if so the stalls are spent, the instruction counts as fetched,
@@ -144,18 +158,21 @@ Stop Cpu::run_fast(uint64_t budget, uint64_t cycle_limit, const Gates& gates) {
 #define ADDRESS(OP) &&do_##OP,
                                 FS_ISS_FAST_OPS(ADDRESS)
 #undef ADDRESS
-  };
-  static_assert(sizeof kCode / sizeof kCode[0] == kFastOps + 1);
-  const Insn* ip = nullptr;
+                                &&fp};
+  static_assert(sizeof kCode / sizeof kCode[0] == kFpCode + 1);
   uint32_t a = 0, b = 0;
-#define NEXT()                                                      \
-  do {                                                              \
-    if (n >= budget || cyc >= cycle_limit) goto limit;              \
-    const uint32_t off = at - code_base;                            \
-    if (off >= code_size || !code[off >> 1].len) goto refetch;      \
-    ip = &code[off >> 1];                                           \
-    a = x[ip->rs1], b = x[ip->rs2];                                 \
-    goto* kCode[kFastIndex[size_t(ip->op)]];                        \
+  // To the instruction at `at`: ip is its slot, or nullptr after a jump.
+#define NEXT()                                                               \
+  do {                                                                       \
+    if (ret >= ret_end || cyc >= cycle_limit) goto limit;                    \
+    if (!ip) {                                                               \
+      const uint32_t off = at - code_base;                                   \
+      if (off >= code_size) goto refetch;                                    \
+      ip = &code[off >> 1];                                                  \
+    }                                                                        \
+    if (!ip->len) goto refetch;                                              \
+    a = x[ip->rs1], b = x[ip->rs2];                                          \
+    goto* kCode[kFastIndex[size_t(ip->op)]];                                 \
   } while (0)
 
   NEXT();
@@ -176,11 +193,9 @@ limit:
 plain : {
   // The plain engine takes this one instruction.
   save();
-  const uint64_t before = instret;
   const Stop stop = run_plain(1, cycle_limit, gates);
   if (stop != Stop::kBudget) return stop;
-  n += instret - before;
-  if (loops_active_) return run_plain(budget - n, cycle_limit, gates);
+  if (loops_active_) return run_plain(ret_end - instret, cycle_limit, gates);
   restore();
   NEXT();
 }
@@ -191,7 +206,7 @@ plain : {
     const uint64_t stall = stalls(in);                              \
     const uint32_t v = sem::alu(Op::OP, a, b, in.imm, at);          \
     if (in.rd) x[in.rd] = v;                                        \
-    retire(in, t_.alu + stall, at + in.len);                        \
+    retire(in, t_.alu + stall);                        \
     NEXT();                                                         \
   }
   FS_ISS_ALU_OPS(ALU)
@@ -203,9 +218,9 @@ plain : {
     ++counters.branches;                                            \
     if (sem::branch_taken(Op::OP, a, b)) {                          \
       ++counters.taken;                                             \
-      retire(in, t_.branch_taken + stall, at + uint32_t(in.imm));   \
+      retire_to(in, t_.branch_taken + stall, at + uint32_t(in.imm));   \
     } else {                                                        \
-      retire(in, t_.branch_not_taken + stall, at + in.len);         \
+      retire(in, t_.branch_not_taken + stall);         \
     }                                                               \
     NEXT();                                                         \
   }
@@ -219,7 +234,7 @@ plain : {
     if (in.rd) x[in.rd] = at + in.len;                                                                    \
     if (__builtin_expect(at == marks_.call_pc || target == marks_.return_pc, 0))                          \
       reach_mark(at, target, cyc + stall + t_.jump);                                                     \
-    retire(in, t_.jump + stall, target);                                                                  \
+    retire_to(in, t_.jump + stall, target);                                                                  \
     NEXT();                                                                                               \
   }
   JUMP(kJal) JUMP(kJalr)
@@ -227,7 +242,7 @@ plain : {
   do_kFence : {  // (orders nothing: a core's accesses happen in program order)
     const Insn& in = *ip;
     const uint64_t stall = stalls(in);
-    retire(in, t_.alu + stall, at + in.len);
+    retire(in, t_.alu + stall);
     NEXT();
   }
 #define MUL(OP)                                                     \
@@ -236,7 +251,7 @@ plain : {
     const uint64_t stall = stalls(in);                              \
     const uint32_t v = sem::mul(Op::OP, a, b);                      \
     if (in.rd) x[in.rd] = v;                                        \
-    retire(in, sem::mul_cycles(Op::OP, t_) + stall, at + in.len);   \
+    retire(in, sem::mul_cycles(Op::OP, t_) + stall);   \
     NEXT();                                                         \
   }
   FS_ISS_MUL_OPS(MUL)
@@ -249,15 +264,15 @@ plain : {
     counters.div_cycles += cost;                                    \
     const uint32_t v = sem::divide(Op::OP, a, b);                   \
     if (in.rd) x[in.rd] = v;                                        \
-    retire(in, cost + stall, at + in.len);                          \
+    retire(in, cost + stall);                          \
     NEXT();                                                         \
   }
   FS_ISS_DIV_OPS(DIV)
 #undef DIV
-#define LOAD(OP)                                                                            \
+// A load of `size` bytes into WRITE (v: the bytes read).
+#define LOAD_INTO(OP, size, WRITE)                                                          \
   do_##OP : {                                                                               \
     const Insn& in = *ip;                                                                   \
-    constexpr unsigned size = sem::load_bytes(Op::OP);                                      \
     const uint32_t addr = a + uint32_t(in.imm);                                             \
     const MemRegion* r = mem_.find(addr, size);                                             \
     if (!r || r->mmio) goto plain; /* a device or a fault */                                \
@@ -267,24 +282,27 @@ plain : {
     access_cost(*r, addr, size, stall, cost);                                               \
     const uint8_t* host = r->host + (addr - r->base);                                       \
     const uint32_t v = load_le<size>(host);                                                 \
-    if (in.rd) x[in.rd] = sem::extend_load(Op::OP, v);                                      \
+    WRITE;                                                                                  \
     pend = in.dst;                                                                          \
     ++counters.loads;                                                                       \
     const uint32_t load_pc = at;                                                            \
     const uint64_t started = cyc + stall;                                                   \
-    retire(in, cost + stall, at + in.len);                                                  \
+    retire(in, cost + stall);                                                  \
     if (r->sharing) {  /* perhaps a turn of a wait loop: probe_spin looks at the core */    \
       save();                                                                               \
       if (probe_spin(load_pc, addr, v, host, size, started, watch_ != nullptr)) return Stop::kSpin; \
     }                                                                                       \
     NEXT();                                                                                 \
   }
+#define LOAD(OP) LOAD_INTO(OP, sem::load_bytes(Op::OP), if (in.rd) x[in.rd] = sem::extend_load(Op::OP, v))
   FS_ISS_LOAD_OPS(LOAD)
+  LOAD_INTO(kFlw, 4, f[in.rd] = v)
 #undef LOAD
-#define STORE(OP)                                                                           \
+#undef LOAD_INTO
+// A store of `size` bytes of VALUE.
+#define STORE_OF(OP, size, VALUE)                                                           \
   do_##OP : {                                                                               \
     const Insn& in = *ip;                                                                   \
-    constexpr unsigned size = sem::store_bytes(Op::OP);                                     \
     const uint32_t addr = a + uint32_t(in.imm);                                             \
     const MemRegion* r = mem_.find(addr, size);                                             \
     if (!r || !r->writable || r->mmio) goto plain;                                          \
@@ -295,10 +313,10 @@ plain : {
     if (r->sharing) tell_stored(host, size, cycle_base_ + cyc + stall);                     \
     uint64_t cost = t_.store;                                                               \
     access_cost(*r, addr, size, stall, cost);                                               \
-    std::memcpy(host, &b, size);                                                            \
+    std::memcpy(host, &(VALUE), size);                                                      \
     if (reservation_valid_ && (reservation_ >> 2) == (addr >> 2)) reservation_valid_ = false; \
     ++counters.stores;                                                                      \
-    retire(in, cost + stall, at + in.len);                                                  \
+    retire(in, cost + stall);                                                  \
     if (watch_ && watch_->yield) { /* the store woke a core: let it catch up */             \
       watch_->yield = false;                                                                \
       save();                                                                               \
@@ -306,8 +324,20 @@ plain : {
     }                                                                                       \
     NEXT();                                                                                 \
   }
+#define STORE(OP) STORE_OF(OP, sem::store_bytes(Op::OP), b)
   FS_ISS_STORE_OPS(STORE)
+  STORE_OF(kFsw, 4, f[in.rs2])
 #undef STORE
+#undef STORE_OF
+fp : {  // the F instructions other than flw and fsw
+  const Insn& in = *ip;
+  const uint64_t stall = stalls(in);
+  uint64_t cost;
+  save();  // (a fault names pc)
+  if (!fp(in, a, cost)) return Stop::kFault;
+  retire(in, cost + stall);
+  NEXT();
+}
 #undef NEXT
 }
 
