@@ -10,7 +10,7 @@
  *   0x1B100000  the HPU's stack (in L1); the handler arguments sit at its top
  *   0x1C000000  L2 handler memory, shared by all clusters
  *   0x1D000000  program memory: handler code and read-only data
- *   0x20000000 + c * 0x01000000  cluster c's L1 state area (remote unless c is this cluster)
+ *   0x20000000 + c * 0x00200000  cluster c's L1 state area (remote unless c is this cluster)
  */
 #ifndef FS_MEMORY_MAP_H
 #define FS_MEMORY_MAP_H
@@ -22,8 +22,8 @@
 #define FS_L2_HANDLER_BASE 0x1C000000u
 #define FS_PROGRAM_BASE 0x1D000000u
 #define FS_L1_GLOBAL_BASE 0x20000000u
-#define FS_L1_GLOBAL_STRIDE 0x01000000u
-#define FS_MAX_CLUSTERS 224u /* 0x20000000 + 224 * 16 MiB stays below 0x2E000000 */
+#define FS_L1_GLOBAL_STRIDE 0x00200000u
+#define FS_MAX_CLUSTERS 1792u /* 0x20000000 + 1792 * 2 MiB ends at 2^32 */
 
 /* Runtime registers (32-bit) at FS_MMIO_BASE: the HPU's command interface, shaped as PsPIN's
  * (docs/ISS.md, "The runtime registers"). A call of the handler API (handlers/include/fs_api.def,

@@ -3,6 +3,7 @@
 // Accesses outside every region are access faults. Plain C++, no SystemC.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,8 +52,14 @@ struct MemRegion {
 
 class AddressSpace {
  public:
-  // Adds a region; throws std::invalid_argument if it overlaps another or wraps past 2^32.
+  // Adds a region; throws std::invalid_argument if it overlaps another of this space's own or
+  // wraps past 2^32.
   void add(MemRegion r);
+  // Regions many address spaces have in common (every HPU of a switch sees the same L2 and the
+  // same L1 of every cluster), kept once: looked up after this space's own regions, which
+  // shadow them where they overlap (an HPU's own cluster's L1, local to it).
+  // Throws std::invalid_argument if an own region overlaps a shared one only in part.
+  void share(std::shared_ptr<const AddressSpace> shared);
   // The region holding [addr, addr + len), or nullptr.
   // Remembers the two regions used last: handler loops alternate between two (packet, state).
   const MemRegion* find(uint32_t addr, uint32_t len) const {
@@ -63,7 +70,10 @@ class AddressSpace {
     }
     return find_slow(addr, len);
   }
+  // This space's own regions (not the shared ones), sorted by base.
   const std::vector<MemRegion>& regions() const { return regions_; }
+  // The address of host byte `host` in this space (own regions first, then shared), 0 if none.
+  uint32_t guest_address(const uint8_t* host) const;
   // Why an access of `len` bytes at `addr` faulted, in terms of the regions (for fault messages):
   // "N bytes past the end of R [base, end)", "N bytes before R", "crosses the end of R",
   // "in R, which is read-only", or "in no region" when none is near.
@@ -71,7 +81,14 @@ class AddressSpace {
 
  private:
   const MemRegion* find_slow(uint32_t addr, uint32_t len) const;
+  // The own region holding addr (whether or not len fits), or nullptr; no memo.
+  const MemRegion* containing(uint32_t addr) const;
+  void check_shadow(const MemRegion& r) const;
+  static bool fits(const MemRegion& r, uint32_t addr, uint32_t len) {
+    return addr - r.base < r.size && len <= r.size - (addr - r.base);
+  }
   std::vector<MemRegion> regions_;
+  std::shared_ptr<const AddressSpace> shared_;
   mutable const MemRegion* last_ = nullptr;
   mutable const MemRegion* prev_ = nullptr;
 };

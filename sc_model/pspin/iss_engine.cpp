@@ -122,8 +122,15 @@ IssEngine::Context& IssEngine::context(const HandlerJob& job) {
   c->mem.add(MemRegion{FS_MMIO_BASE, 0x100, nullptr, true, false, register_cycles_, "runtime registers",
                        c->regs.get()});
   // The data: the HPU's view of the unit's memories (pspin/memory/).
-  for (MemRegion& r : hpu_address_map(job.memory, MemoryCosts{hpu_.remote_l1_cycles, hpu_.l2_cycles}))
-    c->mem.add(std::move(r));
+  const MemoryCosts costs{hpu_.remote_l1_cycles, hpu_.l2_cycles};
+  std::shared_ptr<const iss::AddressSpace>& shared = shared_maps_[job.set.name];
+  if (!shared) {  // the same for every HPU of the set: built once
+    auto built = std::make_shared<iss::AddressSpace>();
+    for (MemRegion& r : shared_address_map(job.memory, costs)) built->add(std::move(r));
+    shared = std::move(built);
+  }
+  c->mem.share(shared);
+  for (MemRegion& r : hpu_address_map(job.memory, costs)) c->mem.add(std::move(r));
   c->cpu = std::make_unique<iss::Cpu>(c->mem, hpu_.timing, args.cluster_id * 1024 + args.hpu_id);
   c->cpu->set_xpulp(hpu_.isa == HpuIsa::kRv32imafcXpulp);
   c->cpu->set_engine(hpu_.iss_engine == IssEngineKind::kPlain ? iss::Cpu::Engine::kPlain : iss::Cpu::Engine::kFast);
@@ -267,11 +274,7 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
     return m;
   }
   // The guest address of a host word of this core's memory (0 if unmapped).
-  uint32_t word_address(const uint8_t* host) const {
-    for (const iss::MemRegion& r : c_.mem.regions())
-      if (r.host && host >= r.host && host < r.host + r.size) return r.base + uint32_t(host - r.host);
-    return 0;
-  }
+  uint32_t word_address(const uint8_t* host) const { return c_.mem.guest_address(host); }
   // Shared words the run's atomics changed and that still hold what the run wrote: a lock it
   // took, a counter it claimed. A faulted run never releases them.
   void note_held_words() {

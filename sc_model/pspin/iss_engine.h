@@ -61,6 +61,8 @@ class IssEngine : public HpuEngine {
   iss::StoreWatch* watch_ = nullptr;
   HandlerPrograms programs_;
   iss::SharedDecode shared_decode_;  // decoded program memory, shared by all cores
+  // Per handler set, the regions all its HPUs see alike (shared_address_map), built once.
+  std::map<std::string, std::shared_ptr<const iss::AddressSpace>> shared_maps_;
   iss::Reservations reservations_;   // the cores' LR/SC reservations
   std::map<std::tuple<uint32_t, uint32_t, std::string>, std::unique_ptr<Context>> contexts_;
   std::map<uint32_t, std::unique_ptr<iss::InstructionCache>> icaches_;  // by cluster

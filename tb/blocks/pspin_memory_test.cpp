@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iterator>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -182,8 +184,8 @@ TEST(BlocksPspinMemory, AddressMapOfHpu1OfCluster0) {
   fs::PspinMemory mem(cfg.pspin, cfg.hpu);
   mem.assign(0, fs::HandlerSetMemory{1024, 1024, 4096, 4096});
   const fs::HpuMemoryView& v = mem.view(0, 1, 0);
-  const auto map = fs::hpu_address_map(v, fs::MemoryCosts{24, 15});
-  ASSERT_EQ(map.size(), 6u);  // slot, stack, L2, local L1, L1 of clusters 0 and 1
+  const auto own = fs::hpu_address_map(v, fs::MemoryCosts{24, 15});
+  const auto shared = fs::shared_address_map(v, fs::MemoryCosts{24, 15});
   struct Want {
     uint32_t base, size;
     const uint8_t* host;
@@ -192,30 +194,74 @@ TEST(BlocksPspinMemory, AddressMapOfHpu1OfCluster0) {
     fs::iss::Sharing sharing;
     bool banked;
   };
-  const Want want[] = {
+  // The HPU's own: slot, stack, its cluster's L1 at the local alias and at its global address.
+  const Want want_own[] = {
       {FS_PKT_SLOT_BASE, 9216, mem.l1(0).slot(1), 0, 2048 + 9216, fs::iss::kLocalL1Access, fs::iss::kPrivate, true},
       {FS_STACK_BASE, 512, mem.l1(0).stack(1), 0, 20480 + 512, fs::iss::kLocalL1Access, fs::iss::kPrivate, true},
-      {FS_L2_HANDLER_BASE, 4096, mem.set_l2(0).data(), 15, 0, fs::iss::kL2Access, fs::iss::kGlobalShared, false},
       {FS_L1_LOCAL_BASE, 1024, mem.set_l1(0, 0).data(), 0, 1024, fs::iss::kLocalL1Access, fs::iss::kClusterShared,
        true},
       {FS_L1_GLOBAL_BASE, 1024, mem.set_l1(0, 0).data(), 0, 1024, fs::iss::kLocalL1Access,
        fs::iss::kClusterShared, true},
+  };
+  // The set's, for every HPU: L2, and every cluster's L1 as another cluster sees it.
+  const Want want_shared[] = {
+      {FS_L2_HANDLER_BASE, 4096, mem.set_l2(0).data(), 15, 0, fs::iss::kL2Access, fs::iss::kGlobalShared, false},
+      {FS_L1_GLOBAL_BASE, 1024, mem.set_l1(0, 0).data(), 24, 1024, fs::iss::kRemoteL1Access,
+       fs::iss::kGlobalShared, true},
       {FS_L1_GLOBAL_BASE + FS_L1_GLOBAL_STRIDE, 1024, mem.set_l1(0, 1).data(), 24, 1024, fs::iss::kRemoteL1Access,
        fs::iss::kGlobalShared, true},
   };
-  for (size_t i = 0; i < map.size(); ++i) {
-    SCOPED_TRACE(map[i].name);
-    EXPECT_EQ(map[i].base, want[i].base);
-    EXPECT_EQ(map[i].size, want[i].size);
-    EXPECT_EQ(map[i].host, want[i].host);
-    EXPECT_EQ(map[i].extra_cycles, want[i].extra);
-    EXPECT_EQ(map[i].bank_offset, want[i].tcdm_offset);
-    EXPECT_EQ(map[i].access_class, want[i].access);
-    EXPECT_EQ(map[i].sharing, want[i].sharing);
-    EXPECT_EQ(map[i].banks != nullptr, want[i].banked);
-    EXPECT_EQ(map[i].lrsc, !want[i].banked);  // LR/SC only off L1 (PsPIN's TCDM has none): L2
+  auto check = [](const std::vector<fs::iss::MemRegion>& map, const Want* want, size_t n) {
+    ASSERT_EQ(map.size(), n);
+    for (size_t i = 0; i < n; ++i) {
+      SCOPED_TRACE(map[i].name);
+      EXPECT_EQ(map[i].base, want[i].base);
+      EXPECT_EQ(map[i].size, want[i].size);
+      EXPECT_EQ(map[i].host, want[i].host);
+      EXPECT_EQ(map[i].extra_cycles, want[i].extra);
+      EXPECT_EQ(map[i].bank_offset, want[i].tcdm_offset);
+      EXPECT_EQ(map[i].access_class, want[i].access);
+      EXPECT_EQ(map[i].sharing, want[i].sharing);
+      EXPECT_EQ(map[i].banks != nullptr, want[i].banked);
+      EXPECT_EQ(map[i].lrsc, !want[i].banked);  // LR/SC only off L1 (PsPIN's TCDM has none): L2
+    }
+  };
+  check(own, want_own, std::size(want_own));
+  check(shared, want_shared, std::size(want_shared));
+  EXPECT_EQ(shared[2].banks, mem.l1(1).banks());  // another cluster's L1 goes through its banks
+
+  // Put together as the ISS engine does, the own cluster's L1 is local at its global address,
+  // the other's remote; host bytes map back through either part.
+  auto common = std::make_shared<fs::iss::AddressSpace>();
+  for (const auto& r : shared) common->add(r);
+  fs::iss::AddressSpace space;
+  space.share(common);
+  for (const auto& r : own) space.add(r);
+  EXPECT_EQ(space.find(FS_L1_GLOBAL_BASE + 8, 4)->access_class, fs::iss::kLocalL1Access);
+  EXPECT_EQ(space.find(FS_L1_GLOBAL_BASE + FS_L1_GLOBAL_STRIDE + 8, 4)->access_class, fs::iss::kRemoteL1Access);
+  EXPECT_EQ(space.find(FS_L1_GLOBAL_BASE + 1022, 4), nullptr);  // crosses the end
+  EXPECT_EQ(space.guest_address(mem.set_l1(0, 1).data() + 12), FS_L1_GLOBAL_BASE + FS_L1_GLOBAL_STRIDE + 12);
+  EXPECT_EQ(space.guest_address(mem.set_l2(0).data() + 4), FS_L2_HANDLER_BASE + 4);
+  EXPECT_EQ(space.describe_miss(FS_L1_GLOBAL_BASE + FS_L1_GLOBAL_STRIDE + 1024, 4, false),
+            "0 bytes past the end of L1 of cluster 1 [0x20200000, 0x20200400)");
+}
+
+TEST(BlocksPspinMemory, AnHpusOwnRegionMayShadowASharedOneOnlyWhole) {
+  uint8_t bytes[64] = {};
+  auto common = std::make_shared<fs::iss::AddressSpace>();
+  common->add(fs::iss::MemRegion{0x1000, 32, bytes, true, false, 0, "shared"});
+  fs::iss::AddressSpace space;
+  space.share(common);
+  space.add(fs::iss::MemRegion{0x1000, 32, bytes + 32, true, false, 0, "whole"});  // the same extent
+  EXPECT_EQ(space.find(0x1004, 4)->name, "whole");
+  fs::iss::AddressSpace partly;
+  partly.share(common);
+  try {
+    partly.add(fs::iss::MemRegion{0x1010, 32, bytes, true, false, 0, "partly"});
+    FAIL() << "a partial shadow was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "memory region 'partly' partly overlaps shared region 'shared'");
   }
-  EXPECT_EQ(map[5].banks, mem.l1(1).banks());  // another cluster's L1 goes through its banks
 }
 
 TEST(BlocksPspinMemory, AddressMapOfASetWithoutMemoryHasOnlyTheHpusOwnRegions) {
@@ -228,6 +274,7 @@ TEST(BlocksPspinMemory, AddressMapOfASetWithoutMemoryHasOnlyTheHpusOwnRegions) {
   const fs::HpuMemoryView& v = mem.view(1, 0, 0);
   const auto map = fs::hpu_address_map(v, fs::MemoryCosts{24, 15});
   ASSERT_EQ(map.size(), 2u);
+  EXPECT_TRUE(fs::shared_address_map(v, fs::MemoryCosts{24, 15}).empty());
   EXPECT_EQ(map[0].name, "L1 packet slot");
   EXPECT_EQ(map[0].base, uint32_t(FS_PKT_SLOT_BASE));
   EXPECT_EQ(map[1].name, "stack");

@@ -277,6 +277,31 @@ TEST(E2EIssHpu, TheFastAndPlainEnginesGiveTheSameRun) {
   }
 }
 
+TEST(E2EIssHpu, ASwitchOfMoreClustersThanA16MiBMapHeld) {
+  // Each cluster's L1 is mapped 2 MiB apart (FS_L1_GLOBAL_STRIDE), so 1792 clusters fit in the
+  // 32-bit space, where 16 MiB held 224; and every HPU's core shares one description of the
+  // clusters' L1s (iss::AddressSpace::share). Flare's block b lives in cluster b mod 260: 256
+  // blocks of 256 B reach clusters past 224 from wherever their packets run.
+  ScratchDir dir;
+  ASSERT_EQ(flaresim("gen allreduce --hosts 4 --bytes 64KiB --elem-bytes 256 -o t.txt", dir).code, 0);
+  const CliResult r = flaresim("run --trace t.txt --flare.ports 0-3 -q --hpu.model iss --pspin.clusters 260 "
+                               "--pspin.hpus_per_cluster 2 --verify t.txt.expected --stats s.json",
+                               dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("verify           OK: 1024 of 1024"), std::string::npos) << r.out;
+  const auto s = nlohmann::json::parse(slurp(dir / "s.json"));
+  uint64_t past_224 = 0;
+  for (const auto& c : s["clusters"])
+    if (c["cluster"].get<unsigned>() >= 224) past_224 += c["tasks"].get<uint64_t>();
+  EXPECT_GT(past_224, 0u);
+  EXPECT_GT(s["handlers"]["flare_dense"]["iss"]["accesses"]["remote_l1"].get<uint64_t>(), 0u);
+
+  const CliResult cap = flaresim("run --trace t.txt --flare.ports 0-3 -q --hpu.model iss --pspin.clusters 1793", dir);
+  EXPECT_EQ(cap.code, 2);  // bad input
+  EXPECT_NE(cap.err.find("hpu.model = iss supports at most 1792 clusters ('pspin.clusters')"), std::string::npos)
+      << cap.err;
+}
+
 TEST(E2EIssHpu, WatchdogFaultAbortsWithHandlerAndPc) {
   ScratchDir dir;
   ASSERT_EQ(flaresim("gen allreduce --hosts 2 --bytes 2KiB -o t.txt", dir).code, 0);

@@ -1,9 +1,12 @@
 // An HPU's memory view (pspin_memory.h) as the RISC-V handler addresses it, in the memory map of
-// firmware/fs_memory_map.h: the packet slot, the stack, the set's range of its own cluster's L1
-// (local alias) and of every cluster's L1 (global aliases), and the set's L2 handler memory,
-// each with its access class, sharing, extra cycles and TCDM banks (an empty range: no region);
-// and where a host pointer into them lies in that map (the handler's arguments). The ISS engine
-// adds its program memory and runtime registers to these.
+// firmware/fs_memory_map.h, in two parts: the HPU's own regions (the packet slot, the stack, and
+// the set's range of its own cluster's L1 at the local alias and at its global address), and the
+// regions every HPU of the set shares (the set's L2 handler memory, and its range of every
+// cluster's L1 at their global addresses, as another cluster sees them), which the ISS engine
+// builds once and shares (iss::AddressSpace::share), so that a context's cost does not grow with
+// the cluster count. Each region has its access class, sharing, extra cycles and TCDM banks (an
+// empty range: no region). Also where a host pointer into them lies in that map (the handler's
+// arguments). The ISS engine adds its program memory and runtime registers to these.
 #pragma once
 #include <vector>
 
@@ -18,6 +21,7 @@ struct MemoryCosts {
 };
 
 std::vector<iss::MemRegion> hpu_address_map(const HpuMemoryView& view, const MemoryCosts& costs);
+std::vector<iss::MemRegion> shared_address_map(const HpuMemoryView& view, const MemoryCosts& costs);
 
 // The RISC-V address of host byte `host` of the view's packet slot, stack, local L1 range or L2
 // handler memory (one past a range's end included); 0 for nullptr. Throws std::logic_error for
@@ -25,7 +29,8 @@ std::vector<iss::MemRegion> hpu_address_map(const HpuMemoryView& view, const Mem
 uint32_t guest_address(const HpuMemoryView& view, const uint8_t* host);
 
 // Throws InputError naming the key if the unit's memories do not fit the memory map's windows
-// (16 MiB per cluster's L1 state area and for L2 handler memory; FS_MAX_CLUSTERS clusters).
+// (FS_L1_GLOBAL_STRIDE per cluster's L1 state area, 16 MiB for L2 handler memory, FS_MAX_CLUSTERS
+// clusters).
 void check_fits_address_map(const PspinConfig& pspin, const L1Layout& l1);
 
 }  // namespace fs
