@@ -134,8 +134,8 @@ Stop Cpu::run_fast(uint64_t budget, uint64_t cycle_limit, const Gates& gates) {
     save();
     return true;
   };
-  // The region's extra cycles, bank conflicts and misalignment of a private access (the plain
-  // engine's access()), added to `cost`.
+  // The region's extra cycles, bank conflicts and misalignment of an access (the plain engine's
+  // access()), added to `cost`.
   auto access_cost = [&](const MemRegion& r, uint32_t addr, unsigned size, uint64_t stall, uint64_t& cost)
                          FS_ISS_LAMBDA {
     cost += r.extra_cycles;

@@ -258,6 +258,12 @@ TEST(E2EOutputs, TheBareIssDecodesXpulpOnlyWhenAsked) {
   EXPECT_NE(plain.err.find("illegal instruction 0x04050533 at pc 0x00010004"), std::string::npos) << plain.err;
   expect_input_error(flaresim("iss --isa rv64 p.elf", dir),
                      "iss: bad value 'rv64' for '--isa': expected one of rv32imafc, rv32imafc_xpulp");
+  // The plain engine runs it alike (Xpulp goes through it on the fast one too).
+  const CliResult on_plain = flaresim("iss --isa rv32imafc_xpulp --engine plain p.elf", dir);
+  EXPECT_EQ(on_plain.code, 5) << on_plain.err;
+  EXPECT_EQ(on_plain.err, "flaresim iss: 3 instructions, 3 cycles\n");
+  expect_input_error(flaresim("iss --engine jit p.elf", dir),
+                     "iss: bad value 'jit' for '--engine': expected one of fast, plain");
 }
 
 TEST(E2EOutputs, AnElfWhoseSegmentsDoNotFitIsRefusedBeforeAllocating) {
