@@ -69,14 +69,17 @@ Stop Cpu::run_fast(uint64_t budget, uint64_t cycle_limit, const Gates& gates) {
   const Insn* ip = nullptr;    // the slot of the instruction at `at` (nullptr: not looked up yet)
   const Insn* code = nullptr;  // the current code region's decoded slots
   uint32_t code_base = 0, code_size = 0;
-  if (current_) code = current_->insns, code_base = current_->region->base, code_size = current_->region->size;
+  auto enter_current = [&] {
+    if (current_) code = current_->insns, code_base = current_->region->base, code_size = current_->region->size;
+  };
+  enter_current();
   auto save = [&] {
     pc = at, cycles = cyc, instret = ret, pending_load_ = pend, fetch_next_ = fnext;
   };
   auto restore = [&] {
     at = pc, cyc = cycles, ret = instret, pend = pending_load_, fnext = fetch_next_;
     ip = code = nullptr, code_size = 0;  // the plain step may have flushed them (fence.i)
-    if (current_) code = current_->insns, code_base = current_->region->base, code_size = current_->region->size;
+    enter_current();
   };
   // The stalls before `in` (the plain engine's stalls_before): a load-use stall, then waiting
   // for its fetch when it is a jump's target, enters a line or lies in its line's last word.
@@ -183,7 +186,7 @@ refetch:
     save();
     return fetch_fault();
   }
-  code = current_->insns, code_base = current_->region->base, code_size = current_->region->size;
+  enter_current();
   NEXT();
 
 limit:

@@ -130,7 +130,7 @@ IssEngine::Context& IssEngine::context(const HandlerJob& job) {
     shared = std::move(built);
   }
   c->mem.share(shared);
-  for (MemRegion& r : hpu_address_map(job.memory, costs)) c->mem.add(std::move(r));
+  for (MemRegion& r : hpu_address_map(job.memory)) c->mem.add(std::move(r));
   c->cpu = std::make_unique<iss::Cpu>(c->mem, hpu_.timing, args.cluster_id * 1024 + args.hpu_id);
   c->cpu->set_xpulp(hpu_.isa == HpuIsa::kRv32imafcXpulp);
   c->cpu->set_engine(hpu_.iss_engine == IssEngineKind::kPlain ? iss::Cpu::Engine::kPlain : iss::Cpu::Engine::kFast);

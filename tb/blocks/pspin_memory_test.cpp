@@ -184,7 +184,7 @@ TEST(BlocksPspinMemory, AddressMapOfHpu1OfCluster0) {
   fs::PspinMemory mem(cfg.pspin, cfg.hpu);
   mem.assign(0, fs::HandlerSetMemory{1024, 1024, 4096, 4096});
   const fs::HpuMemoryView& v = mem.view(0, 1, 0);
-  const auto own = fs::hpu_address_map(v, fs::MemoryCosts{24, 15});
+  const auto own = fs::hpu_address_map(v);
   const auto shared = fs::shared_address_map(v, fs::MemoryCosts{24, 15});
   struct Want {
     uint32_t base, size;
@@ -272,7 +272,7 @@ TEST(BlocksPspinMemory, AddressMapOfASetWithoutMemoryHasOnlyTheHpusOwnRegions) {
   fs::PspinMemory mem(cfg.pspin, cfg.hpu);
   mem.assign(0, fs::HandlerSetMemory{0, 0, 0, 0});
   const fs::HpuMemoryView& v = mem.view(1, 0, 0);
-  const auto map = fs::hpu_address_map(v, fs::MemoryCosts{24, 15});
+  const auto map = fs::hpu_address_map(v);
   ASSERT_EQ(map.size(), 2u);
   EXPECT_TRUE(fs::shared_address_map(v, fs::MemoryCosts{24, 15}).empty());
   EXPECT_EQ(map[0].name, "L1 packet slot");

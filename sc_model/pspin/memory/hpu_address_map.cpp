@@ -29,7 +29,7 @@ std::vector<iss::MemRegion> without_empty(std::vector<iss::MemRegion> map) {
 
 }  // namespace
 
-std::vector<iss::MemRegion> hpu_address_map(const HpuMemoryView& view, const MemoryCosts&) {
+std::vector<iss::MemRegion> hpu_address_map(const HpuMemoryView& view) {
   std::vector<iss::MemRegion> map;
   // Private to the HPU.
   map.push_back(l1(FS_PKT_SLOT_BASE, view.pkt_slot, 0, "L1 packet slot", iss::kLocalL1Access, iss::kPrivate));

@@ -20,7 +20,8 @@ struct MemoryCosts {
   uint32_t remote_l1_cycles = 0, l2_cycles = 0;
 };
 
-std::vector<iss::MemRegion> hpu_address_map(const HpuMemoryView& view, const MemoryCosts& costs);
+// (Own regions cost nothing extra; the shared ones cost `costs`.)
+std::vector<iss::MemRegion> hpu_address_map(const HpuMemoryView& view);
 std::vector<iss::MemRegion> shared_address_map(const HpuMemoryView& view, const MemoryCosts& costs);
 
 // The RISC-V address of host byte `host` of the view's packet slot, stack, local L1 range or L2
