@@ -122,6 +122,8 @@ int cmd_run(const std::vector<std::string>& args) {
       ("verify", po::value<std::string>(), "expected results file (from 'flaresim gen'); exit 1 on mismatch")
       ("seed", po::value<std::string>(), "seed of the run (same as --sim.seed)")
       ("hpu-model", po::value<std::string>(), "native or iss (same as --hpu.model)")
+      ("threads", po::value<std::string>(),
+       "host threads stepping ISS HPUs (same as --hpu.threads; the results do not depend on it)")
       ("pcap-port", po::value<std::string>()->default_value(TraceOptions().pcap_port),
        (std::string("ingress ports of a capture's packets: ") + port_rule_choices() +
         " (traces/FORMAT.md); auto: the pcapng interface id for a pcapng with several interfaces or written by "
@@ -162,6 +164,7 @@ int cmd_run(const std::vector<std::string>& args) {
   apply_overrides(req.cfg, vm);
   if (vm.count("seed")) find_config_key("sim.seed")->set(req.cfg, vm["seed"].as<std::string>());
   if (vm.count("hpu-model")) find_config_key("hpu.model")->set(req.cfg, vm["hpu-model"].as<std::string>());
+  if (vm.count("threads")) find_config_key("hpu.threads")->set(req.cfg, vm["threads"].as<std::string>());
   if (vm.count("calibration-out") && req.cfg.hpu.model != HpuModel::kIss)
     throw InputError("--calibration-out: a calibration measures handlers on the ISS (--hpu.model iss), not on " +
                      std::string(choice_name(req.cfg.hpu.model)) + " HPUs");

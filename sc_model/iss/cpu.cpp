@@ -54,6 +54,13 @@ void Cpu::flush_decode_cache() {
 
 const Insn* Cpu::insn_at(uint32_t addr) { return fetch(addr); }
 
+void Cpu::decode_shared_code() {
+  if (!shared_decode_) return;
+  for (const MemRegion& r : mem_.regions())
+    if (r.executable && !r.writable && r.host && !shared_decode_->count(r.host))
+      for (uint32_t off = 0; off + 2 <= r.size; off += 2) fetch_slow(r.base + off);
+}
+
 const Insn* Cpu::fetch_slow(uint32_t addr) {
   if (!current_ || addr - current_->region->base >= current_->region->size) {
     const MemRegion* r = mem_.find(addr, 2);
@@ -69,7 +76,7 @@ const Insn* Cpu::fetch_slow(uint32_t addr) {
       };
       std::shared_ptr<DecodedCode> code;
       if (shared_decode_ && !r->writable) {
-        std::shared_ptr<DecodedCode>& s = (*shared_decode_)[r->host];
+        std::shared_ptr<DecodedCode>& s = (*shared_decode_)[r->host];  // (decode_shared_code made it)
         if (!s || s->size() != r->size / 2 + 1) s = fresh();
         code = s;
       } else {
@@ -249,12 +256,15 @@ FS_ISS_INLINE bool Cpu::gated(const Insn& in, const Gates& gates, uint64_t stall
   const uint64_t at = cycles + stall;
   const bool store = in.op == Op::kSb || in.op == Op::kSh || in.op == Op::kSw || in.op == Op::kFsw ||
                      (in.op >= Op::kPSb && in.op <= Op::kPSw);
-  if (r->mmio && at > gates.device && r->mmio->reaches_switch(addr - r->base, store))
+  const uint32_t off = addr - r->base;
+  if (r->mmio && at > gates.device && r->mmio->reaches_switch(off, store))
     gate_ = GateKind::kDevice;
   else if (r->sharing == kClusterShared && at > gates.cluster)
     gate_ = GateKind::kCluster;
   else if (r->sharing == kGlobalShared && at > gates.shared)
     gate_ = GateKind::kShared;
+  else if (gates.isolated && (r->sharing == kGlobalShared || (r->mmio && r->mmio->calls_out(off, store))))
+    gate_ = GateKind::kLeaves;
   else
     return false;
   cycles += stall;
@@ -634,7 +644,8 @@ Stop Cpu::run_plain(uint64_t budget, uint64_t cycle_limit, const Gates& gates) {
     Exec e{pc + in.len, t_.alu, stalls_before(in)};  // t_.alu: cases below replace it
     // The access happens after the stalls, so the gates compare that cycle. Checked before the
     // instruction itself does anything, so that it can run again later.
-    if (cycles + e.stall > any_gate && accesses_memory(in.op) && gated(in, gates, e.stall)) return Stop::kGate;
+    if ((cycles + e.stall > any_gate || gates.isolated) && accesses_memory(in.op) && gated(in, gates, e.stall))
+      return Stop::kGate;
     if (__builtin_expect(observer_ != nullptr, 0))
       observed_access_ = accesses_memory(in.op) ? access_address(in, x) : RetireObserver::kNoAccess;
     const uint32_t a = x[in.rs1], b = x[in.rs2];
@@ -728,7 +739,8 @@ bool Cpu::probe_spin(uint32_t load_pc, uint32_t addr, uint32_t value, const uint
   // A loop that takes no cycles (every timing.* at 0) cannot be fast-forwarded by its period.
   if (same && p.stage == 2 && cycles > p.cycles && std::memcmp(p.x, x, sizeof x) == 0 &&
       std::memcmp(p.f, f, sizeof f) == 0 && p.fflags == fflags && p.frm == frm) {
-    spin_ = Spin{host, size, load_cycle, cycles - p.cycles};
+    const MemRegion* r = mem_.find(addr, size);
+    spin_ = Spin{host, size, load_cycle, cycles - p.cycles, r ? r->sharing : kClusterShared};
     spin_instret_ = instret - p.instret;
     spin_counters_ = counters;
     spin_counters_ -= p.counters;

@@ -27,8 +27,12 @@ struct Gates {
   uint64_t cluster = ~0ull;  // memory its cluster shares (MemRegion::sharing = kClusterShared)
   uint64_t shared = ~0ull;   // memory shared with other clusters (kGlobalShared)
   uint64_t device = ~0ull;   // device accesses that reach the rest of the switch
+  // A core stepped apart from other clusters: it also stops before every access to memory shared
+  // with other clusters and every device call that leaves the core (MmioDevice::calls_out),
+  // whatever its count (GateKind::kLeaves when no count gate stopped it).
+  bool isolated = false;
 };
-enum class GateKind : uint8_t { kCluster, kShared, kDevice };
+enum class GateKind : uint8_t { kCluster, kShared, kDevice, kLeaves };
 
 // kSpin: the core is spinning on a shared word (see spin()); it stopped right after a load of it.
 // kYield: a store woke another core (StoreWatch::yield); the storing instruction completed.
@@ -108,6 +112,7 @@ struct Spin {
   uint32_t bytes = 0;
   uint64_t load_cycle = 0;  // when the last load started (the core's cycle count)
   uint64_t period = 0;
+  Sharing sharing = kClusterShared;  // the word's region's
 };
 
 // Where a run crossed two points its caller marks by pc, in the core's cycle count: a firmware's
@@ -238,6 +243,9 @@ class Cpu {
   void set_reservations(Reservations* r) { reservations_ = r; }
   // Read-only code regions take their decoded instructions from (and add them to) `shared`.
   void share_decode(SharedDecode* shared) { shared_decode_ = shared; }
+  // Decodes every halfword of the read-only code regions it shares that no core has decoded yet,
+  // so that cores then only read the shared instructions (they may run on other threads).
+  void decode_shared_code();
   // The instruction at pc, decoded (for traces); nullptr if it cannot be fetched.
   const Insn* insn_at(uint32_t addr);
   // Marks a call and its return (see CallMarks), forgetting what was reached before. Only jumps

@@ -129,8 +129,12 @@ Stop Cpu::run_fast(uint64_t budget, uint64_t cycle_limit, const Gates& gates) {
   // and the state is saved for run() to return kGate.
   auto gated = [&](const MemRegion& r, uint64_t stall) FS_ISS_LAMBDA {
     const bool cluster = r.sharing == kClusterShared;
-    if (cyc + stall <= (cluster ? gates.cluster : gates.shared)) return false;
-    gate_ = cluster ? GateKind::kCluster : GateKind::kShared;
+    if (cyc + stall <= (cluster ? gates.cluster : gates.shared)) {
+      if (cluster || !gates.isolated) return false;
+      gate_ = GateKind::kLeaves;
+    } else {
+      gate_ = cluster ? GateKind::kCluster : GateKind::kShared;
+    }
     cyc += stall;
     fnext = at;
     fetch_spent_ = true;

@@ -24,6 +24,10 @@ class MmioDevice {
   // True if this access acts on the rest of the switch (a DMA start, say), so that an interleaved
   // core must not make it ahead of the time the caller allows (Cpu::run's switch gate).
   virtual bool reaches_switch(uint32_t /*offset*/, bool /*store*/) const { return false; }
+  // True if this access acts on anything outside the core's own device state (its cluster's
+  // other cores, other clusters, the switch), so that a core stepped apart from the other
+  // clusters must stop before it (Gates::isolated). Includes every access that reaches_switch.
+  virtual bool calls_out(uint32_t offset, bool store) const { return reaches_switch(offset, store); }
 };
 
 // Who else can access a region: nobody (stack, packet slot, program), the other cores of the

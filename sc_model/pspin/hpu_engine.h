@@ -107,6 +107,7 @@ class SteppedRun {
     kWaitsShared,   // stopped before an access to shared memory (gates.cluster or gates.shared)
     kWaitsSwitch,   // stopped before an access to the rest of the switch (gates.device)
     kSpins,         // spins on a shared word until someone writes it (see spin())
+    kLeaves,        // isolated (Gates::isolated): stopped before an access that leaves the cluster
   };
   // A run that spins loads `bytes` at `host` every `period` cycles (the last load started at
   // cycle `load_cycle`) and changes nothing else; past cycle `deadline` its watchdog fires.
@@ -114,6 +115,7 @@ class SteppedRun {
     const uint8_t* host = nullptr;
     uint32_t bytes = 0;
     uint64_t load_cycle = 0, period = 0, deadline = 0;
+    bool beyond_cluster = false;  // the word is shared with other clusters (L2, another's L1)
   };
   virtual ~SteppedRun() = default;
   // Runs until the handler has used at least `cycles` cycles in all, ends, or would pass a gate

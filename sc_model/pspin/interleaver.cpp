@@ -10,7 +10,8 @@ constexpr Picos kNever = ~Picos(0);
 }
 
 Interleaver::Interleaver(sc_core::sc_module_name name, Clock clock, unsigned clusters, unsigned sync_cycles,
-                         unsigned start_lookahead_cycles, unsigned switch_lookahead_cycles, unsigned quantum_cycles)
+                         unsigned start_lookahead_cycles, unsigned switch_lookahead_cycles, unsigned quantum_cycles,
+                         unsigned threads)
     : sc_core::sc_module(name),
       period_(clock.period_ps),
       per_period_(1.0 / double(clock.period_ps)),
@@ -18,8 +19,25 @@ Interleaver::Interleaver(sc_core::sc_module_name name, Clock clock, unsigned clu
       start_lookahead_(clock.cycles_ps(start_lookahead_cycles)),
       switch_lookahead_(clock.cycles_ps(switch_lookahead_cycles)),
       quantum_(clock.cycles_ps(std::max(std::max(1u, sync_cycles), quantum_cycles))),
-      by_cluster_(clusters) {
+      clusters_(clusters) {
+  for (unsigned c = 0; c < clusters; ++c) {
+    clusters_[c].watch.owner = this;
+    clusters_[c].watch.cluster = c;
+  }
+  if (threads > 1) pool_ = std::make_unique<WorkerPool>(threads);
   SC_THREAD(run);
+}
+
+uint64_t Interleaver::steps() const {
+  uint64_t n = 0;
+  for (const ClusterLane& l : clusters_) n += l.steps;
+  return n;
+}
+
+uint64_t Interleaver::parked_spins() const {
+  uint64_t n = 0;
+  for (const ClusterLane& l : clusters_) n += l.parked_spins;
+  return n;
 }
 
 void Interleaver::expect(Picos start) { expected_.insert(start); }
@@ -42,7 +60,7 @@ void Interleaver::add(SteppedRun* run, unsigned cluster, Picos start, sc_core::s
   e.start = e.local = start;
   e.done = done;
   e.sequence = sequence_++;
-  by_cluster_[cluster].push_back(Slot{start, id});
+  clusters_[cluster].runs.push_back(Slot{start, id});
   ++active_;
   run_added_.notify(sc_core::SC_ZERO_TIME);
 }
@@ -50,30 +68,69 @@ void Interleaver::add(SteppedRun* run, unsigned cluster, Picos start, sc_core::s
 void Interleaver::set_local(uint32_t id, Picos t) {
   Entry& e = entries_[id];
   e.local = t;
-  for (Slot& s : by_cluster_[e.cluster])
+  for (Slot& s : clusters_[e.cluster].runs)
     if (s.id == id) s.local = t;
 }
 
-void Interleaver::remove(uint32_t id) {
-  auto& peers = by_cluster_[entries_[id].cluster];
+// A run ended at `delay` after the kernel's time: its HPU hears of it after the pass, in cluster
+// order (in phase 1 the kernel and the ids are not the cluster's own; phase 2 keeps that order).
+void Interleaver::ended(uint32_t id, Picos delay) {
+  ClusterLane& lane = clusters_[entries_[id].cluster];
+  auto& peers = lane.runs;
   peers.erase(std::find_if(peers.begin(), peers.end(), [id](const Slot& s) { return s.id == id; }));
-  free_ids_.push_back(id);
-  --active_;
+  lane.ended.push_back({id, delay});
+}
+
+void Interleaver::tell_ended() {
+  for (ClusterLane& lane : clusters_) {
+    for (const auto& [id, delay] : lane.ended) {
+      entries_[id].done->notify(delay ? ps_time(delay) : sc_core::SC_ZERO_TIME);
+      free_ids_.push_back(id);
+      --active_;
+    }
+    lane.ended.clear();
+  }
+}
+
+void Interleaver::Watchers::add(uintptr_t word, uint32_t id) {
+  by_word[word].push_back(id);
+  filter.set(word % filter.size());
+}
+
+void Interleaver::Watchers::remove(uintptr_t word, uint32_t id) {
+  auto it = by_word.find(word);
+  if (it == by_word.end()) return;
+  auto& v = it->second;
+  v.erase(std::remove(v.begin(), v.end(), id), v.end());
+  if (!v.empty()) return;
+  by_word.erase(it);
+  filter.reset();
+  for (const auto& w : by_word) filter.set(w.first % filter.size());
+}
+
+// Whether a cluster's stores must be told: in phase 1 if its own runs or any run watching a word
+// other clusters share are parked; otherwise if any run is.
+void Interleaver::update_armed() {
+  bool any = !shared_watchers_.empty();
+  for (const ClusterLane& l : clusters_) any = any || !l.watchers.empty();
+  for (ClusterLane& l : clusters_) l.watch.armed = any;
 }
 
 // A spinning run leaves the time order until its word is stored to, or until its watchdog would
 // fire (then it goes on from there and faults).
 void Interleaver::park(uint32_t id) {
   Entry& e = entries_[id];
+  ClusterLane& lane = clusters_[e.cluster];
   e.spin = e.run->spin();
   e.parked = true;
-  ++parked_spins;
+  ++lane.parked_spins;
+  Watchers& w = watchers_of(e);
   const uintptr_t first = uintptr_t(e.spin.host) / 4, last = (uintptr_t(e.spin.host) + e.spin.bytes - 1) / 4;
-  for (uintptr_t w = first; w <= last; ++w) {
-    watchers_[w].push_back(id);
-    watched_.set(w % watched_.size());
-  }
-  armed = true;
+  for (uintptr_t word = first; word <= last; ++word) w.add(word, id);
+  if (lane.isolated)
+    lane.watch.armed = true;
+  else
+    update_armed();
   const uint64_t now_cycles = e.run->cycles();
   const uint64_t turns = e.spin.deadline > now_cycles ? (e.spin.deadline - now_cycles + e.spin.period - 1) / e.spin.period : 0;
   set_local(id, e.start + (now_cycles + turns * e.spin.period) * period_);
@@ -81,59 +138,69 @@ void Interleaver::park(uint32_t id) {
 
 void Interleaver::unpark(uint32_t id, uint64_t iterations) {
   Entry& e = entries_[id];
+  ClusterLane& lane = clusters_[e.cluster];
   e.parked = false;
+  Watchers& w = watchers_of(e);
   const uintptr_t first = uintptr_t(e.spin.host) / 4, last = (uintptr_t(e.spin.host) + e.spin.bytes - 1) / 4;
-  for (uintptr_t w = first; w <= last; ++w) {
-    auto it = watchers_.find(w);
-    if (it == watchers_.end()) continue;
-    auto& v = it->second;
-    v.erase(std::remove(v.begin(), v.end(), id), v.end());
-    if (v.empty()) watchers_.erase(it);
-  }
-  armed = !watchers_.empty();
-  watched_.reset();
-  for (const auto& w : watchers_) watched_.set(w.first % watched_.size());
+  for (uintptr_t word = first; word <= last; ++word) w.remove(word, id);
+  if (lane.isolated)
+    lane.watch.armed = !lane.watchers.empty() || !shared_watchers_.empty();
+  else
+    update_armed();
   e.run->skip_spin(iterations);
   set_local(id, e.start + e.run->cycles() * period_);
   e.last = SteppedRun::Step::kRunning;
 }
 
-void Interleaver::stored(const uint8_t* host, uint32_t bytes, uint64_t cycle) {
-  if (bytes == 0 || current_ == ~0u) return;
+// The spin's loads start at load_cycle + i * period (i >= 1); the first to start after the store
+// (at the same time: after it if the spinner comes later in the tie order) sees it.
+void Interleaver::wake_for_store(uint32_t id, Picos at, uint64_t writer_sequence) {
+  const Entry& e = entries_[id];
+  if (!e.parked) return;
+  const SteppedRun::SpinWait& s = e.spin;
+  const Picos first_load = e.start + (s.load_cycle + s.period) * period_;
+  uint64_t i = 1;
+  if (at >= first_load) {
+    const Picos step = s.period * period_;
+    i = 1 + (at - first_load) / step;
+    const Picos load = e.start + (s.load_cycle + i * s.period) * period_;
+    if (load < at || (load == at && e.sequence < writer_sequence)) ++i;
+  }
+  unpark(id, i - 1);
+}
+
+void Interleaver::stored(unsigned c, const uint8_t* host, uint32_t bytes, uint64_t cycle) {
+  ClusterLane& lane = clusters_[c];
+  if (bytes == 0 || lane.current == ~0u) return;
   // `cycle` counts from the writer's start cycle; its run started at a picosecond time.
-  const Entry& writer = entries_[current_];
+  const Entry& writer = entries_[lane.current];
   const Picos at = writer.start + (cycle - writer.start / period_) * period_;
-  const uint64_t writer_sequence = writer.sequence;
   std::vector<uint32_t> woken;
-  for (uintptr_t w = uintptr_t(host) / 4; w <= (uintptr_t(host) + bytes - 1) / 4; ++w) {
-    if (!watched_.test(w % watched_.size())) continue;
-    auto it = watchers_.find(w);
-    if (it == watchers_.end()) continue;
+  auto look = [&](const Watchers& w, uintptr_t word, std::vector<uint32_t>& into) {
+    if (w.empty() || !w.filter.test(word % w.filter.size())) return;
+    auto it = w.by_word.find(word);
+    if (it == w.by_word.end()) return;
     for (uint32_t id : it->second)
-      if (std::find(woken.begin(), woken.end(), id) == woken.end()) woken.push_back(id);
+      if (std::find(into.begin(), into.end(), id) == into.end()) into.push_back(id);
+  };
+  std::vector<uint32_t> later;  // phase 1: runs of other clusters, woken after it
+  for (uintptr_t w = uintptr_t(host) / 4; w <= (uintptr_t(host) + bytes - 1) / 4; ++w) {
+    look(lane.watchers, w, woken);
+    look(shared_watchers_, w, lane.isolated ? later : woken);
+    if (!lane.isolated)  // a store to another cluster's L1 (phase 1 makes none)
+      for (const ClusterLane& other : clusters_)
+        if (&other != &lane) look(other.watchers, w, woken);
   }
-  for (uint32_t id : woken) {
-    // The spin's loads start at load_cycle + i * period (i >= 1); the first to start after the
-    // store (at the same time: after it if the spinner comes later in the tie order) sees it.
-    const Entry& e = entries_[id];
-    const SteppedRun::SpinWait& s = e.spin;
-    const Picos first_load = e.start + (s.load_cycle + s.period) * period_;
-    uint64_t i = 1;
-    if (at >= first_load) {
-      const Picos step = s.period * period_;
-      i = 1 + (at - first_load) / step;
-      const Picos load = e.start + (s.load_cycle + i * s.period) * period_;
-      if (load < at || (load == at && e.sequence < writer_sequence)) ++i;
-    }
-    unpark(id, i - 1);
-  }
+  for (uint32_t id : later) lane.wakes.push_back(Wake{id, at, writer.sequence});
+  for (uint32_t id : woken) wake_for_store(id, at, writer.sequence);
   // The writer stops after this store, so that the woken runs take their turns in time order.
-  if (!woken.empty()) yield = true;
+  if (!woken.empty()) lane.watch.yield = true;
 }
 
 bool Interleaver::step_cluster(unsigned c, const Limits& lim, Picos& wake) {
   using Step = SteppedRun::Step;
-  const std::vector<Slot>& runs = by_cluster_[c];
+  ClusterLane& lane = clusters_[c];
+  const std::vector<Slot>& runs = lane.runs;
   bool stepped = false;
   for (;;) {
     // The run furthest behind (the oldest among equals: `runs` is in the order they were added)
@@ -152,10 +219,13 @@ bool Interleaver::step_cluster(unsigned c, const Limits& lim, Picos& wake) {
     if (first >= lim.window_end) return stepped;
     Entry& m = entries_[id];
     if (m.parked) {  // nobody stored to its word before its watchdog time
+      if (lane.isolated && m.spin.beyond_cluster) return stepped;  // others may store to it first
       const uint64_t at = (m.local - m.start) / period_, now_cycles = m.run->cycles();
       unpark(id, at > now_cycles ? (at - now_cycles) / m.spin.period : 0);
       continue;
     }
+    // Phase 1 ends for the cluster where its run furthest behind would leave it.
+    if (lane.isolated && m.last == Step::kLeaves) return stepped;
     // Waiting for the kernel: for time to pass (waking at m's own time, the latest that keeps
     // every run at or after the kernel's time, lets every access in the next lookahead go at
     // once), or for a run that may start earlier to be added, which wakes the process anyway.
@@ -173,19 +243,29 @@ bool Interleaver::step_cluster(unsigned c, const Limits& lim, Picos& wake) {
     gates.cluster = std::min(cycles_at(std::min(next, lim.shared)), in_window);
     gates.shared = std::min(cycles_at(lim.shared), in_window);
     gates.device = std::min(cycles_at(std::min(next, lim.switch_)), in_window);
-    ++steps;
-    current_ = id;
+    gates.isolated = lane.isolated;
+    ++lane.steps;
+    lane.current = id;
     m.last = m.run->advance(in_window + 1, gates);
-    current_ = ~0u;
+    lane.current = ~0u;
     stepped = true;
     set_local(id, m.start + m.run->cycles() * period_);
     if (m.last == Step::kEnded) {
-      m.done->notify(m.local > lim.now ? ps_time(m.local - lim.now) : sc_core::SC_ZERO_TIME);
-      remove(id);
+      ended(id, m.local > lim.now ? m.local - lim.now : 0);
     } else if (m.last == Step::kSpins) {
       park(id);
     }
   }
+}
+
+// After phase 1, in cluster order: the runs of other clusters that phase 1's stores woke go on.
+void Interleaver::end_phase_one() {
+  for (ClusterLane& lane : clusters_) lane.isolated = false;
+  for (ClusterLane& lane : clusters_) {
+    for (const Wake& w : lane.wakes) wake_for_store(w.id, w.at, w.writer_sequence);
+    lane.wakes.clear();
+  }
+  update_armed();
 }
 
 void Interleaver::run() {
@@ -204,15 +284,40 @@ void Interleaver::run() {
     lim.switch_ = std::min(lim.now + switch_lookahead_, next_start);
     const Picos horizon = lim.now + quantum_;
     Picos earliest = kNever;
-    for (const auto& runs : by_cluster_)
-      for (const Slot& r : runs) earliest = std::min(earliest, r.local);
+    busy_clusters_.clear();
+    for (unsigned c = 0; c < clusters_.size(); ++c) {
+      for (const Slot& r : clusters_[c].runs) earliest = std::min(earliest, r.local);
+      if (!clusters_[c].runs.empty()) busy_clusters_.push_back(c);
+    }
     Picos wake = kNever;
     bool stepped = false;
     if (earliest + sync_ <= horizon) {
       lim.window_end = earliest + sync_;
       ++windows;
-      for (unsigned c = 0; c < by_cluster_.size(); ++c)
-        if (!by_cluster_[c].empty() && step_cluster(c, lim, wake)) stepped = true;
+      // Phase 1: each cluster apart, on the pool's threads.
+      for (unsigned c : busy_clusters_) {
+        ClusterLane& lane = clusters_[c];
+        lane.isolated = true;
+        lane.watch.armed = !lane.watchers.empty() || !shared_watchers_.empty();
+        lane.wake = kNever;
+      }
+      auto phase_one = [&](size_t i) {
+        ClusterLane& lane = clusters_[busy_clusters_[i]];
+        lane.stepped = step_cluster(busy_clusters_[i], lim, lane.wake);
+      };
+      if (pool_)
+        pool_->run(busy_clusters_.size(), phase_one);
+      else
+        for (size_t i = 0; i < busy_clusters_.size(); ++i) phase_one(i);
+      for (unsigned c : busy_clusters_) {
+        stepped = stepped || clusters_[c].stepped;
+        wake = std::min(wake, clusters_[c].wake);
+      }
+      end_phase_one();
+      // Phase 2: the rest of the window, cluster by cluster.
+      for (unsigned c = 0; c < clusters_.size(); ++c)
+        if (!clusters_[c].runs.empty() && step_cluster(c, lim, wake)) stepped = true;
+      tell_ended();
     } else {
       wake = earliest + sync_ - quantum_;  // when the whole window is within the quantum
     }

@@ -3,9 +3,16 @@
 //  - Within a cluster the run furthest behind executes next, until it passes the next one, so the
 //    cluster's L1 banks, instruction cache, and the locks and buffers its HPUs share see them in
 //    exactly the order the instructions' times dictate.
-//  - Clusters take turns in windows of `sync` cycles (each runs its HPUs to the window's end, in
-//    cluster order), so accesses from different clusters to shared memory (another cluster's L1,
-//    L2 handler memory) are in time order to within the window; 1 cycle makes that exact.
+//  - Clusters take turns in windows of `sync` cycles, so accesses from different clusters to
+//    shared memory (another cluster's L1, L2 handler memory) are in time order to within the
+//    window; 1 cycle makes that exact. A window has two phases:
+//     1. every cluster runs apart from the others (Gates::isolated), up to the window's end or
+//        until its run furthest behind would leave the cluster: an access to memory other clusters
+//        share, a handler API call, a spin on another cluster's word. Clusters touch nothing of
+//        each other's here, so they run on `threads` host threads with the same result;
+//     2. cluster by cluster in index order, each runs the rest of its window.
+//    Runs that end and spinners woken from another cluster in phase 1 are handed on in index
+//    order after it, so results do not depend on the thread count.
 //  - An access to shared memory never runs ahead of a run that may still start: only before the
 //    earliest start of a run not yet added (a packet copy already reserved, or one the cluster
 //    schedulers could still dispatch: `start_lookahead` after now).
@@ -20,28 +27,36 @@
 #pragma once
 #include <bitset>
 #include <deque>
+#include <memory>
 #include <unordered_map>
 #include <set>
 #include <vector>
 
+#include "common/worker_pool.h"
 #include "iss/cpu.h"
 #include "pspin/hpu.h"
 
 namespace fs {
 
-class Interleaver : public sc_core::sc_module, public RunInterleaver, public iss::StoreWatch {
+class Interleaver : public sc_core::sc_module, public RunInterleaver {
  public:
   SC_HAS_PROCESS(Interleaver);
   Interleaver(sc_core::sc_module_name name, Clock clock, unsigned clusters, unsigned sync_cycles,
-              unsigned start_lookahead_cycles, unsigned switch_lookahead_cycles, unsigned quantum_cycles);
+              unsigned start_lookahead_cycles, unsigned switch_lookahead_cycles, unsigned quantum_cycles,
+              unsigned threads = 1);
 
   void expect(Picos start) override;
   void add(SteppedRun* run, unsigned cluster, Picos start, sc_core::sc_event* done) override;
-  // StoreWatch: wakes the runs spinning on the words stored to.
-  void stored(const uint8_t* host, uint32_t bytes, uint64_t cycle) override;
+  // Where cluster `c`'s cores report their stores to shared memory (it wakes the runs spinning
+  // on the words stored to).
+  iss::StoreWatch* store_watch(unsigned c) { return &clusters_[c].watch; }
+  // Steps every cluster on the SystemC thread (an instruction trace is written as cores run).
+  void run_on_one_thread() { pool_.reset(); }
 
-  // For profiling: steps of runs, windows, waits for the kernel, spins parked.
-  uint64_t steps = 0, windows = 0, kernel_waits = 0, parked_spins = 0;
+  // For profiling: steps of runs, spins parked, windows, waits for the kernel.
+  uint64_t steps() const;
+  uint64_t parked_spins() const;
+  uint64_t windows = 0, kernel_waits = 0;
 
  private:
   struct Entry {
@@ -63,14 +78,58 @@ class Interleaver : public sc_core::sc_module, public RunInterleaver, public iss
   struct Limits {
     Picos now, shared, switch_, window_end;
   };
+  // Parked runs by the word they watch (host address / 4), with a filter on word % 4096 so that
+  // most stores need no lookup.
+  struct Watchers {
+    std::unordered_map<uintptr_t, std::vector<uint32_t>> by_word;
+    std::bitset<4096> filter;
+    void add(uintptr_t word, uint32_t id);
+    void remove(uintptr_t word, uint32_t id);
+    bool empty() const { return by_word.empty(); }
+  };
+  class ClusterWatch : public iss::StoreWatch {
+   public:
+    void stored(const uint8_t* host, uint32_t bytes, uint64_t cycle) override { owner->stored(cluster, host, bytes, cycle); }
+    Interleaver* owner = nullptr;
+    unsigned cluster = 0;
+  };
+  // A store in phase 1 to a word a run of another cluster watches: woken after the phase.
+  struct Wake {
+    uint32_t id;
+    Picos at;
+    uint64_t writer_sequence;
+  };
+  // Everything of one cluster that stepping it touches; in phase 1 only its thread does.
+  struct ClusterLane {
+    std::vector<Slot> runs;  // its active runs, oldest first
+    Watchers watchers;       // its parked runs that watch words of its own L1
+    ClusterWatch watch;
+    uint32_t current = ~0u;  // the run being stepped
+    bool isolated = false;   // in phase 1
+    // The runs that ended in the pass (their HPUs hear of it after it, in cluster order), and
+    // stores in phase 1 that wake other clusters' runs (after it, in cluster order).
+    std::vector<std::pair<uint32_t, Picos>> ended;
+    std::vector<Wake> wakes;
+    bool stepped = false;
+    Picos wake = 0;
+    uint64_t steps = 0, parked_spins = 0;
+  };
   void run();  // SC_THREAD
-  // Steps cluster c's runs in time order up to the window's end; false if it could not step
-  // any. `wake`: when a run that waits for the kernel can go on (kNever: when a run is added).
+  // Steps cluster c's runs in time order up to the window's end (or, isolated, until the run
+  // furthest behind would leave the cluster); false if it could not step any. `wake`: when a run
+  // that waits for the kernel can go on (kNever: when a run is added).
   bool step_cluster(unsigned c, const Limits& lim, Picos& wake);
+  void end_phase_one();
+  void tell_ended();
   void set_local(uint32_t id, Picos t);
-  void remove(uint32_t id);
+  void ended(uint32_t id, Picos delay);
   void park(uint32_t id);
   void unpark(uint32_t id, uint64_t iterations);
+  void stored(unsigned c, const uint8_t* host, uint32_t bytes, uint64_t cycle);
+  // Wakes parked run `id` for a store at `at` by a run of sequence `writer_sequence`.
+  void wake_for_store(uint32_t id, Picos at, uint64_t writer_sequence);
+  Watchers& watchers_of(const Entry& e) { return e.spin.beyond_cluster ? shared_watchers_ : clusters_[e.cluster].watchers; }
+  void update_armed();
 
   // d / period_, rounded down, without a division (the interleaver converts times every step).
   uint64_t whole_cycles(Picos d) const {
@@ -88,12 +147,12 @@ class Interleaver : public sc_core::sc_module, public RunInterleaver, public iss
   std::deque<Entry> entries_;         // by id (ids are reused)
   std::vector<uint32_t> free_ids_;
   size_t active_ = 0;
-  std::vector<std::vector<Slot>> by_cluster_;  // the active runs of each cluster, oldest first
-  std::unordered_map<uintptr_t, std::vector<uint32_t>> watchers_;  // word (host address / 4) -> parked runs
-  std::bitset<4096> watched_;  // word % 4096 of every watched word: most stores need no lookup
+  std::deque<ClusterLane> clusters_;
+  Watchers shared_watchers_;          // parked runs watching words other clusters share
   std::multiset<Picos> expected_;     // starts of runs not added yet
   uint64_t sequence_ = 0;
-  uint32_t current_ = ~0u;            // the run being stepped
+  std::unique_ptr<WorkerPool> pool_;  // threads > 1
+  std::vector<unsigned> busy_clusters_;
   sc_core::sc_event run_added_;
 };
 

@@ -112,7 +112,8 @@ IssEngine::Context& IssEngine::context(const HandlerJob& job) {
   c->prog = &prog;
   // The handler set's share of L1 is what fs_cluster_l1 reports.
   const RuntimeRegisters::Ids ids{args.cluster_id, args.hpu_id, args.num_clusters, args.l1_size};
-  c->regs = std::make_unique<RuntimeRegisters>(c->mem, ids, &reservations_, watch_);
+  iss::StoreWatch* watch = watch_ ? watch_(args.cluster_id) : nullptr;
+  c->regs = std::make_unique<RuntimeRegisters>(c->mem, ids, &reservations_, watch);
 
   using iss::MemRegion;
   // Program memory is read-only: the cores share its image and its decoded instructions.
@@ -135,7 +136,8 @@ IssEngine::Context& IssEngine::context(const HandlerJob& job) {
   c->cpu->set_xpulp(hpu_.isa == HpuIsa::kRv32imafcXpulp);
   c->cpu->set_engine(hpu_.iss_engine == IssEngineKind::kPlain ? iss::Cpu::Engine::kPlain : iss::Cpu::Engine::kFast);
   c->cpu->share_decode(&shared_decode_);
-  c->cpu->set_store_watch(watch_);
+  c->cpu->decode_shared_code();
+  c->cpu->set_store_watch(watch);
   c->cpu->set_reservations(&reservations_);
   Context& ref = *c;
   contexts_.emplace(key, std::move(c));
@@ -221,8 +223,10 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
       // than the cycles left stops the core right after it passes the watchdog's budget.
       const uint64_t left = cpu_.cycles < max_cycles_ ? max_cycles_ - cpu_.cycles : 0;
       const iss::Stop stop = cpu_.run(std::min<uint64_t>(kChunk, left + 1), target, gates);
-      if (stop == iss::Stop::kGate)
-        return cpu_.gate() == iss::GateKind::kDevice ? Step::kWaitsSwitch : Step::kWaitsShared;
+      if (stop == iss::Stop::kGate) {
+        const iss::GateKind g = cpu_.gate();
+        return g == iss::GateKind::kDevice ? Step::kWaitsSwitch : g == iss::GateKind::kLeaves ? Step::kLeaves : Step::kWaitsShared;
+      }
       if (stop == iss::Stop::kSpin) return Step::kSpins;
       if (stop == iss::Stop::kYield) return Step::kRunning;
       if (cpu_.cycles > max_cycles_) {
@@ -244,7 +248,7 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
   uint64_t cycles() const override { return ended_ ? run_.cycles : cpu_.cycles; }
   SpinWait spin() const override {
     const iss::Spin& s = cpu_.spin();
-    return SpinWait{s.host, s.bytes, s.load_cycle, s.period, max_cycles_ + 1};
+    return SpinWait{s.host, s.bytes, s.load_cycle, s.period, max_cycles_ + 1, s.sharing == iss::kGlobalShared};
   }
   void skip_spin(uint64_t iterations) override { cpu_.skip_spin(iterations); }
   HandlerRun finish() override { return std::move(run_); }

@@ -14,6 +14,7 @@
 // Runs are stepped by the interleaver (start()) or run to completion when they start (execute(),
 // hpu.interleave = off; DMA copies then do not queue).
 #pragma once
+#include <functional>
 #include <map>
 #include <ostream>
 #include <memory>
@@ -44,8 +45,9 @@ class IssEngine : public HpuEngine {
   void preload(const HandlerSet& set) { programs_.preload(set); }
   // Writes the runs and instructions `trace` takes (pspin/insn_trace.h; nullptr: no trace).
   void set_insn_trace(InsnTrace* trace) { trace_ = trace; }
-  // Stores to shared memory are reported to `watch` (the interleaver, which parks spinning runs).
-  void set_store_watch(iss::StoreWatch* watch) { watch_ = watch; }
+  // Stores to shared memory by a cluster's cores are reported to watch(cluster) (the
+  // interleaver, which parks spinning runs).
+  void set_store_watch(std::function<iss::StoreWatch*(unsigned cluster)> watch) { watch_ = std::move(watch); }
 
  private:
   struct Context;
@@ -58,7 +60,7 @@ class IssEngine : public HpuEngine {
   DmaConfig dma_;
   uint32_t register_cycles_;  // extra cycles of an access to the runtime registers
   InsnTrace* trace_ = nullptr;
-  iss::StoreWatch* watch_ = nullptr;
+  std::function<iss::StoreWatch*(unsigned cluster)> watch_;
   HandlerPrograms programs_;
   iss::SharedDecode shared_decode_;  // decoded program memory, shared by all cores
   // Per handler set, the regions all its HPUs see alike (shared_address_map), built once.

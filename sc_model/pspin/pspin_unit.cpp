@@ -51,8 +51,9 @@ PspinUnit::PspinUnit(sc_core::sc_module_name name, const Config& cfg, const std:
         // The earliest a run can start after a dispatch: the dispatch delay and a DMA copy's latency.
         cfg.pspin.dispatch_cycles + cfg.dma.latency_cycles,
         // Packet copies are reserved this far ahead of their request.
-        cfg.pspin.dispatch_cycles, kInterleaveQuantumCycles);
-  if (auto* iss = dynamic_cast<IssEngine*>(engine_.get())) iss->set_store_watch(interleaver_.get());
+        cfg.pspin.dispatch_cycles, kInterleaveQuantumCycles, cfg.hpu.threads);
+  if (auto* iss = dynamic_cast<IssEngine*>(engine_.get()); iss && interleaver_)
+    iss->set_store_watch([il = interleaver_.get()](unsigned cluster) { return il->store_watch(cluster); });
   const HpuServices svc = hpu_services(cfg);
   for (unsigned c = 0; c < cfg.pspin.clusters; ++c)
     clusters_.push_back(std::make_unique<Cluster>(
@@ -149,6 +150,7 @@ void PspinUnit::set_insn_trace(std::ostream& out, const InsnTraceOptions& option
   insn_trace_ = std::make_unique<InsnTrace>(out, options);
   out << InsnTrace::header() << '\n';
   iss->set_insn_trace(insn_trace_.get());
+  if (interleaver_) interleaver_->run_on_one_thread();  // the trace is written as the cores run
 }
 
 }  // namespace fs

@@ -41,6 +41,8 @@ class RuntimeRegisters : public iss::MmioDevice {
   Result read(uint32_t off, unsigned size, uint32_t& v, uint32_t& busy) override;
   Result write(uint32_t off, unsigned size, uint32_t v, uint32_t& busy) override;
   bool reaches_switch(uint32_t off, bool store) const override;
+  // Every call: each acts on the switch, the log or memory beyond the core.
+  bool calls_out(uint32_t off, bool store) const override { return !store && issue_register(off); }
 
  private:
   struct Call;

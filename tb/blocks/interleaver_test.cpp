@@ -64,8 +64,9 @@ struct Access {
 
 // A stepped run whose work is a list of operations. advance() honours the gates exactly as
 // Cpu::run does: before an access it stops while its cycle count is past the matching gate
-// (kWaitsShared for cluster/shared memory, kWaitsSwitch for a device); otherwise it goes on
-// while its cycle count is below the target.
+// (kWaitsShared for cluster/shared memory, kWaitsSwitch for a device), and, isolated, before any
+// shared or device access (kLeaves); otherwise it goes on while its cycle count is below the
+// target.
 class FakeRun : public SteppedRun {
  public:
   FakeRun(std::string name, Picos start, std::vector<Op> ops, std::vector<Access>* log, iss::StoreWatch* watch,
@@ -87,6 +88,7 @@ class FakeRun : public SteppedRun {
       if (op.kind == Kind::kCluster && cycles_ > gates.cluster) return Step::kWaitsShared;
       if (op.kind == Kind::kShared && cycles_ > gates.shared) return Step::kWaitsShared;
       if (op.kind == Kind::kDevice && cycles_ > gates.device) return Step::kWaitsSwitch;
+      if (gates.isolated && (op.kind == Kind::kShared || op.kind == Kind::kDevice)) return Step::kLeaves;
       const uint64_t at = cycles_;
       switch (op.action) {
         case Op::kPlain:
@@ -115,7 +117,7 @@ class FakeRun : public SteppedRun {
             break;
           }
           in_spin_ = true;
-          spin_ = SpinWait{host(op.word), 4, at, op.period, max_ + 1};
+          spin_ = SpinWait{host(op.word), 4, at, op.period, max_ + 1, op.kind == Kind::kShared};
           return Step::kSpins;
         }
       }
@@ -190,7 +192,7 @@ struct Bench {
   // A run added to `cluster` at kernel time `start` (runs added at the same time: in call order).
   FakeRun& run(const std::string& name, unsigned cluster, Picos start, std::vector<Op> ops,
                uint64_t max_cycles = 1000000) {
-    runs.push_back(std::make_unique<FakeRun>(name, start, std::move(ops), &log, &il, max_cycles));
+    runs.push_back(std::make_unique<FakeRun>(name, start, std::move(ops), &log, il.store_watch(cluster), max_cycles));
     probes.push_back(std::make_unique<DoneProbe>(("done_" + name).c_str()));
     FakeRun* r = runs.back().get();
     DoneProbe* d = probes.back().get();
@@ -382,7 +384,7 @@ TEST(BlocksInterleaver, SpinResumesAtFirstLoadAfterStore) {
   FakeRun& s = b.run("S", 0, 0, {priv(2), spin(&word, 1, 5), priv(3)});
   FakeRun& w = b.run("W", 1, 0, {priv(15), store(&word), priv(1)});
   b.simulate();
-  EXPECT_EQ(b.il.parked_spins, 1u);
+  EXPECT_EQ(b.il.parked_spins(), 1u);
   EXPECT_EQ(b.spin_loads("S"), (std::vector<std::pair<uint64_t, uint32_t>>{{2, 0}, {17, 1}}));
   EXPECT_EQ(s.skipped, 2u);
   EXPECT_EQ(s.resumes, 1u);
@@ -402,7 +404,7 @@ TEST(BlocksInterleaver, SpinStoreBeforeNextLoadSkipsNoTurn) {
   FakeRun& s = b.run("S", 0, 0, {priv(2), spin(&word, 1, 5), priv(3)});
   b.run("W", 1, 0, {priv(4), store(&word), priv(1)});
   b.simulate();
-  EXPECT_EQ(b.il.parked_spins, 1u);
+  EXPECT_EQ(b.il.parked_spins(), 1u);
   EXPECT_EQ(b.spin_loads("S"), (std::vector<std::pair<uint64_t, uint32_t>>{{2, 0}, {7, 1}}));
   EXPECT_EQ(s.skipped, 0u);
   EXPECT_EQ(s.resumes, 1u);
@@ -424,7 +426,7 @@ TEST(BlocksInterleaver, WokenSpinnerTakesItsTurnBeforeWriterGoesOn) {
   FakeRun& s = b.run("S", 0, 0, {priv(2), spin(&word, 1, 5, Kind::kCluster), priv(3)});
   b.run("W", 0, 0, {priv(4), store(&word, Kind::kCluster), priv(1), cluster_access(), priv(3), cluster_access()});
   b.simulate();
-  EXPECT_EQ(b.il.parked_spins, 1u);
+  EXPECT_EQ(b.il.parked_spins(), 1u);
   EXPECT_EQ(b.order(), (Order{{"S", 2000}, {"W", 4000}, {"W", 6000}, {"S", 7000}, {"W", 10000}}));
   EXPECT_EQ(b.spin_loads("S"), (std::vector<std::pair<uint64_t, uint32_t>>{{2, 0}, {7, 1}}));
   EXPECT_EQ(s.skipped, 0u);
@@ -443,7 +445,7 @@ TEST(BlocksInterleaver, SpinAddedAfterWriterSeesStoreAtSameCycle) {
   FakeRun& w = b.run("W", 1, 0, {priv(17), store(&word), priv(1)});
   FakeRun& s = b.run("S", 0, 0, {priv(2), spin(&word, 1, 5), priv(3)});
   b.simulate();
-  EXPECT_EQ(b.il.parked_spins, 1u);
+  EXPECT_EQ(b.il.parked_spins(), 1u);
   EXPECT_EQ(b.spin_loads("S"), (std::vector<std::pair<uint64_t, uint32_t>>{{2, 0}, {17, 1}}));
   EXPECT_EQ(s.skipped, 2u);
   EXPECT_TRUE(w.ended);
@@ -461,7 +463,7 @@ TEST(BlocksInterleaver, SpinAddedBeforeWriterMissesStoreAtSameCycle) {
   FakeRun& s = b.run("S", 0, 0, {priv(2), spin(&word, 1, 5), priv(3)});
   b.run("W", 1, 0, {priv(17), store(&word), priv(1)});
   b.simulate();
-  EXPECT_EQ(b.il.parked_spins, 1u);
+  EXPECT_EQ(b.il.parked_spins(), 1u);
   EXPECT_EQ(b.spin_loads("S"), (std::vector<std::pair<uint64_t, uint32_t>>{{2, 0}, {22, 1}}));
   EXPECT_EQ(s.skipped, 3u);
   EXPECT_EQ(b.done_at(0), 26000u);
@@ -489,7 +491,7 @@ TEST(BlocksInterleaver, SpinSeesStoreOfWriterStartedBetweenCycles) {
   FakeRun& s1 = b.run("S1", 0, 2000, {spin(&word, 1, 5), priv(3)});
   FakeRun& s2 = b.run("S2", 0, 2000, {priv(1), spin(&word, 1, 5), priv(3)});
   b.simulate();
-  EXPECT_EQ(b.il.parked_spins, 2u);
+  EXPECT_EQ(b.il.parked_spins(), 2u);
   EXPECT_EQ(b.spin_loads("S1"), (std::vector<std::pair<uint64_t, uint32_t>>{{0, 0}, {20, 1}}));
   EXPECT_EQ(b.spin_loads("S2"), (std::vector<std::pair<uint64_t, uint32_t>>{{1, 0}, {16, 1}}));
   EXPECT_EQ(s1.skipped, 3u);
@@ -510,7 +512,7 @@ TEST(BlocksInterleaver, SpinWithoutStoreResumesAtDeadline) {
   FakeRun& s = b.run("S", 0, 0, {priv(2), spin(&words[0], 1, 5), priv(3)}, 50);
   b.run("W", 1, 0, {priv(17), store(&words[1]), priv(1)});
   b.simulate();
-  EXPECT_EQ(b.il.parked_spins, 1u);
+  EXPECT_EQ(b.il.parked_spins(), 1u);
   EXPECT_EQ(b.spin_loads("S"), (std::vector<std::pair<uint64_t, uint32_t>>{{2, 0}}));
   EXPECT_EQ(s.skipped, 10u);
   EXPECT_EQ(s.resumes, 1u);

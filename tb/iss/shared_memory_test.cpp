@@ -35,6 +35,8 @@ struct SwitchDevice : MmioDevice {
     return Result::kOk;
   }
   bool reaches_switch(uint32_t off, bool store) const override { return store && off == 0; }
+  // A load of offset 4 is a call that acts beyond the core without reaching the switch.
+  bool calls_out(uint32_t off, bool store) const override { return reaches_switch(off, store) || (!store && off == 4); }
 };
 
 struct RecordingWatch : StoreWatch {
@@ -109,6 +111,46 @@ TEST(IssSharedMemory, GatesStopBeforeSharedAndSwitchAccesses) {
   ASSERT_EQ(c.run(100), Stop::kEcall);
   EXPECT_EQ(m.device.writes, 1);
   EXPECT_EQ(c.cycles, 5u);
+}
+
+TEST(IssSharedMemory, AnIsolatedCoreStopsBeforeEveryAccessThatLeavesItsCluster) {
+  // Gates::isolated (a cluster stepped apart from the others): with no count gate, the private
+  // load (0..1), the addi (1..2) and the cluster load (2..3) run; the remote load stops it
+  // (kLeaves), and so do the device store that reaches the switch and the device load that
+  // calls out. A count gate passed still names its own kind.
+  for (Cpu::Engine engine : {Cpu::Engine::kFast, Cpu::Engine::kPlain}) {
+    Machine m({lw(9, 13, 0), addi(5, 0, 1), lw(6, 10, 0), lw(7, 11, 0), sw(5, 12, 0), lw(8, 12, 4), kEcall});
+    Cpu c = m.cpu();
+    c.set_engine(engine);
+    Gates isolated;
+    isolated.isolated = true;
+    ASSERT_EQ(c.run(100, ~0ull, isolated), Stop::kGate);
+    EXPECT_EQ(c.gate(), GateKind::kLeaves);
+    EXPECT_EQ(c.pc, kCode + 12);
+    EXPECT_EQ(c.cycles, 3u);
+    EXPECT_EQ(c.instret, 3u);
+    Gates counted = isolated;
+    counted.shared = 2;  // the remote load would start at 3
+    ASSERT_EQ(c.run(100, ~0ull, counted), Stop::kGate);
+    EXPECT_EQ(c.gate(), GateKind::kShared);
+    ASSERT_EQ(c.run(1), Stop::kBudget);  // not isolated: the remote load (3..4)
+    EXPECT_EQ(c.x[7], 0u);
+    ASSERT_EQ(c.run(100, ~0ull, isolated), Stop::kGate);
+    EXPECT_EQ(c.gate(), GateKind::kLeaves);
+    EXPECT_EQ(c.pc, kCode + 16);
+    EXPECT_EQ(m.device.writes, 0);
+    ASSERT_EQ(c.run(1), Stop::kBudget);  // the device store (4..5)
+    EXPECT_EQ(m.device.writes, 1);
+    ASSERT_EQ(c.run(100, ~0ull, isolated), Stop::kGate);
+    EXPECT_EQ(c.gate(), GateKind::kLeaves);
+    EXPECT_EQ(c.pc, kCode + 20);
+    EXPECT_EQ(c.x[8], 0u);
+    ASSERT_EQ(c.run(1), Stop::kBudget);  // the device load (5..6)
+    EXPECT_EQ(c.x[8], 42u);
+    EXPECT_EQ(c.cycles, 6u);
+    EXPECT_EQ(c.instret, 6u);
+    ASSERT_EQ(c.run(100, ~0ull, isolated), Stop::kEcall);
+  }
 }
 
 TEST(IssSharedMemory, ADeviceReadThatTakesTimeCostsItsLoadThoseCycles) {
