@@ -19,8 +19,10 @@ Interleaver::Interleaver(sc_core::sc_module_name name, Clock clock, unsigned clu
       start_lookahead_(clock.cycles_ps(start_lookahead_cycles)),
       switch_lookahead_(clock.cycles_ps(switch_lookahead_cycles)),
       quantum_(clock.cycles_ps(std::max(std::max(1u, sync_cycles), quantum_cycles))),
-      clusters_(clusters) {
+      clusters_(clusters),
+      by_cluster_(clusters) {
   for (unsigned c = 0; c < clusters; ++c) {
+    clusters_[c].watchers = std::make_unique<Watchers>();
     clusters_[c].watch.owner = this;
     clusters_[c].watch.cluster = c;
   }
@@ -60,7 +62,7 @@ void Interleaver::add(SteppedRun* run, unsigned cluster, Picos start, sc_core::s
   e.start = e.local = start;
   e.done = done;
   e.sequence = sequence_++;
-  clusters_[cluster].runs.push_back(Slot{start, id});
+  by_cluster_[cluster].push_back(Slot{start, id});
   ++active_;
   run_added_.notify(sc_core::SC_ZERO_TIME);
 }
@@ -68,28 +70,29 @@ void Interleaver::add(SteppedRun* run, unsigned cluster, Picos start, sc_core::s
 void Interleaver::set_local(uint32_t id, Picos t) {
   Entry& e = entries_[id];
   e.local = t;
-  for (Slot& s : clusters_[e.cluster].runs)
+  for (Slot& s : by_cluster_[e.cluster])
     if (s.id == id) s.local = t;
 }
 
-// A run ended at `delay` after the kernel's time: its HPU hears of it after the pass, in cluster
-// order (in phase 1 the kernel and the ids are not the cluster's own; phase 2 keeps that order).
+// A run ended at `delay` after the kernel's time: its HPU hears of it then (the `done` event). In
+// phase 1 that waits until just before the cluster's phase 2 (the kernel and the ids are not the
+// cluster's own), so the HPUs hear of ends and handler calls in the order of a window stepped
+// cluster by cluster.
 void Interleaver::ended(uint32_t id, Picos delay) {
   ClusterLane& lane = clusters_[entries_[id].cluster];
-  auto& peers = lane.runs;
+  auto& peers = by_cluster_[entries_[id].cluster];
   peers.erase(std::find_if(peers.begin(), peers.end(), [id](const Slot& s) { return s.id == id; }));
   lane.ended.push_back({id, delay});
+  if (!lane.isolated) tell_ended(lane);
 }
 
-void Interleaver::tell_ended() {
-  for (ClusterLane& lane : clusters_) {
-    for (const auto& [id, delay] : lane.ended) {
-      entries_[id].done->notify(delay ? ps_time(delay) : sc_core::SC_ZERO_TIME);
-      free_ids_.push_back(id);
-      --active_;
-    }
-    lane.ended.clear();
+void Interleaver::tell_ended(ClusterLane& lane) {
+  for (const auto& [id, delay] : lane.ended) {
+    entries_[id].done->notify(delay ? ps_time(delay) : sc_core::SC_ZERO_TIME);
+    free_ids_.push_back(id);
+    --active_;
   }
+  lane.ended.clear();
 }
 
 void Interleaver::Watchers::add(uintptr_t word, uint32_t id) {
@@ -108,12 +111,19 @@ void Interleaver::Watchers::remove(uintptr_t word, uint32_t id) {
   for (const auto& w : by_word) filter.set(w.first % filter.size());
 }
 
-// Whether a cluster's stores must be told: in phase 1 if its own runs or any run watching a word
-// other clusters share are parked; otherwise if any run is.
-void Interleaver::update_armed() {
-  bool any = !shared_watchers_.empty();
-  for (const ClusterLane& l : clusters_) any = any || !l.watchers.empty();
-  for (ClusterLane& l : clusters_) l.watch.armed = any;
+// Whether the cores' stores must be told: if any run is parked. (In phase 1 a cluster's own
+// count changes apart, in parked_delta; its stores are told if its own runs or any watching a word
+// other clusters share are parked.)
+void Interleaver::count_parked(ClusterLane& lane, int change) {
+  if (lane.isolated) {
+    lane.parked_delta += change;
+    lane.watch.armed = !lane.watchers->empty() || !shared_watchers_.empty();
+    return;
+  }
+  const bool before = parked_ > 0;
+  parked_ = size_t(int64_t(parked_) + change);
+  if ((parked_ > 0) != before)
+    for (ClusterLane& l : clusters_) l.watch.armed = parked_ > 0;
 }
 
 // A spinning run leaves the time order until its word is stored to, or until its watchdog would
@@ -126,11 +136,11 @@ void Interleaver::park(uint32_t id) {
   ++lane.parked_spins;
   Watchers& w = watchers_of(e);
   const uintptr_t first = uintptr_t(e.spin.host) / 4, last = (uintptr_t(e.spin.host) + e.spin.bytes - 1) / 4;
-  for (uintptr_t word = first; word <= last; ++word) w.add(word, id);
-  if (lane.isolated)
-    lane.watch.armed = true;
-  else
-    update_armed();
+  for (uintptr_t word = first; word <= last; ++word) {
+    w.add(word, id);
+    if (!e.spin.beyond_cluster) local_watched_[word % local_watched_.size()].fetch_add(1, std::memory_order_relaxed);
+  }
+  count_parked(lane, +1);
   const uint64_t now_cycles = e.run->cycles();
   const uint64_t turns = e.spin.deadline > now_cycles ? (e.spin.deadline - now_cycles + e.spin.period - 1) / e.spin.period : 0;
   set_local(id, e.start + (now_cycles + turns * e.spin.period) * period_);
@@ -142,11 +152,11 @@ void Interleaver::unpark(uint32_t id, uint64_t iterations) {
   e.parked = false;
   Watchers& w = watchers_of(e);
   const uintptr_t first = uintptr_t(e.spin.host) / 4, last = (uintptr_t(e.spin.host) + e.spin.bytes - 1) / 4;
-  for (uintptr_t word = first; word <= last; ++word) w.remove(word, id);
-  if (lane.isolated)
-    lane.watch.armed = !lane.watchers.empty() || !shared_watchers_.empty();
-  else
-    update_armed();
+  for (uintptr_t word = first; word <= last; ++word) {
+    w.remove(word, id);
+    if (!e.spin.beyond_cluster) local_watched_[word % local_watched_.size()].fetch_sub(1, std::memory_order_relaxed);
+  }
+  count_parked(lane, -1);
   e.run->skip_spin(iterations);
   set_local(id, e.start + e.run->cycles() * period_);
   e.last = SteppedRun::Step::kRunning;
@@ -167,6 +177,7 @@ void Interleaver::wake_for_store(uint32_t id, Picos at, uint64_t writer_sequence
     if (load < at || (load == at && e.sequence < writer_sequence)) ++i;
   }
   unpark(id, i - 1);
+  clusters_[e.cluster].phase_two = true;
 }
 
 void Interleaver::stored(unsigned c, const uint8_t* host, uint32_t bytes, uint64_t cycle) {
@@ -185,11 +196,12 @@ void Interleaver::stored(unsigned c, const uint8_t* host, uint32_t bytes, uint64
   };
   std::vector<uint32_t> later;  // phase 1: runs of other clusters, woken after it
   for (uintptr_t w = uintptr_t(host) / 4; w <= (uintptr_t(host) + bytes - 1) / 4; ++w) {
-    look(lane.watchers, w, woken);
+    look(*lane.watchers, w, woken);
     look(shared_watchers_, w, lane.isolated ? later : woken);
-    if (!lane.isolated)  // a store to another cluster's L1 (phase 1 makes none)
+    // A store to another cluster's L1 (phase 1 makes none).
+    if (!lane.isolated && local_watched_[w % local_watched_.size()].load(std::memory_order_relaxed))
       for (const ClusterLane& other : clusters_)
-        if (&other != &lane) look(other.watchers, w, woken);
+        if (&other != &lane) look(*other.watchers, w, woken);
   }
   for (uint32_t id : later) lane.wakes.push_back(Wake{id, at, writer.sequence});
   for (uint32_t id : woken) wake_for_store(id, at, writer.sequence);
@@ -200,7 +212,7 @@ void Interleaver::stored(unsigned c, const uint8_t* host, uint32_t bytes, uint64
 bool Interleaver::step_cluster(unsigned c, const Limits& lim, Picos& wake) {
   using Step = SteppedRun::Step;
   ClusterLane& lane = clusters_[c];
-  const std::vector<Slot>& runs = lane.runs;
+  const std::vector<Slot>& runs = by_cluster_[c];
   bool stepped = false;
   for (;;) {
     // The run furthest behind (the oldest among equals: `runs` is in the order they were added)
@@ -219,13 +231,19 @@ bool Interleaver::step_cluster(unsigned c, const Limits& lim, Picos& wake) {
     if (first >= lim.window_end) return stepped;
     Entry& m = entries_[id];
     if (m.parked) {  // nobody stored to its word before its watchdog time
-      if (lane.isolated && m.spin.beyond_cluster) return stepped;  // others may store to it first
+      if (lane.isolated && m.spin.beyond_cluster) {  // others may store to it first
+        lane.phase_two = true;
+        return stepped;
+      }
       const uint64_t at = (m.local - m.start) / period_, now_cycles = m.run->cycles();
       unpark(id, at > now_cycles ? (at - now_cycles) / m.spin.period : 0);
       continue;
     }
     // Phase 1 ends for the cluster where its run furthest behind would leave it.
-    if (lane.isolated && m.last == Step::kLeaves) return stepped;
+    if (lane.isolated && m.last == Step::kLeaves) {
+      lane.phase_two = true;
+      return stepped;
+    }
     // Waiting for the kernel: for time to pass (waking at m's own time, the latest that keeps
     // every run at or after the kernel's time, lets every access in the next lookahead go at
     // once), or for a run that may start earlier to be added, which wakes the process anyway.
@@ -258,14 +276,27 @@ bool Interleaver::step_cluster(unsigned c, const Limits& lim, Picos& wake) {
   }
 }
 
-// After phase 1, in cluster order: the runs of other clusters that phase 1's stores woke go on.
+// After phase 1, in cluster order: the parked counts add up, and the runs of other clusters that
+// phase 1's stores woke go on.
 void Interleaver::end_phase_one() {
-  for (ClusterLane& lane : clusters_) lane.isolated = false;
-  for (ClusterLane& lane : clusters_) {
+  int64_t change = 0;
+  for (unsigned c : busy_clusters_) {
+    ClusterLane& lane = clusters_[c];
+    lane.isolated = false;
+    change += lane.parked_delta;
+    lane.parked_delta = 0;
+  }
+  const size_t before = parked_;
+  parked_ = size_t(int64_t(parked_) + change);
+  if ((parked_ > 0) != (before > 0))
+    for (ClusterLane& l : clusters_) l.watch.armed = parked_ > 0;
+  else
+    for (unsigned c : busy_clusters_) clusters_[c].watch.armed = parked_ > 0;
+  for (unsigned c : busy_clusters_) {
+    ClusterLane& lane = clusters_[c];
     for (const Wake& w : lane.wakes) wake_for_store(w.id, w.at, w.writer_sequence);
     lane.wakes.clear();
   }
-  update_armed();
 }
 
 void Interleaver::run() {
@@ -286,8 +317,9 @@ void Interleaver::run() {
     Picos earliest = kNever;
     busy_clusters_.clear();
     for (unsigned c = 0; c < clusters_.size(); ++c) {
-      for (const Slot& r : clusters_[c].runs) earliest = std::min(earliest, r.local);
-      if (!clusters_[c].runs.empty()) busy_clusters_.push_back(c);
+      if (by_cluster_[c].empty()) continue;
+      for (const Slot& r : by_cluster_[c]) earliest = std::min(earliest, r.local);
+      busy_clusters_.push_back(c);
     }
     Picos wake = kNever;
     bool stepped = false;
@@ -298,7 +330,8 @@ void Interleaver::run() {
       for (unsigned c : busy_clusters_) {
         ClusterLane& lane = clusters_[c];
         lane.isolated = true;
-        lane.watch.armed = !lane.watchers.empty() || !shared_watchers_.empty();
+        lane.phase_two = false;
+        lane.watch.armed = !lane.watchers->empty() || !shared_watchers_.empty();
         lane.wake = kNever;
       }
       auto phase_one = [&](size_t i) {
@@ -309,15 +342,18 @@ void Interleaver::run() {
         pool_->run(busy_clusters_.size(), phase_one);
       else
         for (size_t i = 0; i < busy_clusters_.size(); ++i) phase_one(i);
-      for (unsigned c : busy_clusters_) {
-        stepped = stepped || clusters_[c].stepped;
-        wake = std::min(wake, clusters_[c].wake);
-      }
       end_phase_one();
-      // Phase 2: the rest of the window, cluster by cluster.
-      for (unsigned c = 0; c < clusters_.size(); ++c)
-        if (!clusters_[c].runs.empty() && step_cluster(c, lim, wake)) stepped = true;
-      tell_ended();
+      // Phase 2: the rest of the window, cluster by cluster. (A cluster whose phase 1 ended at the
+      // window's end or at a wait for the kernel, and that no store has woken since, would stop
+      // at once.)
+      for (unsigned c : busy_clusters_) {
+        ClusterLane& lane = clusters_[c];
+        stepped = stepped || lane.stepped;
+        wake = std::min(wake, lane.wake);
+        tell_ended(lane);
+        if (lane.phase_two && !by_cluster_[c].empty() && step_cluster(c, lim, wake)) stepped = true;
+        lane.phase_two = false;
+      }
     } else {
       wake = earliest + sync_ - quantum_;  // when the whole window is within the quantum
     }

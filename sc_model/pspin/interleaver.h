@@ -25,6 +25,8 @@
 // the skipped turns accounted. The process yields to the kernel only when no run can go on.
 // Ties are broken by the order runs were added, so runs repeat exactly.
 #pragma once
+#include <array>
+#include <atomic>
 #include <bitset>
 #include <deque>
 #include <memory>
@@ -101,18 +103,19 @@ class Interleaver : public sc_core::sc_module, public RunInterleaver {
   };
   // Everything of one cluster that stepping it touches; in phase 1 only its thread does.
   struct ClusterLane {
-    std::vector<Slot> runs;  // its active runs, oldest first
-    Watchers watchers;       // its parked runs that watch words of its own L1
+    std::unique_ptr<Watchers> watchers;  // its parked runs that watch words of its own L1
     ClusterWatch watch;
     uint32_t current = ~0u;  // the run being stepped
     bool isolated = false;   // in phase 1
-    // The runs that ended in the pass (their HPUs hear of it after it, in cluster order), and
-    // stores in phase 1 that wake other clusters' runs (after it, in cluster order).
+    bool phase_two = false;  // phase 2 has work for it: phase 1 stopped where it would leave, or a store woke a run
+    // The runs that ended in phase 1 (their HPUs hear of it before the cluster's phase 2), and
+    // its stores that wake other clusters' runs (after it, in cluster order).
     std::vector<std::pair<uint32_t, Picos>> ended;
     std::vector<Wake> wakes;
     bool stepped = false;
     Picos wake = 0;
     uint64_t steps = 0, parked_spins = 0;
+    int64_t parked_delta = 0;  // phase 1: runs parked less unparked
   };
   void run();  // SC_THREAD
   // Steps cluster c's runs in time order up to the window's end (or, isolated, until the run
@@ -120,7 +123,7 @@ class Interleaver : public sc_core::sc_module, public RunInterleaver {
   // that waits for the kernel can go on (kNever: when a run is added).
   bool step_cluster(unsigned c, const Limits& lim, Picos& wake);
   void end_phase_one();
-  void tell_ended();
+  void tell_ended(ClusterLane& lane);
   void set_local(uint32_t id, Picos t);
   void ended(uint32_t id, Picos delay);
   void park(uint32_t id);
@@ -128,8 +131,8 @@ class Interleaver : public sc_core::sc_module, public RunInterleaver {
   void stored(unsigned c, const uint8_t* host, uint32_t bytes, uint64_t cycle);
   // Wakes parked run `id` for a store at `at` by a run of sequence `writer_sequence`.
   void wake_for_store(uint32_t id, Picos at, uint64_t writer_sequence);
-  Watchers& watchers_of(const Entry& e) { return e.spin.beyond_cluster ? shared_watchers_ : clusters_[e.cluster].watchers; }
-  void update_armed();
+  Watchers& watchers_of(const Entry& e) { return e.spin.beyond_cluster ? shared_watchers_ : *clusters_[e.cluster].watchers; }
+  void count_parked(ClusterLane& lane, int change);
 
   // d / period_, rounded down, without a division (the interleaver converts times every step).
   uint64_t whole_cycles(Picos d) const {
@@ -148,7 +151,12 @@ class Interleaver : public sc_core::sc_module, public RunInterleaver {
   std::vector<uint32_t> free_ids_;
   size_t active_ = 0;
   std::deque<ClusterLane> clusters_;
+  std::vector<std::vector<Slot>> by_cluster_;  // the active runs of each cluster, oldest first
   Watchers shared_watchers_;          // parked runs watching words other clusters share
+  size_t parked_ = 0;                 // runs parked (after phase 1: its changes added)
+  // Words (% 4096) that parked runs watch in their own cluster's L1, counted over all clusters,
+  // so that a store need not look at every cluster's watchers.
+  std::array<std::atomic<uint32_t>, 4096> local_watched_{};
   std::multiset<Picos> expected_;     // starts of runs not added yet
   uint64_t sequence_ = 0;
   std::unique_ptr<WorkerPool> pool_;  // threads > 1
