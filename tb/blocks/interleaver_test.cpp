@@ -1,8 +1,9 @@
 // Tests of the PsPIN handler-run interleaver (sc_model/pspin/interleaver.h) with scripted fake
 // stepped runs: time order of cluster-shared accesses within a cluster, of global-shared accesses
 // across clusters (1-cycle and large sync windows), expected starts holding shared accesses back,
-// device accesses waiting for the switch lookahead, and spin parking (the turn a store wakes a
-// spinner at, ties with the writer, the watchdog deadline). Every expected time is derived by
+// device accesses waiting for the switch lookahead, spin parking (the turn a store wakes a
+// spinner at, ties with the writer, the watchdog deadline), and a window's two phases (what an
+// access beyond a cluster sees, a spinner woken by another cluster's phase 1). Every expected time is derived by
 // hand in the comments from the rules in interleaver.cpp; the clock is 1 GHz (1000 ps a cycle).
 #include "pspin/interleaver.h"
 
@@ -520,6 +521,53 @@ TEST(BlocksInterleaver, SpinWithoutStoreResumesAtDeadline) {
   EXPECT_EQ(s.cycles(), 53u);
   EXPECT_EQ(b.done_at(0), 53000u);
   EXPECT_EQ(b.done_at(1), 19000u);
+}
+
+TEST(BlocksInterleaver, AccessesBeyondAClusterSeeEveryClustersPhaseOne) {
+  quiet_systemc();
+  // Sync 1000 cycles: one window [0, 1000000 ps). S (cluster 0) = P2, a spin load of a word of
+  // cluster 1's L1 (shared memory for S), P3; W (cluster 1) = P4, a store of 1 to that word (its
+  // own L1), P1. Phase 1: S stops before its load (cycle 2); W stores at cycle 4 (4..5) and
+  // ends at 6.
+  // Phase 2: S's load at cycle 2 already reads 1 (to within the window, as the window promises),
+  // so S does not spin and ends at 2 + 1 + 3 = 6 -> 6000 ps. (Stepped cluster by cluster, S would
+  // have read 0 and spun until the turn after the store.)
+  Params p;
+  p.sync = 1000;
+  Bench b(p);
+  uint32_t word = 0;
+  b.run("S", 0, 0, {priv(2), spin(&word, 1, 5), priv(3)});
+  b.run("W", 1, 0, {priv(4), store(&word, Kind::kCluster), priv(1)});
+  b.simulate();
+  EXPECT_EQ(b.spin_loads("S"), (std::vector<std::pair<uint64_t, uint32_t>>{{2, 1}}));
+  EXPECT_EQ(b.il.parked_spins(), 0u);
+  EXPECT_EQ(b.done_at(0), 6000u);
+  EXPECT_EQ(b.done_at(1), 6000u);
+}
+
+TEST(BlocksInterleaver, AStoreInPhaseOneWakesAnotherClustersSpinnerAfterIt) {
+  quiet_systemc();
+  // Sync 4 cycles. S (cluster 0) spins on a word of cluster 1's L1 from cycle 0 (load 1 cycle,
+  // a turn every 5), then P3; W (cluster 1) = P12, a store of 1 to the word (its own L1), P1.
+  // Window [0, 4000): phase 1 stops S before its load; W runs P12 to cycle 12. Phase 2: S loads
+  // 0 at cycle 0 and parks, watching a word beyond its cluster.
+  // Window [12000, 16000): in phase 1 W stores at 12000 (and ends at 14 -> 14000 ps); S is
+  // another cluster's run, so it wakes after the phase: its loads are at 5000 + 5000 i, the first
+  // after the store is at 15000 (2 turns skipped). In phase 2 S loads 1 at cycle 15, then P3:
+  // it ends at 15 + 1 + 3 = 19 -> 19000 ps.
+  Params p;
+  p.sync = 4;
+  Bench b(p);
+  uint32_t word = 0;
+  FakeRun& s = b.run("S", 0, 0, {spin(&word, 1, 5), priv(3)});
+  b.run("W", 1, 0, {priv(12), store(&word, Kind::kCluster), priv(1)});
+  b.simulate();
+  EXPECT_EQ(b.il.parked_spins(), 1u);
+  EXPECT_EQ(b.spin_loads("S"), (std::vector<std::pair<uint64_t, uint32_t>>{{0, 0}, {15, 1}}));
+  EXPECT_EQ(s.skipped, 2u);
+  EXPECT_EQ(s.resumes, 1u);
+  EXPECT_EQ(b.done_at(0), 19000u);
+  EXPECT_EQ(b.done_at(1), 14000u);
 }
 
 }  // namespace
