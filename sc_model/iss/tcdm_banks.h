@@ -13,13 +13,15 @@ namespace fs::iss {
 
 class TcdmBanks {
  public:
-  explicit TcdmBanks(uint32_t banks) : last_cycle_(banks, ~0ull), held_(banks, ~0ull), last_hart_(banks, ~0u) {}
+  explicit TcdmBanks(uint32_t banks)
+      : last_cycle_(banks, ~0ull), held_(banks, ~0ull), last_hart_(banks, ~0u),
+        mask_(banks && (banks & (banks - 1)) == 0 ? banks - 1 : 0) {}
 
   // An access by `hart` at absolute cycle `cycle` to TCDM byte offset `offset` (`amo`: an atomic
   // read-modify-write); returns the stall cycles (a cycle if another hart used the bank in that
   // very cycle, and one more if an AMO holds it then) and records it.
   uint32_t access(uint32_t hart, uint64_t cycle, uint32_t offset, bool amo = false) {
-    const size_t bank = (offset >> 2) % last_cycle_.size();
+    const size_t bank = mask_ ? (offset >> 2) & mask_ : (offset >> 2) % last_cycle_.size();  // (no division: banks are 2^k)
     uint64_t at = cycle;
     if (last_cycle_[bank] == at && last_hart_[bank] != hart) ++at;
     if (held_[bank] == at) ++at;
@@ -35,6 +37,7 @@ class TcdmBanks {
  private:
   std::vector<uint64_t> last_cycle_, held_;
   std::vector<uint32_t> last_hart_;
+  uint32_t mask_;  // banks - 1 for a power of two, else 0
 };
 
 }  // namespace fs::iss
