@@ -11,8 +11,9 @@
 //        share, a handler API call, a spin on another cluster's word. Clusters touch nothing of
 //        each other's here, so they run on `threads` host threads with the same result;
 //     2. cluster by cluster in index order, each runs the rest of its window.
-//    Runs that end and spinners woken from another cluster in phase 1 are handed on in index
-//    order after it, so results do not depend on the thread count.
+//    A run that ends in phase 1 is told to its HPU just before its cluster's phase 2, and a
+//    spinner woken by another cluster's phase-1 store goes on after phase 1, in cluster order,
+//    so results do not depend on the thread count.
 //  - An access to shared memory never runs ahead of a run that may still start: only before the
 //    earliest start of a run not yet added (a packet copy already reserved, or one the cluster
 //    schedulers could still dispatch: `start_lookahead` after now).
