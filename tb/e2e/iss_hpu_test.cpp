@@ -235,6 +235,31 @@ TEST(E2EIssHpu, InterleavedHpusContendForTheBlockLock) {
   EXPECT_EQ(again.dump(), first.dump());
 }
 
+// One verified run of the 8-host trace t.txt in `dir` with `args` and `--hpu.KEY VALUE`: its stats
+// (without wall_seconds and config.hpu.KEY, after checking the latter) and its egress.
+struct VariantRun {
+  nlohmann::json stats;
+  std::string egress;
+};
+VariantRun run_variant(const ScratchDir& dir, const std::string& args, const std::string& key, const std::string& value) {
+  const std::string name = key + "-" + value;
+  const CliResult r = flaresim("run --trace t.txt --flare.ports 0-7 -q --hpu.model iss --verify t.txt.expected " + args +
+                                   " --hpu." + key + " " + value + " --stats s-" + name + ".json --egress e-" + name +
+                                   ".pcapng",
+                               dir);
+  VariantRun v;
+  EXPECT_EQ(r.code, 0) << args << ", " << name << ": " << r.err;
+  EXPECT_NE(r.out.find("verify           OK"), std::string::npos) << r.out;
+  if (r.code != 0) return v;
+  v.stats = nlohmann::json::parse(slurp(dir / ("s-" + name + ".json")));
+  const nlohmann::json& set = v.stats["config"]["hpu"][key];
+  EXPECT_EQ(set.is_string() ? set.get<std::string>() : set.dump(), value) << name;
+  v.stats.erase("wall_seconds");
+  v.stats["config"]["hpu"].erase(key);
+  v.egress = slurp(dir / ("e-" + name + ".pcapng"));
+  return v;
+}
+
 TEST(E2EIssHpu, TheFastAndPlainEnginesGiveTheSameRun) {
   // The fast engine (hpu.iss_engine, iss::Cpu::Engine) executes what the plain one does, with
   // the same cycles: whole switches give byte-identical stats and egress on either. The runs
@@ -246,27 +271,10 @@ TEST(E2EIssHpu, TheFastAndPlainEnginesGiveTheSameRun) {
   const std::string runs[] = {"--pspin.clusters 1", "--pspin.clusters 4 --hpu.sync_cycles 1",
                               "--pspin.clusters 2 --hpu.isa rv32imafc_xpulp"};
   for (const std::string& run : runs) {
-    std::string stats[2], egress[2];
-    nlohmann::json parsed[2];
-    const char* engines[2] = {"plain", "fast"};
-    for (int k = 0; k < 2; ++k) {
-      const std::string e = engines[k];
-      const CliResult r = flaresim("run --trace t.txt --flare.ports 0-7 -q --hpu.model iss --verify t.txt.expected " +
-                                       run + " --hpu.iss_engine " + e + " --stats s-" + e + ".json --egress e-" + e +
-                                       ".pcapng",
-                                   dir);
-      ASSERT_EQ(r.code, 0) << run << ", " << e << ": " << r.err;
-      EXPECT_NE(r.out.find("verify           OK"), std::string::npos) << r.out;
-      parsed[k] = nlohmann::json::parse(slurp(dir / ("s-" + e + ".json")));
-      EXPECT_EQ(parsed[k]["config"]["hpu"]["iss_engine"], e);
-      parsed[k].erase("wall_seconds");
-      parsed[k]["config"]["hpu"].erase("iss_engine");
-      stats[k] = parsed[k].dump(1);
-      egress[k] = slurp(dir / ("e-" + e + ".pcapng"));
-    }
-    EXPECT_EQ(stats[1], stats[0]) << run;
-    EXPECT_TRUE(egress[1] == egress[0]) << run << ": the egress differs";
-    const auto& iss = parsed[0]["handlers"]["flare_dense"]["iss"];
+    const VariantRun plain = run_variant(dir, run, "iss_engine", "plain"), fast = run_variant(dir, run, "iss_engine", "fast");
+    EXPECT_EQ(fast.stats.dump(1), plain.stats.dump(1)) << run;
+    EXPECT_TRUE(fast.egress == plain.egress) << run << ": the egress differs";
+    const auto& iss = plain.stats["handlers"]["flare_dense"]["iss"];
     EXPECT_GT(iss["instructions"].get<uint64_t>(), 1000u) << run;
     if (run == runs[0]) {  // what the runs are said to cover happened
       EXPECT_GT(iss["fast_forwarded"]["turns"].get<uint64_t>(), 0u);
@@ -288,34 +296,25 @@ TEST(E2EIssHpu, TheThreadCountDoesNotChangeTheRun) {
   const std::string runs[] = {"--pspin.clusters 4", "--pspin.clusters 4 --hpu.sync_cycles 1",
                               "--pspin.clusters 2 --hpu.isa rv32imafc_xpulp"};
   for (const std::string& run : runs) {
-    std::string stats[3], egress[3];
-    nlohmann::json parsed[3];
-    const char* threads[3] = {"1", "2", "4"};
-    for (int k = 0; k < 3; ++k) {
-      const std::string t = threads[k];
-      const CliResult r = flaresim("run --trace t.txt --flare.ports 0-7 -q --hpu.model iss --verify t.txt.expected " +
-                                       run + " --threads " + t + " --stats s-" + t + ".json --egress e-" + t + ".pcapng",
-                                   dir);
-      ASSERT_EQ(r.code, 0) << run << ", " << t << " threads: " << r.err;
-      EXPECT_NE(r.out.find("verify           OK"), std::string::npos) << r.out;
-      parsed[k] = nlohmann::json::parse(slurp(dir / ("s-" + t + ".json")));
-      EXPECT_EQ(parsed[k]["config"]["hpu"]["threads"], std::stoi(t));
-      parsed[k].erase("wall_seconds");
-      parsed[k]["config"]["hpu"].erase("threads");
-      stats[k] = parsed[k].dump(1);
-      egress[k] = slurp(dir / ("e-" + t + ".pcapng"));
+    const VariantRun one = run_variant(dir, run, "threads", "1");
+    for (const char* threads : {"2", "4"}) {
+      const VariantRun more = run_variant(dir, run, "threads", threads);
+      EXPECT_EQ(more.stats.dump(1), one.stats.dump(1)) << run << ", " << threads << " threads";
+      EXPECT_TRUE(more.egress == one.egress) << run << ", " << threads << " threads: the egress differs";
     }
-    for (int k = 1; k < 3; ++k) {
-      EXPECT_EQ(stats[k], stats[0]) << run << ", " << threads[k] << " threads";
-      EXPECT_TRUE(egress[k] == egress[0]) << run << ", " << threads[k] << " threads: the egress differs";
-    }
-    const auto& iss = parsed[0]["handlers"]["flare_dense"]["iss"];
+    const auto& iss = one.stats["handlers"]["flare_dense"]["iss"];
     EXPECT_GT(iss["instructions"].get<uint64_t>(), 1000u) << run;
     if (run != runs[2]) {  // what the runs are said to cover happened
       EXPECT_GT(iss["accesses"]["remote_l1"].get<uint64_t>(), 0u) << run;
       EXPECT_GT(iss["atomics"].get<uint64_t>(), 0u) << run;
     }
   }
+  // --threads N is --hpu.threads N.
+  ASSERT_EQ(flaresim("run --trace t.txt --flare.ports 0-7 -q --hpu.model iss --pspin.clusters 2 --threads 3 --stats s.json", dir).code, 0);
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir / "s.json"))["config"]["hpu"]["threads"], 3);
+  const CliResult bad = flaresim("run --trace t.txt --flare.ports 0-7 -q --hpu.model iss --threads 0", dir);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("hpu.threads"), std::string::npos) << bad.err;
 }
 
 TEST(E2EIssHpu, ASwitchOfMoreClustersThanA16MiBMapHeld) {
