@@ -76,9 +76,11 @@ const Insn* Cpu::fetch_slow(uint32_t addr) {
       };
       std::shared_ptr<DecodedCode> code;
       if (shared_decode_ && !r->writable) {
-        std::shared_ptr<DecodedCode>& s = (*shared_decode_)[r->host];  // (decode_shared_code made it)
-        if (!s || s->size() != r->size / 2 + 1) s = fresh();
-        code = s;
+        // Only looked up once decode_shared_code made it: cores on other threads share the map.
+        auto it = shared_decode_->find(r->host);
+        if (it == shared_decode_->end() || it->second->size() != r->size / 2 + 1)
+          it = shared_decode_->insert_or_assign(r->host, fresh()).first;
+        code = it->second;
       } else {
         code = fresh();
       }
