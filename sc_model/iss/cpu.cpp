@@ -226,9 +226,13 @@ FS_ISS_INLINE bool Cpu::retire(const Insn& in, uint32_t a, const Exec& e, Stop& 
   return false;
 }
 
+// The fault's instruction word is what the region holds at pc, for the message: not read from a
+// device (it has no bytes) or from memory other clusters share (they may be writing it on other
+// threads; the message's reader may look it up later, see IssEngine's fault_message).
 Stop Cpu::fetch_fault() {
   const MemRegion* r = mem_.find(pc, 2);
-  return raise(Fault::kFetchAccess, r ? uint32_t(load_le(r->host + (pc - r->base), 2)) : 0);
+  const bool readable = r && r->host && r->sharing != kGlobalShared;
+  return raise(Fault::kFetchAccess, readable ? uint32_t(load_le(r->host + (pc - r->base), 2)) : 0);
 }
 
 // -- The memory access path.

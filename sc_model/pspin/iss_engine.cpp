@@ -2,6 +2,7 @@
 #include "pspin/iss_engine.h"
 
 #include <algorithm>
+#include <optional>
 #include <cstdio>
 #include <cstring>
 
@@ -218,6 +219,15 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
   }
 
   Step advance(uint64_t target, const iss::Gates& gates) override {
+    // A run that faulted or passed its watchdog while its cluster ran apart (Gates::isolated)
+    // ends when it is next stepped with the others: its messages read memory (the word it waited
+    // on, the words it still holds) that other clusters may be writing meanwhile on other threads.
+    if (failed_) {
+      if (gates.isolated) return Step::kLeaves;
+      end_for(*failed_);
+      failed_.reset();
+      return Step::kEnded;
+    }
     while (!ended_ && cpu_.cycles < target) {
       // Every instruction costs at least a cycle with the default timing, so a chunk no longer
       // than the cycles left stops the core right after it passes the watchdog's budget.
@@ -229,18 +239,13 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
       }
       if (stop == iss::Stop::kSpin) return Step::kSpins;
       if (stop == iss::Stop::kYield) return Step::kRunning;
-      if (cpu_.cycles > max_cycles_) {
-        end_with(who_ + ": " + watchdog_message());
-      } else if (stop == iss::Stop::kHalt && c_.regs->exited()) {
-        end_with("");
-      } else if (stop == iss::Stop::kFault) {
-        end_with(who_ + ": " + fault_message());
-      } else if (stop == iss::Stop::kEcall || stop == iss::Stop::kEbreak) {
-        const iss::Insn* in = cpu_.insn_at(cpu_.pc);
-        end_with(who_ + ": " + (stop == iss::Stop::kEcall ? "ecall outside the handler API" : "ebreak") +
-                 " at pc " + hex32(cpu_.pc) + " (instruction " + hex32(in ? in->raw : 0) + "): " +
-                 where_is(cpu_, *c_.prog, cpu_.pc));
+      const bool fails = cpu_.cycles > max_cycles_ || stop == iss::Stop::kFault || stop == iss::Stop::kEcall ||
+                         stop == iss::Stop::kEbreak;
+      if (fails && gates.isolated) {
+        failed_ = stop;
+        return Step::kLeaves;
       }
+      end_for(stop);
     }
     return ended_ ? Step::kEnded : Step::kRunning;
   }
@@ -254,9 +259,28 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
   HandlerRun finish() override { return std::move(run_); }
 
  private:
-  // The core's fault: what, where in the source, and which region the address missed.
+  // Ends the run if the core's stop (with its cycle count) ends it: the watchdog, the exit
+  // register, a fault, an ecall or ebreak.
+  void end_for(iss::Stop stop) {
+    if (cpu_.cycles > max_cycles_) {
+      end_with(who_ + ": " + watchdog_message());
+    } else if (stop == iss::Stop::kHalt && c_.regs->exited()) {
+      end_with("");
+    } else if (stop == iss::Stop::kFault) {
+      end_with(who_ + ": " + fault_message());
+    } else if (stop == iss::Stop::kEcall || stop == iss::Stop::kEbreak) {
+      const iss::Insn* in = cpu_.insn_at(cpu_.pc);
+      end_with(who_ + ": " + (stop == iss::Stop::kEcall ? "ecall outside the handler API" : "ebreak") + " at pc " +
+               hex32(cpu_.pc) + " (instruction " + hex32(in ? in->raw : 0) + "): " + where_is(cpu_, *c_.prog, cpu_.pc));
+    }
+  }
+  // The core's fault: what, where in the source, and which region the address missed. (A fetch
+  // fault's instruction word is read here if the core left it: memory other clusters share.)
   std::string fault_message() {
-    const iss::Fault& f = cpu_.fault();
+    iss::Fault f = cpu_.fault();
+    if (f.kind == iss::Fault::kFetchAccess)
+      if (const iss::MemRegion* r = c_.mem.find(f.pc, 2); r && r->host && r->sharing == iss::kGlobalShared)
+        f.insn = uint32_t(r->host[f.pc - r->base]) | uint32_t(r->host[f.pc - r->base + 1]) << 8;
     std::string m = f.describe() + ": " + where_is(cpu_, *c_.prog, f.pc);
     if (f.kind == iss::Fault::kLoadAccess || f.kind == iss::Fault::kStoreAccess) {
       const iss::Insn* in = cpu_.insn_at(f.pc);
@@ -327,6 +351,7 @@ class IssEngine::Run : public SteppedRun, public HandlerApi::Hooks {
   HandlerRun run_;
   HandlerApi api_;
   bool ended_ = false;
+  std::optional<iss::Stop> failed_;  // a fault or the watchdog, while isolated: ends at the next step
 };
 
 std::unique_ptr<SteppedRun> IssEngine::start(const HandlerJob& job, const HpuEnvironment& env) {
