@@ -153,6 +153,25 @@ TEST(IssSharedMemory, AnIsolatedCoreStopsBeforeEveryAccessThatLeavesItsCluster) 
   }
 }
 
+TEST(IssSharedMemory, AJumpIntoADeviceOrSharedMemoryIsAFetchFaultWithoutItsBytes) {
+  // A device has no bytes to show as the instruction, and memory other clusters share may be
+  // written meanwhile on another thread: the fault names the pc, with instruction 0. Private
+  // memory shows what it holds.
+  for (Cpu::Engine engine : {Cpu::Engine::kFast, Cpu::Engine::kPlain}) {
+    for (uint32_t target : {kDevice, kShared, kPrivate}) {
+      Machine m({jalr(0, 14, 0)});
+      m.shared[0] = m.priv[0] = 0x13;  // the low half of an addi, if it were read
+      Cpu c = m.cpu();
+      c.set_engine(engine);
+      c.x[14] = target;
+      ASSERT_EQ(c.run(10), Stop::kFault) << target;
+      EXPECT_EQ(c.fault().kind, Fault::kFetchAccess);
+      EXPECT_EQ(c.fault().pc, target);
+      EXPECT_EQ(c.fault().insn, target == kPrivate ? 0x13u : 0u) << target;
+    }
+  }
+}
+
 TEST(IssSharedMemory, ADeviceReadThatTakesTimeCostsItsLoadThoseCycles) {
   // lw x9 from the device (a command issue that waits 7 cycles for a free slot): 1 + 7 = 8
   // cycles, counted as device waiting; then addi x5 = x9 + 1 uses the loaded value: a load-use
