@@ -22,7 +22,6 @@ Interleaver::Interleaver(sc_core::sc_module_name name, Clock clock, unsigned clu
       clusters_(clusters),
       by_cluster_(clusters) {
   for (unsigned c = 0; c < clusters; ++c) {
-    clusters_[c].watchers = std::make_unique<Watchers>();
     clusters_[c].watch.owner = this;
     clusters_[c].watch.cluster = c;
   }
@@ -111,15 +110,26 @@ void Interleaver::Watchers::remove(uintptr_t word, uint32_t id) {
   for (const auto& w : by_word) filter.set(w.first % filter.size());
 }
 
-// Whether the cores' stores must be told: if any run is parked. (In phase 1 a cluster's own
-// count changes apart, in parked_delta; its stores are told if its own runs or any watching a word
-// other clusters share are parked.)
+void Interleaver::Watchers::collect(uintptr_t word, std::vector<uint32_t>& into) const {
+  if (empty() || !filter.test(word % filter.size())) return;
+  auto it = by_word.find(word);
+  if (it == by_word.end()) return;
+  for (uint32_t id : it->second)
+    if (std::find(into.begin(), into.end(), id) == into.end()) into.push_back(id);
+}
+
+// Whether the cores' stores must be told: if any run is parked. In phase 1 a cluster's count
+// changes apart, in parked_delta (added after the phase), and its stores are told as armed_apart.
 void Interleaver::count_parked(ClusterLane& lane, int change) {
   if (lane.isolated) {
     lane.parked_delta += change;
-    lane.watch.armed = !lane.watchers->empty() || !shared_watchers_.empty();
-    return;
+    lane.watch.armed = armed_apart(lane);
+  } else {
+    add_parked(change);
   }
+}
+
+void Interleaver::add_parked(int64_t change) {
   const bool before = parked_ > 0;
   parked_ = size_t(int64_t(parked_) + change);
   if ((parked_ > 0) != before)
@@ -187,21 +197,14 @@ void Interleaver::stored(unsigned c, const uint8_t* host, uint32_t bytes, uint64
   const Entry& writer = entries_[lane.current];
   const Picos at = writer.start + (cycle - writer.start / period_) * period_;
   std::vector<uint32_t> woken;
-  auto look = [&](const Watchers& w, uintptr_t word, std::vector<uint32_t>& into) {
-    if (w.empty() || !w.filter.test(word % w.filter.size())) return;
-    auto it = w.by_word.find(word);
-    if (it == w.by_word.end()) return;
-    for (uint32_t id : it->second)
-      if (std::find(into.begin(), into.end(), id) == into.end()) into.push_back(id);
-  };
   std::vector<uint32_t> later;  // phase 1: runs of other clusters, woken after it
   for (uintptr_t w = uintptr_t(host) / 4; w <= (uintptr_t(host) + bytes - 1) / 4; ++w) {
-    look(*lane.watchers, w, woken);
-    look(shared_watchers_, w, lane.isolated ? later : woken);
+    lane.watchers.collect(w, woken);
+    shared_watchers_.collect(w, lane.isolated ? later : woken);
     // A store to another cluster's L1 (phase 1 makes none).
     if (!lane.isolated && local_watched_[w % local_watched_.size()].load(std::memory_order_relaxed))
       for (const ClusterLane& other : clusters_)
-        if (&other != &lane) look(*other.watchers, w, woken);
+        if (&other != &lane) other.watchers.collect(w, woken);
   }
   for (uint32_t id : later) lane.wakes.push_back(Wake{id, at, writer.sequence});
   for (uint32_t id : woken) wake_for_store(id, at, writer.sequence);
@@ -286,14 +289,10 @@ void Interleaver::end_phase_one() {
     change += lane.parked_delta;
     lane.parked_delta = 0;
   }
-  const size_t before = parked_;
-  parked_ = size_t(int64_t(parked_) + change);
-  if ((parked_ > 0) != (before > 0))
-    for (ClusterLane& l : clusters_) l.watch.armed = parked_ > 0;
-  else
-    for (unsigned c : busy_clusters_) clusters_[c].watch.armed = parked_ > 0;
+  add_parked(change);
   for (unsigned c : busy_clusters_) {
     ClusterLane& lane = clusters_[c];
+    lane.watch.armed = parked_ > 0;  // (phase 1 set it apart)
     for (const Wake& w : lane.wakes) wake_for_store(w.id, w.at, w.writer_sequence);
     lane.wakes.clear();
   }
@@ -331,7 +330,7 @@ void Interleaver::run() {
         ClusterLane& lane = clusters_[c];
         lane.isolated = true;
         lane.phase_two = false;
-        lane.watch.armed = !lane.watchers->empty() || !shared_watchers_.empty();
+        lane.watch.armed = armed_apart(lane);
         lane.wake = kNever;
       }
       auto phase_one = [&](size_t i) {

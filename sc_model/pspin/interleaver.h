@@ -89,6 +89,8 @@ class Interleaver : public sc_core::sc_module, public RunInterleaver {
     void add(uintptr_t word, uint32_t id);
     void remove(uintptr_t word, uint32_t id);
     bool empty() const { return by_word.empty(); }
+    // Adds the runs watching `word` to `into`, each once.
+    void collect(uintptr_t word, std::vector<uint32_t>& into) const;
   };
   class ClusterWatch : public iss::StoreWatch {
    public:
@@ -104,7 +106,7 @@ class Interleaver : public sc_core::sc_module, public RunInterleaver {
   };
   // Everything of one cluster that stepping it touches; in phase 1 only its thread does.
   struct ClusterLane {
-    std::unique_ptr<Watchers> watchers;  // its parked runs that watch words of its own L1
+    Watchers watchers;       // its parked runs that watch words of its own L1
     ClusterWatch watch;
     uint32_t current = ~0u;  // the run being stepped
     bool isolated = false;   // in phase 1
@@ -132,8 +134,12 @@ class Interleaver : public sc_core::sc_module, public RunInterleaver {
   void stored(unsigned c, const uint8_t* host, uint32_t bytes, uint64_t cycle);
   // Wakes parked run `id` for a store at `at` by a run of sequence `writer_sequence`.
   void wake_for_store(uint32_t id, Picos at, uint64_t writer_sequence);
-  Watchers& watchers_of(const Entry& e) { return e.spin.beyond_cluster ? shared_watchers_ : *clusters_[e.cluster].watchers; }
+  Watchers& watchers_of(const Entry& e) { return e.spin.beyond_cluster ? shared_watchers_ : clusters_[e.cluster].watchers; }
   void count_parked(ClusterLane& lane, int change);
+  void add_parked(int64_t change);  // outside phase 1
+  // In phase 1 a cluster's stores are told if its own runs or any watching a word other clusters
+  // share are parked (other clusters' own words are not its to store to).
+  bool armed_apart(const ClusterLane& lane) const { return !lane.watchers.empty() || !shared_watchers_.empty(); }
 
   // d / period_, rounded down, without a division (the interleaver converts times every step).
   uint64_t whole_cycles(Picos d) const {

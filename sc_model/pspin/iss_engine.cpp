@@ -2,9 +2,9 @@
 #include "pspin/iss_engine.h"
 
 #include <algorithm>
-#include <optional>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include "common/errors.h"
 #include "common/text.h"
