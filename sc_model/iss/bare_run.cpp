@@ -58,12 +58,12 @@ BareMachine::BareMachine(const std::string& path, const ElfImage& img, const Bar
   cpu_->x[2] = kBareStackTop - 16;
 }
 
-bool BareMachine::run(uint64_t instructions, std::ostream& out, std::ostream& err) {
+bool BareMachine::run(uint64_t instructions, std::ostream& out, std::ostream& err, uint64_t cycle_limit) {
   Cpu& cpu = *cpu_;
-  const uint64_t end = cpu.instret + instructions;
-  while (!exited_ && cpu.instret < end) {
+  const uint64_t end = instructions > ~0ull - cpu.instret ? ~0ull : cpu.instret + instructions;
+  while (!exited_ && cpu.instret < end && cpu.cycles < cycle_limit) {
     const uint64_t left = end - cpu.instret;
-    const Stop stop = cpu.run(std::min(left, std::max<uint64_t>(opts_.slice, 1)));
+    const Stop stop = cpu.run(std::min(left, std::max<uint64_t>(opts_.slice, 1)), cycle_limit);
     if (stop == Stop::kBudget) continue;
     if (stop == Stop::kEcall) {
       const uint32_t nr = cpu.x[17], a0 = cpu.x[10], a1 = cpu.x[11], a2 = cpu.x[12];

@@ -45,8 +45,9 @@ class BareMachine {
   // Throws InputError if the image does not fit (check_fits_bare_memory).
   BareMachine(const std::string& path, const ElfImage& img, const BareRunOptions& opts);
   // Runs up to `instructions` more, in calls of Cpu::run of at most opts.slice each, serving the
-  // system calls; true once the program has exited. Throws SimError as run_bare_image does.
-  bool run(uint64_t instructions, std::ostream& out, std::ostream& err);
+  // system calls, until the core's cycles reach `cycle_limit`; true once the program has exited.
+  // Throws SimError as run_bare_image does.
+  bool run(uint64_t instructions, std::ostream& out, std::ostream& err, uint64_t cycle_limit = ~0ull);
   Cpu& cpu() { return *cpu_; }
   bool exited() const { return exited_; }
   int exit_code() const { return exit_code_; }

@@ -58,7 +58,10 @@ void Cpu::decode_shared_code() {
   if (!shared_decode_) return;
   for (const MemRegion& r : mem_.regions())
     if (r.executable && !r.writable && r.host && !shared_decode_->count(r.host))
+    {
       for (uint32_t off = 0; off + 2 <= r.size; off += 2) fetch_slow(r.base + off);
+      count_alu_runs(*current_);  // cores on other threads only read the slots from now on
+    }
 }
 
 const Insn* Cpu::fetch_slow(uint32_t addr) {

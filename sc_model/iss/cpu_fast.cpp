@@ -7,6 +7,7 @@
 // plain engine, one at a time, with the locals written back first; so both engines give the
 // same stalls, cycles, counts and stops (tb/iss_diff/iss_engines_test.cpp runs the test
 // programs on both, tb/e2e/iss_hpu_test.cpp whole switches).
+#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -38,6 +39,7 @@ FS_ISS_INLINE uint32_t load_le(const uint8_t* p) {
 
 #define FS_ISS_COUNT(OP) +1
 constexpr size_t kFastOps = 0 FS_ISS_FAST_OPS(FS_ISS_COUNT);
+constexpr size_t kAluOps = 0 FS_ISS_ALU_OPS(FS_ISS_COUNT);  // the first in FS_ISS_FAST_OPS
 #undef FS_ISS_COUNT
 
 // Each operation's place in run_fast's table of code: 1 + its place in FS_ISS_FAST_OPS; the F
@@ -54,7 +56,32 @@ constexpr std::array<uint8_t, size_t(Op::kCount)> kFastIndex = [] {
   return index;
 }();
 
+FS_ISS_INLINE bool is_alu(Op op) { return size_t(kFastIndex[size_t(op)] - 1) < kAluOps; }
+
 }  // namespace
+
+void Cpu::count_alu_run(uint32_t addr) {
+  Insn* run[255];
+  unsigned n = 0;
+  for (uint32_t at = addr; n < 255 && current_ && at - current_->region->base < current_->region->size;) {
+    const Insn* in = fetch_slow(at);  // (inside the current region, so it stays current)
+    if (!in || !is_alu(in->op)) break;
+    run[n++] = const_cast<Insn*>(in);
+    at += in->len;
+  }
+  for (unsigned i = 0; i < n; ++i) run[i]->alu_run = uint8_t(n - i);
+}
+
+void Cpu::count_alu_runs(const CodeCache& code) {
+  const uint32_t slots = code.region->size / 2;  // (the one after them is never decoded)
+  for (uint32_t i = slots; i-- > 0;) {
+    Insn& in = code.insns[i];
+    if (!in.len || !is_alu(in.op)) continue;
+    const uint32_t next = i + in.len / 2u;
+    const unsigned after = next < slots && code.insns[next].len && is_alu(code.insns[next].op) ? code.insns[next].alu_run : 0;
+    in.alu_run = uint8_t(std::min(255u, 1 + after));
+  }
+}
 
 // GCC would merge the instructions' identical endings back into one dispatching jump.
 __attribute__((optimize("no-crossjumping", "no-gcse")))
@@ -167,7 +194,14 @@ Stop Cpu::run_fast(uint64_t budget, uint64_t cycle_limit, const Gates& gates) {
 #undef ADDRESS
                                 &&fp};
   static_assert(sizeof kCode / sizeof kCode[0] == kFpCode + 1);
+  static void* const kRunCode[] = {nullptr,
+#define ADDRESS(OP) &&run_##OP,
+                                   FS_ISS_ALU_OPS(ADDRESS)
+#undef ADDRESS
+  };
+  static_assert(sizeof kRunCode / sizeof kRunCode[0] == kAluOps + 1);
   uint32_t a = 0, b = 0;
+  unsigned rest = 0;  // ALU instructions still to run in a row (alu_run)
   // To the instruction at `at`: ip is its slot, or nullptr after a jump.
 #define NEXT()                                                               \
   do {                                                                       \
@@ -207,17 +241,43 @@ plain : {
   NEXT();
 }
 
+// An ALU instruction, and then the ALU instructions that follow it in a row (alu_run), if any.
 #define ALU(OP)                                                     \
   do_##OP : {                                                       \
+    if (__builtin_expect(!ip->alu_run, 0)) count_alu_run(at);       \
     const Insn& in = *ip;                                           \
     const uint64_t stall = stalls(in);                              \
     const uint32_t v = sem::alu(Op::OP, a, b, in.imm, at);          \
     if (in.rd) x[in.rd] = v;                                        \
-    retire(in, t_.alu + stall);                        \
+    retire(in, t_.alu + stall);                                     \
+    rest = in.alu_run - 1u;                                         \
+    if (rest) goto alu_run;                                         \
     NEXT();                                                         \
   }
   FS_ISS_ALU_OPS(ALU)
 #undef ALU
+alu_run : {
+  // The `rest` instructions after an ALU instruction are ALU instructions too: they cannot stall
+  // (no load before them, and no fetch waits without an instruction cache), so when the limits
+  // let the last of them start, they run in a row with their cycles and count added at once.
+  if (icache_ || ret + rest > ret_end || cyc + (rest - 1u) * t_.alu >= cycle_limit) NEXT();
+  cyc += rest * t_.alu;
+  ret += rest;
+  goto* kRunCode[kFastIndex[size_t(ip->op)]];
+}
+#define RUN(OP)                                                                   \
+  run_##OP : {                                                                    \
+    const Insn& in = *ip;                                                         \
+    const uint32_t v = sem::alu(Op::OP, x[in.rs1], x[in.rs2], in.imm, at);        \
+    if (in.rd) x[in.rd] = v;                                                      \
+    at += in.len;                                                                 \
+    ip += in.len >> 1;                                                            \
+    if (--rest) goto* kRunCode[kFastIndex[size_t(ip->op)]];                       \
+    fnext = at;                                                                   \
+    NEXT();                                                                       \
+  }
+  FS_ISS_ALU_OPS(RUN)
+#undef RUN
 #define BRANCH(OP)                                                  \
   do_##OP : {                                                       \
     const Insn& in = *ip;                                           \

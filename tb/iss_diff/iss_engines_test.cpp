@@ -1,8 +1,8 @@
 // The ISS's fast engine against its plain one (Cpu::Engine): every program of the differential
 // suite (FLARESIM_RISCV_TEST_DIR) to its end, and the first 3 million instructions of each
 // held-out speed program (FLARESIM_RISCV_BENCH_DIR), run on both engines in lockstep, in steps of
-// varied sizes (the fast engine also in Cpu::run calls of 13 instructions, so that its budget
-// ends everywhere). After every step both cores must agree on everything: pc, registers, cycles,
+// varied sizes or to varied cycles (the fast engine also in Cpu::run calls of 13 instructions, so
+// that its budget ends everywhere). After every step both cores must agree on everything: pc, registers, cycles,
 // retired instructions, every counter, and what the program printed; once under the default
 // timing and once under a timing where every instruction class costs something different, so
 // that a cost charged to the wrong class shows. One test case per program and timing.
@@ -98,12 +98,14 @@ TEST_P(Engines, FastMatchesPlainStepByStep) {
   ASSERT_EQ(fast.cpu().engine(), Cpu::Engine::kFast);
   std::ostringstream plain_out, plain_err, fast_out, fast_err;
   const uint64_t steps[] = {1, 2, 3, 5, 17, 100, 1009, 65536, 7, 250000};
-  uint64_t done = 0;
-  for (size_t i = 0; !plain.exited() && done < c.instructions; ++i) {
-    const uint64_t step = std::min(steps[i % std::size(steps)], c.instructions - done);
-    plain.run(step, plain_out, plain_err);
-    fast.run(step, fast_out, fast_err);
-    done += step;
+  // Every third step ends at a cycle instead (a cycle limit, as the interleaver's windows set).
+  const uint64_t cycle_steps[] = {1, 2, 3, 4, 9, 31, 1000, 5, 40000};
+  for (size_t i = 0; !plain.exited() && plain.cpu().instret < c.instructions; ++i) {
+    const uint64_t left = c.instructions - plain.cpu().instret;
+    const uint64_t step = std::min(steps[i % std::size(steps)], left);
+    const uint64_t cycle_limit = i % 3 == 2 ? plain.cpu().cycles + cycle_steps[i / 3 % std::size(cycle_steps)] : ~0ull;
+    plain.run(cycle_limit == ~0ull ? step : left, plain_out, plain_err, cycle_limit);
+    fast.run(cycle_limit == ~0ull ? step : left, fast_out, fast_err, cycle_limit);
     ASSERT_EQ(state(fast.cpu(), fast_out), state(plain.cpu(), plain_out)) << c.name << ", after step " << i;
     ASSERT_EQ(fast.exited(), plain.exited());
   }
