@@ -57,10 +57,10 @@ const Insn* Cpu::insn_at(uint32_t addr) { return fetch(addr); }
 void Cpu::decode_shared_code() {
   if (!shared_decode_) return;
   for (const MemRegion& r : mem_.regions())
-    if (r.executable && !r.writable && r.host && !shared_decode_->count(r.host))
-    {
+    if (r.executable && !r.writable && r.host && !shared_decode_->count(r.host)) {
       for (uint32_t off = 0; off + 2 <= r.size; off += 2) fetch_slow(r.base + off);
-      count_alu_runs(*current_);  // cores on other threads only read the slots from now on
+      // The fast engine's counts too: cores on other threads only read the slots from now on.
+      if (current_ && current_->region == &r) count_alu_runs(*current_);
     }
 }
 

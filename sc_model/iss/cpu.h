@@ -273,10 +273,11 @@ class Cpu {
   const Insn* fetch_slow(uint32_t addr);
   Stop run_plain(uint64_t budget, uint64_t cycle_limit, const Gates& gates);
   Stop run_fast(uint64_t budget, uint64_t cycle_limit, const Gates& gates);
-  // Counts the ALU instructions in a row from addr, in the current code region, into their
-  // slots' alu_run (cpu_fast.cpp); nothing if addr's is not one.
+  // Counts the ALU instructions in a row from the one at addr (in the current code region; at
+  // most 255) and writes each its count from there on into its slot's alu_run (cpu_fast.cpp).
+  // Leaves everything as it is if the instruction at addr is not an ALU instruction.
   void count_alu_run(uint32_t addr);
-  // The same for every decoded instruction of a code region.
+  // The same for every decoded ALU instruction of a code region at once.
   static void count_alu_runs(const CodeCache& code);
   bool csr_read(uint32_t csr, uint32_t& value) const;
   bool csr_write(uint32_t csr, uint32_t value);

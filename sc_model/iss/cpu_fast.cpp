@@ -78,8 +78,9 @@ void Cpu::count_alu_runs(const CodeCache& code) {
     Insn& in = code.insns[i];
     if (!in.len || !is_alu(in.op)) continue;
     const uint32_t next = i + in.len / 2u;
-    const unsigned after = next < slots && code.insns[next].len && is_alu(code.insns[next].op) ? code.insns[next].alu_run : 0;
-    in.alu_run = uint8_t(std::min(255u, 1 + after));
+    const Insn* after = next < slots ? &code.insns[next] : nullptr;
+    const unsigned more = after && after->len && is_alu(after->op) ? after->alu_run : 0;
+    in.alu_run = uint8_t(std::min(255u, 1 + more));
   }
 }
 
@@ -202,6 +203,7 @@ Stop Cpu::run_fast(uint64_t budget, uint64_t cycle_limit, const Gates& gates) {
   static_assert(sizeof kRunCode / sizeof kRunCode[0] == kAluOps + 1);
   uint32_t a = 0, b = 0;
   unsigned rest = 0;  // ALU instructions still to run in a row (alu_run)
+  const bool runs = !icache_;  // whether ALU runs go as one (with a cache, fetches may wait)
   // To the instruction at `at`: ip is its slot, or nullptr after a jump.
 #define NEXT()                                                               \
   do {                                                                       \
@@ -244,14 +246,16 @@ plain : {
 // An ALU instruction, and then the ALU instructions that follow it in a row (alu_run), if any.
 #define ALU(OP)                                                     \
   do_##OP : {                                                       \
-    if (__builtin_expect(!ip->alu_run, 0)) count_alu_run(at);       \
+    if (runs && __builtin_expect(!ip->alu_run, 0)) count_alu_run(at); \
     const Insn& in = *ip;                                           \
     const uint64_t stall = stalls(in);                              \
     const uint32_t v = sem::alu(Op::OP, a, b, in.imm, at);          \
     if (in.rd) x[in.rd] = v;                                        \
     retire(in, t_.alu + stall);                                     \
-    rest = in.alu_run - 1u;                                         \
-    if (rest) goto alu_run;                                         \
+    if (runs && in.alu_run > 1) {                                   \
+      rest = in.alu_run - 1u;                                       \
+      goto alu_run;                                                 \
+    }                                                               \
     NEXT();                                                         \
   }
   FS_ISS_ALU_OPS(ALU)
@@ -260,7 +264,7 @@ alu_run : {
   // The `rest` instructions after an ALU instruction are ALU instructions too: they cannot stall
   // (no load before them, and no fetch waits without an instruction cache), so when the limits
   // let the last of them start, they run in a row with their cycles and count added at once.
-  if (icache_ || ret + rest > ret_end || cyc + (rest - 1u) * t_.alu >= cycle_limit) NEXT();
+  if (ret + rest > ret_end || cyc + (rest - 1u) * t_.alu >= cycle_limit) NEXT();
   cyc += rest * t_.alu;
   ret += rest;
   goto* kRunCode[kFastIndex[size_t(ip->op)]];

@@ -74,7 +74,8 @@ struct Insn {
   uint8_t len = 4;                            // 2 for compressed
   uint8_t src[3] = {kNoReg, kNoReg, kNoReg};  // registers read, in the unified space (load-use)
   uint8_t dst = kNoReg;                       // register written, in the unified space
-  uint8_t alu_run = 0;  // the fast engine's: this many ALU instructions in a row start here (0: not counted)
+  uint8_t alu_run = 0;  // the fast engine's: at least this many ALU instructions in a row, this one
+                        // included, start here (0: not counted)
   int32_t imm = 0;                            // immediate; CSR number for Zicsr
   uint32_t raw = 0;                           // the instruction word as fetched (16 or 32 bits)
 };

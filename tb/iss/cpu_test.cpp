@@ -304,5 +304,54 @@ TEST(IssCpu, CompressedInstructions) {
   EXPECT_EQ(cz.fault().describe(), "illegal instruction 0x00000000 at pc 0x00001000");
 }
 
+TEST(IssCpu, ALongRunOfAluInstructionsStopsExactlyAtBudgetAndCycleLimit) {
+  // 600 x `addi x5, x5, 1` (more than an ALU run's count of 255) and an ecall, at 3 cycles per
+  // ALU instruction; an instruction starts while the core's cycles are below the limit.
+  //   run(300):               300 instructions, 900 cycles, x5 = 300
+  //   run(all, limit 1000):   starts at 900, 903, ..., 999: 34 more; 334, 1002 cycles
+  //   run(all, limit 1002):   at the limit already: nothing
+  //   run(1000):              the other 266 up to the ecall: 600, 1800 cycles, x5 = 600
+  // On both engines, the fast one counting runs as it goes and from a decode shared up front
+  // (as threads share a switch's code), and with a second core on that shared decode.
+  std::vector<uint32_t> program(600, addi(5, 5, 1));
+  program.push_back(kEcall);
+  Machine m(program);
+  m.timing.alu = 3;
+  struct Variant {
+    const char* name;
+    Cpu::Engine engine;
+    bool shared;
+  };
+  for (const Variant& v : {Variant{"plain", Cpu::Engine::kPlain, false}, Variant{"fast", Cpu::Engine::kFast, false},
+                           Variant{"fast, shared decode", Cpu::Engine::kFast, true}}) {
+    SharedDecode decode;
+    Cpu first = m.cpu(), c = m.cpu();
+    for (Cpu* core : {&first, &c}) {
+      core->set_engine(v.engine);
+      if (v.shared) core->share_decode(&decode);
+      core->decode_shared_code();
+    }
+    ASSERT_EQ(first.run(1000), Stop::kEcall) << v.name;  // the shared decode's first user
+    EXPECT_EQ(first.x[5], 600u) << v.name;
+    ASSERT_EQ(c.run(300), Stop::kBudget) << v.name;
+    EXPECT_EQ(c.instret, 300u) << v.name;
+    EXPECT_EQ(c.cycles, 900u) << v.name;
+    EXPECT_EQ(c.x[5], 300u) << v.name;
+    EXPECT_EQ(c.pc, kCode + 4 * 300) << v.name;
+    ASSERT_EQ(c.run(~0ull, 1000), Stop::kBudget) << v.name;
+    EXPECT_EQ(c.instret, 334u) << v.name;
+    EXPECT_EQ(c.cycles, 1002u) << v.name;
+    EXPECT_EQ(c.x[5], 334u) << v.name;
+    ASSERT_EQ(c.run(~0ull, 1002), Stop::kBudget) << v.name;
+    EXPECT_EQ(c.instret, 334u) << v.name;
+    ASSERT_EQ(c.run(1000), Stop::kEcall) << v.name;
+    EXPECT_EQ(c.instret, 600u) << v.name;
+    EXPECT_EQ(c.cycles, 1800u) << v.name;
+    EXPECT_EQ(c.x[5], 600u) << v.name;
+    EXPECT_EQ(c.pc, kCode + 4 * 600) << v.name;
+    EXPECT_EQ(decode.size(), v.shared ? 1u : 0u) << v.name;
+  }
+}
+
 }  // namespace
 }  // namespace fs::iss
