@@ -1,0 +1,77 @@
+// a2tp frames (see a2tp_frame.h).
+#include "protocols/a2tp/a2tp_frame.h"
+
+#include "common/errors.h"
+#include "common/text.h"
+#include "net/ecn.h"
+
+namespace fs {
+
+std::string a2tp_packet_problem(const a2tp_header_t& h) {
+  if (h.workers == 0 || h.workers > A2TP_MAX_WORKERS)
+    return "a fan-in of " + std::to_string(h.workers) + " workers (1 to " + std::to_string(A2TP_MAX_WORKERS) + ")";
+  if (h.worker >= h.workers)
+    return "worker " + std::to_string(h.worker) + " of a job of " + std::to_string(h.workers) + " workers";
+  const uint32_t all = a2tp_full_bitmap(h.workers);
+  if (h.bitmap & ~all)
+    return "bitmap " + hex32(h.bitmap) + " names workers beyond the job's " + std::to_string(h.workers);
+  if (h.flags & A2TP_FLAG_PADDING) return "padding bits set in the flags byte (" + std::to_string(h.flags) + ")";
+  if (h.flags & A2TP_FLAG_RESULT) {
+    if (h.flags & (A2TP_FLAG_COLLISION | A2TP_FLAG_RESEND)) return "a result flagged COLLISION or RESEND";
+    if (!h.bitmap) return "a result with an empty bitmap";
+  } else {
+    if (h.flags & (A2TP_FLAG_COL | A2TP_FLAG_ECE)) return "a gradient flagged COL or ECE (results' flags)";
+    if (h.bitmap != (1u << h.worker))
+      return "a gradient of worker " + std::to_string(h.worker) + " with bitmap " + hex32(h.bitmap);
+  }
+  return "";
+}
+
+Bytes build_a2tp_packet(a2tp_header_t hdr, unsigned from_host, uint32_t to_ipv4, const std::vector<int32_t>& values,
+                        bool ecn_capable, uint16_t udp_port) {
+  const size_t most = (kMaxUdpPayload - A2TP_HEADER_BYTES) / A2TP_ELEMENT_BYTES;
+  if (values.size() > most)
+    throw InputError("a2tp packet with " + std::to_string(values.size()) + " values exceeds the IPv4 limit of " +
+                     std::to_string(most));
+  hdr.elements = uint16_t(values.size());
+  const std::string problem = a2tp_packet_problem(hdr);
+  if (!problem.empty()) throw InputError("a2tp packet of job " + std::to_string(hdr.job) + ": " + problem);
+  Bytes payload(A2TP_HEADER_BYTES + values.size() * A2TP_ELEMENT_BYTES);
+  a2tp_encode(&hdr, payload.data());
+  uint8_t* d = payload.data() + A2TP_HEADER_BYTES;
+  for (int32_t v : values) fs_put_le32(d, uint32_t(v)), d += A2TP_ELEMENT_BYTES;
+  uint8_t src[6], dst[6];
+  fs_host_mac(from_host, src);
+  fs_switch_mac(dst);  // the next hop: a host's frames all go to its switch
+  Bytes frame = build_udp_frame(src, dst, fs_host_ipv4(from_host), to_ipv4, udp_port, udp_port, payload.data(),
+                                payload.size());
+  if (ecn_capable) set_ecn(frame, Ecn::kEct0);
+  return frame;
+}
+
+bool parse_a2tp_packet(const uint8_t* frame, size_t len, A2tpPacket* out, std::string* why, uint16_t udp_port) {
+  const FrameInfo f = parse_frame(frame, len);
+  if (!f.ok || !f.udp) return *why = "not an IPv4/UDP frame", false;
+  if (f.udp_dport != udp_port)
+    return *why = "UDP port " + std::to_string(f.udp_dport) + ", not a2tp's " + std::to_string(udp_port), false;
+  if (f.l4_len < A2TP_HEADER_BYTES)
+    return *why = "UDP payload of " + std::to_string(f.l4_len) + " bytes, shorter than the " +
+                  std::to_string(A2TP_HEADER_BYTES) + "-byte a2tp header",
+           false;
+  const uint8_t* u = frame + f.l4_offset;
+  a2tp_decode(u, &out->h);
+  const size_t data = f.l4_len - A2TP_HEADER_BYTES;
+  if (data != size_t(out->h.elements) * A2TP_ELEMENT_BYTES)
+    return *why = std::to_string(data) + " bytes of values where the header says " + std::to_string(out->h.elements) +
+                  " int32 values",
+           false;
+  if (u[A2TP_OFF_RESERVED1] || fs_be16(u + A2TP_OFF_RESERVED2)) return *why = "reserved header bytes not 0", false;
+  const std::string problem = a2tp_packet_problem(out->h);
+  if (!problem.empty()) return *why = problem, false;
+  out->values.resize(out->h.elements);
+  for (size_t k = 0; k < out->values.size(); ++k)
+    out->values[k] = int32_t(fs_le32(u + A2TP_HEADER_BYTES + k * A2TP_ELEMENT_BYTES));
+  return true;
+}
+
+}  // namespace fs

@@ -1,0 +1,129 @@
+// a2tp frames: the header's bytes where a2tp_proto.h puts them (written out by hand below),
+// gradients and results read back as built, ECN-capable packets, and every malformed packet
+// refused with its reason.
+#include <gtest/gtest.h>
+
+#include "common/errors.h"
+#include "net/ecn.h"
+#include "protocols/a2tp/a2tp_frame.h"
+
+namespace fs {
+namespace {
+
+a2tp_header_t gradient(uint16_t job, uint8_t worker, uint8_t workers, uint32_t sequence, uint16_t aggregator) {
+  a2tp_header_t h{};
+  h.job = job, h.worker = worker, h.workers = workers, h.sequence = sequence, h.aggregator = aggregator;
+  h.bitmap = 1u << worker;
+  return h;
+}
+
+TEST(A2tpFrame, AGradientsHeaderBytesAndValues) {
+  const Bytes f = build_a2tp_packet(gradient(0x0102, 3, 4, 0x0A0B0C0D, 0x01C1), 5, fs_host_ipv4(9), {1, -2, 0x7FFFFFFF});
+  const uint8_t* h = f.data() + A2TP_PAYLOAD_OFFSET;
+  const uint8_t expected[] = {0x01, 0x02,              // job
+                              3,    4,                 // worker, workers
+                              0x0A, 0x0B, 0x0C, 0x0D,  // sequence
+                              0x01, 0xC1,              // aggregator 449
+                              0x00, 0x00,              // flags, reserved
+                              0x00, 0x00, 0x00, 0x08,  // bitmap: worker 3's bit
+                              0x00, 0x03,              // 3 values
+                              0x00, 0x00,              // reserved
+                              1,    0,    0,    0,    0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F};
+  ASSERT_EQ(f.size(), A2TP_PAYLOAD_OFFSET + sizeof expected);
+  EXPECT_EQ(Bytes(h, h + sizeof expected), Bytes(expected, expected + sizeof expected));
+  EXPECT_EQ(ecn_of(f), Ecn::kEct0);
+  A2tpPacket p;
+  std::string why;
+  ASSERT_TRUE(parse_a2tp_packet(f.data(), f.size(), &p, &why)) << why;
+  EXPECT_EQ(p.h.job, 0x0102);
+  EXPECT_EQ(p.h.worker, 3);
+  EXPECT_EQ(p.h.workers, 4);
+  EXPECT_EQ(p.h.sequence, 0x0A0B0C0Du);
+  EXPECT_EQ(p.h.aggregator, 449);
+  EXPECT_EQ(p.h.flags, 0);
+  EXPECT_EQ(p.h.bitmap, 8u);
+  EXPECT_EQ(p.h.elements, 3);
+  EXPECT_EQ(p.values, (std::vector<int32_t>{1, -2, 0x7FFFFFFF}));
+}
+
+TEST(A2tpFrame, AResultWithColAndEceAndAFullFragment) {
+  a2tp_header_t h = gradient(7, 0, 32, 99, 12);
+  h.flags = A2TP_FLAG_RESULT | A2TP_FLAG_COL | A2TP_FLAG_ECE;
+  h.bitmap = a2tp_full_bitmap(32);
+  std::vector<int32_t> values(A2TP_ELEMENTS);
+  for (size_t k = 0; k < values.size(); ++k) values[k] = int32_t(k * 1000 - 7);
+  const Bytes f = build_a2tp_packet(h, 1, fs_host_ipv4(2), values, false);
+  EXPECT_EQ(f.size(), A2TP_PAYLOAD_OFFSET + A2TP_HEADER_BYTES + 248);
+  EXPECT_EQ(ecn_of(f), Ecn::kNotEct);
+  A2tpPacket p;
+  std::string why;
+  ASSERT_TRUE(parse_a2tp_packet(f.data(), f.size(), &p, &why)) << why;
+  EXPECT_EQ(p.h.flags, A2TP_FLAG_RESULT | A2TP_FLAG_COL | A2TP_FLAG_ECE);
+  EXPECT_EQ(p.h.bitmap, 0xFFFFFFFFu);
+  EXPECT_EQ(p.values, values);
+}
+
+TEST(A2tpFrame, BuildingABadHeaderIsRefused) {
+  auto refused = [](a2tp_header_t h, size_t values = 1) {
+    try {
+      build_a2tp_packet(h, 0, fs_host_ipv4(1), std::vector<int32_t>(values, 1));
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("built");
+  };
+  EXPECT_EQ(refused(gradient(1, 0, 0, 0, 0)), "a2tp packet of job 1: a fan-in of 0 workers (1 to 32)");
+  EXPECT_EQ(refused(gradient(1, 0, 33, 0, 0)), "a2tp packet of job 1: a fan-in of 33 workers (1 to 32)");
+  a2tp_header_t h = gradient(1, 4, 4, 0, 0);
+  EXPECT_EQ(refused(h), "a2tp packet of job 1: worker 4 of a job of 4 workers");
+  h = gradient(1, 1, 4, 0, 0);
+  h.bitmap = 3;
+  EXPECT_EQ(refused(h), "a2tp packet of job 1: a gradient of worker 1 with bitmap 0x00000003");
+  h.bitmap = 0x10;
+  EXPECT_EQ(refused(h), "a2tp packet of job 1: bitmap 0x00000010 names workers beyond the job's 4");
+  h = gradient(1, 1, 4, 0, 0);
+  h.flags = A2TP_FLAG_COL;
+  EXPECT_EQ(refused(h), "a2tp packet of job 1: a gradient flagged COL or ECE (results' flags)");
+  h.flags = A2TP_FLAG_RESULT | A2TP_FLAG_RESEND;
+  EXPECT_EQ(refused(h), "a2tp packet of job 1: a result flagged COLLISION or RESEND");
+  h.flags = A2TP_FLAG_RESULT, h.bitmap = 0;
+  EXPECT_EQ(refused(h), "a2tp packet of job 1: a result with an empty bitmap");
+  h = gradient(1, 1, 4, 0, 0);
+  h.flags = 0x01;
+  EXPECT_EQ(refused(h), "a2tp packet of job 1: padding bits set in the flags byte (1)");
+  EXPECT_EQ(refused(gradient(1, 1, 4, 0, 0), 16371), "built");
+  EXPECT_EQ(refused(gradient(1, 1, 4, 0, 0), 16372), "a2tp packet with 16372 values exceeds the IPv4 limit of 16371");
+}
+
+TEST(A2tpFrame, MalformedPacketsAreNotRead) {
+  const Bytes good = build_a2tp_packet(gradient(2, 1, 2, 5, 6), 3, fs_host_ipv4(4), {10, 20});
+  auto why_not = [](Bytes f, uint16_t port = A2TP_UDP_PORT_DEFAULT) {
+    A2tpPacket p;
+    std::string why;
+    return parse_a2tp_packet(f.data(), f.size(), &p, &why, port) ? std::string("read") : why;
+  };
+  EXPECT_EQ(why_not(good), "read");
+  EXPECT_EQ(why_not(good, 4952), "UDP port 4960, not a2tp's 4952");
+  EXPECT_EQ(why_not(Bytes(good.begin(), good.begin() + 20)), "not an IPv4/UDP frame");
+  // The UDP payload cut to 12 bytes (IPv4 and UDP lengths rewritten to match).
+  Bytes cut(good.begin(), good.begin() + A2TP_PAYLOAD_OFFSET + 12);
+  fs_put_be16(&cut[FS_ETH_BYTES + 2], FS_IPV4_BYTES + FS_UDP_BYTES + 12);
+  fs_put_be16(&cut[FS_ETH_BYTES + 10], 0);
+  fs_put_be16(&cut[FS_ETH_BYTES + 10], fs_ipv4_checksum(&cut[FS_ETH_BYTES], FS_IPV4_BYTES));
+  fs_put_be16(&cut[FS_ETH_BYTES + FS_IPV4_BYTES + 4], FS_UDP_BYTES + 12);
+  EXPECT_EQ(why_not(cut), "UDP payload of 12 bytes, shorter than the 20-byte a2tp header");
+  auto with = [&good](size_t offset, uint8_t byte) {
+    Bytes f = good;
+    f[A2TP_PAYLOAD_OFFSET + offset] = byte;
+    return f;
+  };
+  EXPECT_EQ(why_not(with(A2TP_OFF_ELEMENTS + 1, 3)), "8 bytes of values where the header says 3 int32 values");
+  EXPECT_EQ(why_not(with(A2TP_OFF_RESERVED1, 1)), "reserved header bytes not 0");
+  EXPECT_EQ(why_not(with(A2TP_OFF_RESERVED2 + 1, 1)), "reserved header bytes not 0");
+  EXPECT_EQ(why_not(with(A2TP_OFF_FLAGS, 0x04)), "padding bits set in the flags byte (4)");
+  EXPECT_EQ(why_not(with(A2TP_OFF_WORKERS, 0)), "a fan-in of 0 workers (1 to 32)");
+  EXPECT_EQ(why_not(with(A2TP_OFF_FLAGS, A2TP_FLAG_ECE)), "a gradient flagged COL or ECE (results' flags)");
+}
+
+}  // namespace
+}  // namespace fs
