@@ -1,5 +1,5 @@
 // End to end: the Wireshark dissectors of scripts/wireshark/ (flare.lua, pspin_examples.lua,
-// canary.lua) in the real tshark, on captures `flaresim run --egress` writes. Traces are written here with known
+// canary.lua, a2tp.lua) in the real tshark, on captures `flaresim run --egress` writes. Traces are written here with known
 // blocks, ranks and elements; what tshark shows is compared with results worked out by hand from
 // them (sums, minima and maxima, wrapping int8 and 32-bit sums, float32), and frames the handlers
 // would drop as malformed, routed through the switch instead, must show the expert info naming
@@ -16,6 +16,7 @@
 
 #include "net/frame.h"
 #include "net/trace_writer.h"
+#include "protocols/a2tp/a2tp_frame.h"
 #include "protocols/canary/canary_frame.h"
 #include "protocols/flare_sparse/sparse_frame.h"
 #include "support/cli_runner.h"
@@ -544,6 +545,66 @@ TEST(WiresharkDissector, CanaryFramesShowTheirFieldsAndElements) {
                                       "Canary\tCanary app=0 seq=1 counter=0/2 elements=0",
                                       "Canary\tCanary app=0 seq=0 counter=0/0 elements=1 multicast",
                                       "Canary\tCanary, header truncated"}));
+}
+
+// a2tp frames built by the simulator's frame code (build_a2tp_packet) and by hand: every header
+// field as a2tp_proto.h lays it out (job 0x0102 = 258, sequence 0x0a0b0c0d = 168496141, 10.1.0.9
+// is fs_host_ipv4(9)), the values, and the expert info of a frame with each fault a reader
+// refuses (in the order of the fields they hang under), and of a truncated header.
+TEST(WiresharkDissector, A2tpFramesShowTheirFieldsValuesAndFaults) {
+  ScratchDir dir;
+  a2tp_header_t grad{};
+  grad.job = 0x0102, grad.worker = 3, grad.workers = 4, grad.sequence = 0x0A0B0C0D, grad.aggregator = 449;
+  grad.bitmap = 1u << 3;
+  a2tp_header_t result{};
+  result.job = 7, result.workers = 32, result.sequence = 99, result.aggregator = 12;
+  result.flags = A2TP_FLAG_RESULT | A2TP_FLAG_COL | A2TP_FLAG_ECE, result.bitmap = 0xFFFFFFFF;
+  // Job 1, worker 5 of 4, sequence 2, aggregator 3, flags COL and a padding bit, reserved byte
+  // 11 = 1, bitmap 0x20, a count of 2 values but one value behind the header.
+  Bytes bad;
+  put_be(bad, 1, 2), bad.push_back(5), bad.push_back(4), put_be(bad, 2, 4), put_be(bad, 3, 2);
+  bad.push_back(0x21), bad.push_back(1), put_be(bad, 0x20, 4), put_be(bad, 2, 2), put_be(bad, 0, 2);
+  put_le32(bad, 9);
+  ASSERT_NO_FATAL_FAILURE(write_capture(dir / "a.pcapng", {build_a2tp_packet(grad, 5, fs_host_ipv4(9), {1, -2}),
+                                                           build_a2tp_packet(result, 1, fs_host_ipv4(2), {5}),
+                                                           udp_frame(3, A2TP_UDP_PORT_DEFAULT, bad),
+                                                           udp_frame(3, A2TP_UDP_PORT_DEFAULT, Bytes(10, 0))}));
+  const std::string load = "-X lua_script:" + kScripts + "a2tp.lua";
+  auto rows = [&](const std::string& args) { return lines_of(tshark(dir, "-r a.pcapng " + args, "", load).out); };
+  EXPECT_EQ(rows("-T fields -E aggregator='|' -e ip.dst -e a2tp.job -e a2tp.worker -e a2tp.workers -e a2tp.sequence "
+                 "-e a2tp.aggregator -e a2tp.flags.result -e a2tp.flags.col -e a2tp.flags.ece -e a2tp.bitmap "
+                 "-e a2tp.elements -e a2tp.value -e _ws.expert.message"),
+            (std::vector<std::string>{
+                "10.1.0.9\t258\t3\t4\t168496141\t449\t0\t0\t0\t0x00000008\t2\t1|-2\t",
+                "10.1.0.2\t7\t0\t32\t99\t12\t1\t1\t1\t0xffffffff\t1\t5\t",
+                "10.0.0.1\t1\t5\t4\t2\t3\t0\t1\t0\t0x00000020\t2\t9\tWorker 5 of a job of 4 workers|"
+                "Padding bits 0x01 set (they are 0)|A gradient flagged COL or ECE (results' flags)|"
+                "Reserved bytes 11 and 18-19 are not 0|4 bytes of values where the header says 2 int32 values",
+                "10.0.0.1\t\t\t\t\t\t\t\t\t\t\t\ta2tp header truncated: 10 of 20 bytes"}));
+  EXPECT_EQ(rows("-T fields -e _ws.col.Protocol -e _ws.col.Info"),
+            (std::vector<std::string>{
+                "a2tp\ta2tp gradient job=258 seq=168496141 agg=449 worker=3/4 bitmap=0x8 values=2",
+                "a2tp\ta2tp result job=7 seq=99 agg=12 worker=0/32 bitmap=0xffffffff values=1 col ece",
+                "a2tp\ta2tp gradient job=1 seq=2 agg=3 worker=5/4 bitmap=0x20 values=2 col",
+                "a2tp\ta2tp, header truncated"}));
+  // The other refusals, one frame each: a result flagged RESEND with an empty bitmap, a fan-in of
+  // 40, a gradient of worker 1 with bitmap 0x3, a result naming worker 4 of a job of 4.
+  auto header = [](uint8_t worker, uint8_t workers, uint8_t flags, uint32_t bitmap) {
+    Bytes h;
+    put_be(h, 2, 2), h.push_back(worker), h.push_back(workers), put_be(h, 1, 4), put_be(h, 0, 2);
+    h.push_back(flags), h.push_back(0), put_be(h, bitmap, 4), put_be(h, 0, 4);
+    return h;
+  };
+  ASSERT_NO_FATAL_FAILURE(write_capture(
+      dir / "b.pcapng", {udp_frame(3, A2TP_UDP_PORT_DEFAULT, header(0, 2, A2TP_FLAG_RESULT | A2TP_FLAG_RESEND, 0)),
+                         udp_frame(3, A2TP_UDP_PORT_DEFAULT, header(1, 40, 0, 2)),
+                         udp_frame(3, A2TP_UDP_PORT_DEFAULT, header(1, 4, 0, 3)),
+                         udp_frame(3, A2TP_UDP_PORT_DEFAULT, header(0, 4, A2TP_FLAG_RESULT, 0x10))}));
+  EXPECT_EQ(lines_of(tshark(dir, "-r b.pcapng -T fields -E aggregator='|' -e _ws.expert.message", "", load).out),
+            (std::vector<std::string>{
+                "A result flagged COLLISION or RESEND (gradients' flags)|A result with an empty bitmap",
+                "A fan-in of 40 workers (1 to 32)", "A gradient of worker 1 with bitmap 0x00000003",
+                "Bitmap 0x00000010 names workers beyond the job's 4"}));
 }
 
 }  // namespace

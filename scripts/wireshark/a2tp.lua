@@ -1,0 +1,144 @@
+-- Wireshark/tshark dissector for flaresim's a2tp protocol (ATP and A2TP gradients and results):
+-- the 20-byte header of handlers/a2tp/a2tp_proto.h (job, worker, fan-in, sequence, aggregator,
+-- the RESULT, COLLISION, COL, RESEND and ECE flags, the bitmap of workers summed in, the value
+-- count) and the int32 values after it, with expert info wherever a receiver
+-- (sc_model/protocols/a2tp/a2tp_frame.cpp) would refuse the packet.Each expert item hangs
+-- under the field it is about (their names are a2tp.expert.*, apart from the fields').
+--
+--   tshark -X lua_script:scripts/wireshark/a2tp.lua -r capture.pcapng -V
+--
+-- Registered on UDP port 4960; for another port, Decode As (tshark -d udp.port==N,a2tp).
+
+local HEADER_BYTES = 20
+local VALUE_BYTES = 4
+local DEFAULT_UDP_PORT = 4960
+local MAX_WORKERS = 32
+local FLAG_RESULT = 0x80
+local FLAG_COLLISION = 0x40
+local FLAG_COL = 0x20
+local FLAG_RESEND = 0x10
+local FLAG_ECE = 0x08
+local FLAG_PADDING = 0x07
+
+local a2tp = Proto("a2tp", "ATP/A2TP in-network aggregation")
+
+local f = {
+  job = ProtoField.uint16("a2tp.job", "Job", base.DEC),
+  worker = ProtoField.uint8("a2tp.worker", "Worker", base.DEC),
+  workers = ProtoField.uint8("a2tp.workers", "Workers (fan-in)", base.DEC),
+  sequence = ProtoField.uint32("a2tp.sequence", "Sequence", base.DEC),
+  aggregator = ProtoField.uint16("a2tp.aggregator", "Aggregator", base.DEC),
+  flags = ProtoField.uint8("a2tp.flags", "Flags", base.HEX),
+  result = ProtoField.bool("a2tp.flags.result", "Result", 8, nil, FLAG_RESULT),
+  collision = ProtoField.bool("a2tp.flags.collision", "Collision", 8, nil, FLAG_COLLISION),
+  col = ProtoField.bool("a2tp.flags.col", "Col (its aggregator saw a collision)", 8, nil, FLAG_COL),
+  resend = ProtoField.bool("a2tp.flags.resend", "Resend (straight to the PS)", 8, nil, FLAG_RESEND),
+  ece = ProtoField.bool("a2tp.flags.ece", "ECE (a summed gradient was CE-marked)", 8, nil, FLAG_ECE),
+  padding = ProtoField.uint8("a2tp.flags.padding", "Padding", base.HEX, nil, FLAG_PADDING),
+  reserved = ProtoField.bytes("a2tp.reserved", "Reserved"),
+  bitmap = ProtoField.uint32("a2tp.bitmap", "Bitmap", base.HEX),
+  elements = ProtoField.uint16("a2tp.elements", "Values", base.DEC),
+  data = ProtoField.bytes("a2tp.data", "Data"),
+  value = ProtoField.int32("a2tp.value", "Value", base.DEC),
+}
+a2tp.fields = f
+
+local function malformed(name, text)
+  return ProtoExpert.new("a2tp.expert." .. name, text, expert.group.MALFORMED, expert.severity.ERROR)
+end
+local ex = {
+  truncated = malformed("truncated", "a2tp header truncated"),
+  bad_length = malformed("bad_length", "a2tp value bytes disagree with the count"),
+  reserved = malformed("reserved", "a2tp reserved bytes set"),
+  padding = malformed("padding", "a2tp padding bits set"),
+  fan_in = malformed("fan_in", "a2tp fan-in out of range"),
+  worker = malformed("worker", "a2tp worker outside its job"),
+  bitmap = malformed("bitmap", "a2tp bitmap names workers it cannot"),
+  flags = malformed("flags", "a2tp flags of the other kind of packet"),
+}
+a2tp.experts = ex
+
+-- Bit `flag` (a power of two) of `byte`. (Lua 5.2: no bitwise operators.)
+local function has_flag(byte, flag)
+  return math.floor(byte / flag) % 2 == 1
+end
+
+function a2tp.dissector(tvb, pinfo, root)
+  pinfo.cols.protocol = "a2tp"
+  local tree = root:add(a2tp, tvb())
+  if tvb:len() < HEADER_BYTES then
+    tree:add_proto_expert_info(ex.truncated, string.format("a2tp header truncated: %d of %d bytes", tvb:len(),
+                                                           HEADER_BYTES))
+    pinfo.cols.info = "a2tp, header truncated"
+    return tvb:len()
+  end
+  local job, worker, workers = tvb(0, 2):uint(), tvb(2, 1):uint(), tvb(3, 1):uint()
+  local sequence, aggregator = tvb(4, 4):uint(), tvb(8, 2):uint()
+  local byte, bitmap, count = tvb(10, 1):uint(), tvb(12, 4):uint(), tvb(16, 2):uint()
+  tree:add(f.job, tvb(0, 2))
+  local worker_item = tree:add(f.worker, tvb(2, 1))
+  local workers_item = tree:add(f.workers, tvb(3, 1))
+  tree:add(f.sequence, tvb(4, 4))
+  tree:add(f.aggregator, tvb(8, 2))
+  local is_result = has_flag(byte, FLAG_RESULT)
+  local names = {}
+  for _, flag in ipairs({{FLAG_RESULT, "result"}, {FLAG_COLLISION, "collision"}, {FLAG_COL, "col"},
+                         {FLAG_RESEND, "resend"}, {FLAG_ECE, "ece"}}) do
+    if has_flag(byte, flag[1]) then table.insert(names, flag[2]) end
+  end
+  local flags = tree:add(f.flags, tvb(10, 1))
+  if #names > 0 then flags:append_text(" (" .. table.concat(names, ", ") .. ")") end
+  for _, field in ipairs({f.result, f.collision, f.col, f.resend, f.ece, f.padding}) do flags:add(field, tvb(10, 1)) end
+  if byte % (FLAG_PADDING + 1) ~= 0 then
+    flags:add_proto_expert_info(ex.padding, string.format("Padding bits 0x%02x set (they are 0)",
+                                                          byte % (FLAG_PADDING + 1)))
+  end
+  if is_result and (has_flag(byte, FLAG_COLLISION) or has_flag(byte, FLAG_RESEND)) then
+    flags:add_proto_expert_info(ex.flags, "A result flagged COLLISION or RESEND (gradients' flags)")
+  elseif not is_result and (has_flag(byte, FLAG_COL) or has_flag(byte, FLAG_ECE)) then
+    flags:add_proto_expert_info(ex.flags, "A gradient flagged COL or ECE (results' flags)")
+  end
+  local bitmap_item = tree:add(f.bitmap, tvb(12, 4))
+  tree:add(f.elements, tvb(16, 2))
+  if tvb(11, 1):uint() ~= 0 or tvb(18, 2):uint() ~= 0 then
+    tree:add(f.reserved, tvb(11, 1)):add_proto_expert_info(ex.reserved, "Reserved bytes 11 and 18-19 are not 0")
+  end
+  if workers == 0 or workers > MAX_WORKERS then
+    workers_item:add_proto_expert_info(ex.fan_in, string.format("A fan-in of %d workers (1 to %d)", workers,
+                                                                MAX_WORKERS))
+  elseif worker >= workers then
+    worker_item:add_proto_expert_info(ex.worker, string.format("Worker %d of a job of %d workers", worker, workers))
+  elseif bitmap >= 2 ^ workers then
+    bitmap_item:add_proto_expert_info(ex.bitmap, string.format("Bitmap 0x%08x names workers beyond the job's %d",
+                                                               bitmap, workers))
+  elseif not is_result and bitmap ~= 2 ^ worker then
+    bitmap_item:add_proto_expert_info(ex.bitmap, string.format("A gradient of worker %d with bitmap 0x%08x", worker,
+                                                               bitmap))
+  elseif is_result and bitmap == 0 then
+    bitmap_item:add_proto_expert_info(ex.bitmap, "A result with an empty bitmap")
+  end
+  local carried = tvb:len() - HEADER_BYTES
+  local n = math.floor(carried / VALUE_BYTES)
+  if carried > 0 then
+    local data = tree:add(f.data, tvb(HEADER_BYTES, carried))
+    data:set_text(string.format("Data: %d x int32", n))
+    for i = 0, n - 1 do
+      data:add_le(f.value, tvb(HEADER_BYTES + i * VALUE_BYTES, VALUE_BYTES)):prepend_text("[" .. i .. "] ")
+    end
+  end
+  if carried ~= count * VALUE_BYTES then
+    tree:add_proto_expert_info(ex.bad_length, string.format(
+      "%d bytes of values where the header says %d int32 values", carried, count))
+  end
+  local kind = is_result and "result" or "gradient"
+  tree:append_text(string.format(", job %d sequence %d, %s", job, sequence, kind))
+  local extra = {}
+  for _, name in ipairs(names) do
+    if name ~= "result" then table.insert(extra, " " .. name) end
+  end
+  pinfo.cols.info = string.format("a2tp %s job=%d seq=%d agg=%d worker=%d/%d bitmap=0x%x values=%d%s", kind, job,
+                                  sequence, aggregator, worker, workers, bitmap, count, table.concat(extra))
+  return tvb:len()
+end
+
+DissectorTable.get("udp.port"):add(DEFAULT_UDP_PORT, a2tp)
