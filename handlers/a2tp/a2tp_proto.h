@@ -3,11 +3,11 @@
  * Ethernet II, IPv4 without options and UDP (fs_packet.h) to A2TP_UDP_PORT_DEFAULT; a gradient's
  * IPv4 destination is its job's parameter server (PS), and the switch aggregates it on the way.
  * ECN travels in the IPv4 header as usual. The 20-byte header, big-endian fields:
- *   0 job | 2 worker (the sender's rank in its job, its bit in the bitmap) | 3 workers (the
- *   job's fan-in, 1..32) | 4 sequence (the gradient fragment's number, unique within the job's
- *   run) | 8 aggregator (the index the worker hashed job and sequence to, or its job's static
- *   slot) | 10 flags | 11 reserved (0) | 12 bitmap (the workers whose values the packet holds)
- *   | 16 elements (int32 values that follow) | 18 reserved (0)
+ *   0 job | 4 sequence (the gradient fragment's number, unique within the job's run) | 8
+ *   aggregator (the index the worker hashed job and sequence to, or the slot in its job's static
+ *   share) | 10 flags | 11 worker (the sender's rank in its job, its bit in the bitmap) | 12
+ *   bitmap (the workers whose values the packet holds) | 16 elements (int32 values that follow)
+ *   | 18 workers (the job's fan-in, 1..32) | 19 reserved (0)
  * then the values: little-endian int32, A2TP_ELEMENTS in a full fragment (248 bytes, what an A2TP
  * aggregator holds, §4.3). Flags:
  *   RESULT     an aggregation result (from the switch to the PS, from the PS to the workers: the
@@ -16,7 +16,8 @@
  *   COL        in a result: its aggregator saw a collision while it held it (A2TP's Col bit)
  *   RESEND     sent straight to the PS: the switch forwards it untouched (A2TP §5's is_resend)
  *   ECE        in a result: a gradient summed into it arrived ECN-marked (CE)
- * The low three bits are padding, 0. */
+ * The low three bits are padding, 0. Job and sequence are the block group and id flaresim's
+ * block statistics read. */
 #ifndef A2TP_PROTO_H
 #define A2TP_PROTO_H
 
@@ -38,15 +39,14 @@ extern "C" {
 #define A2TP_PAYLOAD_OFFSET FS_UDP_PAYLOAD_OFFSET /* where the header starts in a frame */
 
 #define A2TP_OFF_JOB 0u
-#define A2TP_OFF_WORKER 2u
-#define A2TP_OFF_WORKERS 3u
 #define A2TP_OFF_SEQUENCE 4u
 #define A2TP_OFF_AGGREGATOR 8u
 #define A2TP_OFF_FLAGS 10u
-#define A2TP_OFF_RESERVED1 11u
+#define A2TP_OFF_WORKER 11u
 #define A2TP_OFF_BITMAP 12u
 #define A2TP_OFF_ELEMENTS 16u
-#define A2TP_OFF_RESERVED2 18u
+#define A2TP_OFF_WORKERS 18u
+#define A2TP_OFF_RESERVED 19u
 
 #define A2TP_FLAG_RESULT 0x80u
 #define A2TP_FLAG_COLLISION 0x40u
@@ -56,38 +56,36 @@ extern "C" {
 #define A2TP_FLAG_PADDING 0x07u /* must be 0 */
 
 typedef struct a2tp_header {
-  uint16_t job;
-  uint8_t worker, workers;
-  uint32_t sequence;
+  uint32_t job, sequence;
   uint16_t aggregator;
-  uint8_t flags;
+  uint8_t flags, worker;
   uint32_t bitmap;
   uint16_t elements;
+  uint8_t workers;
 } a2tp_header_t;
 
 static inline void a2tp_decode(const uint8_t* h, a2tp_header_t* out) {
-  out->job = (uint16_t)fs_be16(h + A2TP_OFF_JOB);
-  out->worker = h[A2TP_OFF_WORKER];
-  out->workers = h[A2TP_OFF_WORKERS];
+  out->job = (uint32_t)fs_be32(h + A2TP_OFF_JOB);
   out->sequence = (uint32_t)fs_be32(h + A2TP_OFF_SEQUENCE);
   out->aggregator = (uint16_t)fs_be16(h + A2TP_OFF_AGGREGATOR);
   out->flags = h[A2TP_OFF_FLAGS];
+  out->worker = h[A2TP_OFF_WORKER];
   out->bitmap = (uint32_t)fs_be32(h + A2TP_OFF_BITMAP);
   out->elements = (uint16_t)fs_be16(h + A2TP_OFF_ELEMENTS);
+  out->workers = h[A2TP_OFF_WORKERS];
 }
 
-/* Writes the header, reserved bytes 0. */
+/* Writes the header, the reserved byte 0. */
 static inline void a2tp_encode(const a2tp_header_t* in, uint8_t* h) {
-  fs_put_be16(h + A2TP_OFF_JOB, in->job);
-  h[A2TP_OFF_WORKER] = in->worker;
-  h[A2TP_OFF_WORKERS] = in->workers;
+  fs_put_be32(h + A2TP_OFF_JOB, in->job);
   fs_put_be32(h + A2TP_OFF_SEQUENCE, in->sequence);
   fs_put_be16(h + A2TP_OFF_AGGREGATOR, in->aggregator);
   h[A2TP_OFF_FLAGS] = in->flags;
-  h[A2TP_OFF_RESERVED1] = 0;
+  h[A2TP_OFF_WORKER] = in->worker;
   fs_put_be32(h + A2TP_OFF_BITMAP, in->bitmap);
   fs_put_be16(h + A2TP_OFF_ELEMENTS, in->elements);
-  fs_put_be16(h + A2TP_OFF_RESERVED2, 0);
+  h[A2TP_OFF_WORKERS] = in->workers;
+  h[A2TP_OFF_RESERVED] = 0;
 }
 
 /* The bitmap of a job of `workers` workers when every one has contributed. */

@@ -23,7 +23,7 @@ local FLAG_PADDING = 0x07
 local a2tp = Proto("a2tp", "ATP/A2TP in-network aggregation")
 
 local f = {
-  job = ProtoField.uint16("a2tp.job", "Job", base.DEC),
+  job = ProtoField.uint32("a2tp.job", "Job", base.DEC),
   worker = ProtoField.uint8("a2tp.worker", "Worker", base.DEC),
   workers = ProtoField.uint8("a2tp.workers", "Workers (fan-in)", base.DEC),
   sequence = ProtoField.uint32("a2tp.sequence", "Sequence", base.DEC),
@@ -72,12 +72,10 @@ function a2tp.dissector(tvb, pinfo, root)
     pinfo.cols.info = "a2tp, header truncated"
     return tvb:len()
   end
-  local job, worker, workers = tvb(0, 2):uint(), tvb(2, 1):uint(), tvb(3, 1):uint()
-  local sequence, aggregator = tvb(4, 4):uint(), tvb(8, 2):uint()
-  local byte, bitmap, count = tvb(10, 1):uint(), tvb(12, 4):uint(), tvb(16, 2):uint()
-  tree:add(f.job, tvb(0, 2))
-  local worker_item = tree:add(f.worker, tvb(2, 1))
-  local workers_item = tree:add(f.workers, tvb(3, 1))
+  local job, sequence, aggregator = tvb(0, 4):uint(), tvb(4, 4):uint(), tvb(8, 2):uint()
+  local byte, worker, bitmap = tvb(10, 1):uint(), tvb(11, 1):uint(), tvb(12, 4):uint()
+  local count, workers = tvb(16, 2):uint(), tvb(18, 1):uint()
+  tree:add(f.job, tvb(0, 4))
   tree:add(f.sequence, tvb(4, 4))
   tree:add(f.aggregator, tvb(8, 2))
   local is_result = has_flag(byte, FLAG_RESULT)
@@ -98,10 +96,12 @@ function a2tp.dissector(tvb, pinfo, root)
   elseif not is_result and (has_flag(byte, FLAG_COL) or has_flag(byte, FLAG_ECE)) then
     flags:add_proto_expert_info(ex.flags, "A gradient flagged COL or ECE (results' flags)")
   end
+  local worker_item = tree:add(f.worker, tvb(11, 1))
   local bitmap_item = tree:add(f.bitmap, tvb(12, 4))
   tree:add(f.elements, tvb(16, 2))
-  if tvb(11, 1):uint() ~= 0 or tvb(18, 2):uint() ~= 0 then
-    tree:add(f.reserved, tvb(11, 1)):add_proto_expert_info(ex.reserved, "Reserved bytes 11 and 18-19 are not 0")
+  local workers_item = tree:add(f.workers, tvb(18, 1))
+  if tvb(19, 1):uint() ~= 0 then
+    tree:add(f.reserved, tvb(19, 1)):add_proto_expert_info(ex.reserved, "Reserved byte 19 is not 0")
   end
   if workers == 0 or workers > MAX_WORKERS then
     workers_item:add_proto_expert_info(ex.fan_in, string.format("A fan-in of %d workers (1 to %d)", workers,

@@ -559,11 +559,11 @@ TEST(WiresharkDissector, A2tpFramesShowTheirFieldsValuesAndFaults) {
   a2tp_header_t result{};
   result.job = 7, result.workers = 32, result.sequence = 99, result.aggregator = 12;
   result.flags = A2TP_FLAG_RESULT | A2TP_FLAG_COL | A2TP_FLAG_ECE, result.bitmap = 0xFFFFFFFF;
-  // Job 1, worker 5 of 4, sequence 2, aggregator 3, flags COL and a padding bit, reserved byte
-  // 11 = 1, bitmap 0x20, a count of 2 values but one value behind the header.
+  // Job 1, sequence 2, aggregator 3, flags COL and a padding bit, worker 5, bitmap 0x20, a count
+  // of 2 values, a fan-in of 4, the reserved byte 1, and one value behind the header.
   Bytes bad;
-  put_be(bad, 1, 2), bad.push_back(5), bad.push_back(4), put_be(bad, 2, 4), put_be(bad, 3, 2);
-  bad.push_back(0x21), bad.push_back(1), put_be(bad, 0x20, 4), put_be(bad, 2, 2), put_be(bad, 0, 2);
+  put_be(bad, 1, 4), put_be(bad, 2, 4), put_be(bad, 3, 2), bad.push_back(0x21), bad.push_back(5);
+  put_be(bad, 0x20, 4), put_be(bad, 2, 2), bad.push_back(4), bad.push_back(1);
   put_le32(bad, 9);
   ASSERT_NO_FATAL_FAILURE(write_capture(dir / "a.pcapng", {build_a2tp_packet(grad, 5, fs_host_ipv4(9), {1, -2}),
                                                            build_a2tp_packet(result, 1, fs_host_ipv4(2), {5}),
@@ -577,9 +577,9 @@ TEST(WiresharkDissector, A2tpFramesShowTheirFieldsValuesAndFaults) {
             (std::vector<std::string>{
                 "10.1.0.9\t258\t3\t4\t168496141\t449\t0\t0\t0\t0x00000008\t2\t1|-2\t",
                 "10.1.0.2\t7\t0\t32\t99\t12\t1\t1\t1\t0xffffffff\t1\t5\t",
-                "10.0.0.1\t1\t5\t4\t2\t3\t0\t1\t0\t0x00000020\t2\t9\tWorker 5 of a job of 4 workers|"
-                "Padding bits 0x01 set (they are 0)|A gradient flagged COL or ECE (results' flags)|"
-                "Reserved bytes 11 and 18-19 are not 0|4 bytes of values where the header says 2 int32 values",
+                "10.0.0.1\t1\t5\t4\t2\t3\t0\t1\t0\t0x00000020\t2\t9\tPadding bits 0x01 set (they are 0)|"
+                "A gradient flagged COL or ECE (results' flags)|Worker 5 of a job of 4 workers|"
+                "Reserved byte 19 is not 0|4 bytes of values where the header says 2 int32 values",
                 "10.0.0.1\t\t\t\t\t\t\t\t\t\t\t\ta2tp header truncated: 10 of 20 bytes"}));
   EXPECT_EQ(rows("-T fields -e _ws.col.Protocol -e _ws.col.Info"),
             (std::vector<std::string>{
@@ -591,8 +591,8 @@ TEST(WiresharkDissector, A2tpFramesShowTheirFieldsValuesAndFaults) {
   // 40, a gradient of worker 1 with bitmap 0x3, a result naming worker 4 of a job of 4.
   auto header = [](uint8_t worker, uint8_t workers, uint8_t flags, uint32_t bitmap) {
     Bytes h;
-    put_be(h, 2, 2), h.push_back(worker), h.push_back(workers), put_be(h, 1, 4), put_be(h, 0, 2);
-    h.push_back(flags), h.push_back(0), put_be(h, bitmap, 4), put_be(h, 0, 4);
+    put_be(h, 2, 4), put_be(h, 1, 4), put_be(h, 0, 2), h.push_back(flags), h.push_back(worker);
+    put_be(h, bitmap, 4), put_be(h, 0, 2), h.push_back(workers), h.push_back(0);
     return h;
   };
   ASSERT_NO_FATAL_FAILURE(write_capture(

@@ -65,7 +65,7 @@ bool parse_a2tp_packet(const uint8_t* frame, size_t len, A2tpPacket* out, std::s
     return *why = std::to_string(data) + " bytes of values where the header says " + std::to_string(out->h.elements) +
                   " int32 values",
            false;
-  if (u[A2TP_OFF_RESERVED1] || fs_be16(u + A2TP_OFF_RESERVED2)) return *why = "reserved header bytes not 0", false;
+  if (u[A2TP_OFF_RESERVED]) return *why = "reserved header byte not 0", false;
   const std::string problem = a2tp_packet_problem(out->h);
   if (!problem.empty()) return *why = problem, false;
   out->values.resize(out->h.elements);
