@@ -14,7 +14,8 @@
  *              ACK of A2TP §4.2)
  *   COLLISION  this gradient found its aggregator held by another aggregation: the PS sums it
  *   COL        in a result: its aggregator saw a collision while it held it (A2TP's Col bit)
- *   RESEND     sent straight to the PS: the switch forwards it untouched (A2TP §5's is_resend)
+ *   RESEND     sent straight to the PS (A2TP §5's is_resend): the switch forwards it, first sending
+ *              the partial sum of its fragment to the PS if an aggregator holds it
  *   ECE        in a result: a gradient summed into it arrived ECN-marked (CE)
  * The low three bits are padding, 0. Job and sequence are the block group and id flaresim's
  * block statistics read. */
@@ -91,6 +92,35 @@ static inline void a2tp_encode(const a2tp_header_t* in, uint8_t* h) {
 /* The bitmap of a job of `workers` workers when every one has contributed. */
 static inline uint32_t a2tp_full_bitmap(uint32_t workers) {
   return workers >= 32u ? 0xFFFFFFFFu : ((1u << workers) - 1u);
+}
+
+/* What is wrong with a header, the first of these that applies (the switch drops such a packet;
+ * the simulator's reader names the problem: a2tp_frame.cpp). */
+enum a2tp_problem {
+  A2TP_FINE = 0,
+  A2TP_BAD_FAN_IN,          /* workers 0 or above A2TP_MAX_WORKERS */
+  A2TP_BAD_WORKER,          /* worker >= workers */
+  A2TP_BITMAP_BEYOND,       /* bitmap bits at or above workers */
+  A2TP_BAD_PADDING,         /* padding flags set */
+  A2TP_RESULT_AS_GRADIENT,  /* a result flagged COLLISION or RESEND */
+  A2TP_EMPTY_RESULT,        /* a result with an empty bitmap */
+  A2TP_GRADIENT_AS_RESULT,  /* a gradient flagged COL or ECE */
+  A2TP_GRADIENT_BITMAP      /* a gradient whose bitmap is not its worker's bit alone */
+};
+
+static inline int a2tp_header_problem(const a2tp_header_t* h) {
+  if (h->workers == 0 || h->workers > A2TP_MAX_WORKERS) return A2TP_BAD_FAN_IN;
+  if (h->worker >= h->workers) return A2TP_BAD_WORKER;
+  if (h->bitmap & ~a2tp_full_bitmap(h->workers)) return A2TP_BITMAP_BEYOND;
+  if (h->flags & A2TP_FLAG_PADDING) return A2TP_BAD_PADDING;
+  if (h->flags & A2TP_FLAG_RESULT) {
+    if (h->flags & (A2TP_FLAG_COLLISION | A2TP_FLAG_RESEND)) return A2TP_RESULT_AS_GRADIENT;
+    if (!h->bitmap) return A2TP_EMPTY_RESULT;
+  } else {
+    if (h->flags & (A2TP_FLAG_COL | A2TP_FLAG_ECE)) return A2TP_GRADIENT_AS_RESULT;
+    if (h->bitmap != (1u << h->worker)) return A2TP_GRADIENT_BITMAP;
+  }
+  return A2TP_FINE;
 }
 
 #ifdef __cplusplus

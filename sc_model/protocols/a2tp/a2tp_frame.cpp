@@ -8,23 +8,22 @@
 namespace fs {
 
 std::string a2tp_packet_problem(const a2tp_header_t& h) {
-  if (h.workers == 0 || h.workers > A2TP_MAX_WORKERS)
-    return "a fan-in of " + std::to_string(h.workers) + " workers (1 to " + std::to_string(A2TP_MAX_WORKERS) + ")";
-  if (h.worker >= h.workers)
-    return "worker " + std::to_string(h.worker) + " of a job of " + std::to_string(h.workers) + " workers";
-  const uint32_t all = a2tp_full_bitmap(h.workers);
-  if (h.bitmap & ~all)
-    return "bitmap " + hex32(h.bitmap) + " names workers beyond the job's " + std::to_string(h.workers);
-  if (h.flags & A2TP_FLAG_PADDING) return "padding bits set in the flags byte (" + std::to_string(h.flags) + ")";
-  if (h.flags & A2TP_FLAG_RESULT) {
-    if (h.flags & (A2TP_FLAG_COLLISION | A2TP_FLAG_RESEND)) return "a result flagged COLLISION or RESEND";
-    if (!h.bitmap) return "a result with an empty bitmap";
-  } else {
-    if (h.flags & (A2TP_FLAG_COL | A2TP_FLAG_ECE)) return "a gradient flagged COL or ECE (results' flags)";
-    if (h.bitmap != (1u << h.worker))
+  switch (a2tp_header_problem(&h)) {
+    case A2TP_FINE: return "";
+    case A2TP_BAD_FAN_IN:
+      return "a fan-in of " + std::to_string(h.workers) + " workers (1 to " + std::to_string(A2TP_MAX_WORKERS) + ")";
+    case A2TP_BAD_WORKER:
+      return "worker " + std::to_string(h.worker) + " of a job of " + std::to_string(h.workers) + " workers";
+    case A2TP_BITMAP_BEYOND:
+      return "bitmap " + hex32(h.bitmap) + " names workers beyond the job's " + std::to_string(h.workers);
+    case A2TP_BAD_PADDING: return "padding bits set in the flags byte (" + std::to_string(h.flags) + ")";
+    case A2TP_RESULT_AS_GRADIENT: return "a result flagged COLLISION or RESEND";
+    case A2TP_EMPTY_RESULT: return "a result with an empty bitmap";
+    case A2TP_GRADIENT_AS_RESULT: return "a gradient flagged COL or ECE (results' flags)";
+    case A2TP_GRADIENT_BITMAP:
       return "a gradient of worker " + std::to_string(h.worker) + " with bitmap " + hex32(h.bitmap);
   }
-  return "";
+  return "an unknown problem";
 }
 
 Bytes build_a2tp_packet(a2tp_header_t hdr, unsigned from_host, uint32_t to_ipv4, const std::vector<int32_t>& values,

@@ -1,0 +1,184 @@
+/* The a2tp switch handler (ATP; A2TP §4.2-4.3 and §5; static partitioning as SwitchML's): a
+ * gradient takes its aggregator if it is free, is summed in if the aggregator holds its job's
+ * fragment, and otherwise collides: it goes on to the job's PS flagged COLLISION, and in A2TP mode
+ * the aggregator remembers it (Col) and tells the holder's workers in its result. An aggregation
+ * with every worker in sends its result to the PS (the packet's IPv4 destination) and frees its
+ * aggregator. A RESEND gradient (a worker's retransmission, or one A2TP sends outside its ACW)
+ * goes straight to the PS; if the switch holds its fragment's aggregation, the partial sum goes
+ * to the PS first and the aggregator is freed, so that the PS completes what the switch could
+ * not. Results are forwarded. Values are int32 sums, wrapping. */
+#include "a2tp_switch.h"
+
+#include <stddef.h>
+#include <string.h>
+
+/* Where the values start in a frame. */
+#define A2TP_VALUES_OFFSET (A2TP_PAYLOAD_OFFSET + A2TP_HEADER_BYTES)
+
+static const a2tp_switch_config_t* config_of(const fs_handler_args_t* args) {
+  const a2tp_switch_config_t* c = (const a2tp_switch_config_t*)args->l1; /* this cluster's copy */
+  if (args->l1_size < A2TP_CONFIG_L1_BYTES || c->magic != A2TP_SWITCH_MAGIC || c->by_clusters.d != args->num_clusters)
+    return NULL;
+  return c;
+}
+
+/* The frame's header, if it is an IPv4 (no options) UDP frame holding a whole a2tp packet of at
+ * most an aggregator's values and a well-formed header; 0 if not. */
+static int read_packet(const uint8_t* pkt, uint32_t len, a2tp_header_t* h) {
+  uint32_t udp_len;
+  if (len < A2TP_VALUES_OFFSET || fs_be16(pkt + 12) != FS_ETHERTYPE_IPV4 || pkt[FS_ETH_BYTES] != 0x45 ||
+      pkt[FS_ETH_BYTES + 9] != FS_IPPROTO_UDP)
+    return 0;
+  udp_len = fs_be16(pkt + FS_ETH_BYTES + FS_IPV4_BYTES + 4);
+  a2tp_decode(pkt + A2TP_PAYLOAD_OFFSET, h);
+  if (h->elements > A2TP_ELEMENTS || udp_len != FS_UDP_BYTES + A2TP_HEADER_BYTES + h->elements * A2TP_ELEMENT_BYTES ||
+      A2TP_VALUES_OFFSET + h->elements * A2TP_ELEMENT_BYTES > len || pkt[A2TP_PAYLOAD_OFFSET + A2TP_OFF_RESERVED])
+    return 0;
+  return a2tp_header_problem(h) == A2TP_FINE;
+}
+
+/* The aggregator the gradient uses, or NULL for a job static partitioning does not know. */
+static a2tp_aggregator_t* aggregator_of(const a2tp_switch_config_t* c, const a2tp_header_t* h) {
+  uint32_t index, home;
+  if (c->mode == A2TP_MODE_STATIC) {
+    if (h->job >= c->jobs) return NULL;
+    index = h->job * c->share + fs_remainder(h->aggregator, fs_divide(h->aggregator, &c->by_share), &c->by_share);
+  } else {
+    index = fs_remainder(h->aggregator, fs_divide(h->aggregator, &c->by_aggregators), &c->by_aggregators);
+  }
+  home = fs_remainder(index, fs_divide(index, &c->by_clusters), &c->by_clusters);
+  return (a2tp_aggregator_t*)(fs_cluster_l1(home, NULL) + c->aggregators_offset +
+                              fs_divide(index, &c->by_clusters) * A2TP_AGGREGATOR_BYTES);
+}
+
+/* Sends `len` bytes of `frame` towards its IPv4 destination. */
+static int forward(const uint8_t* frame, uint32_t len, int outcome) {
+  const int port = fs_next_hop((uint32_t)fs_be32(frame + FS_ETH_BYTES + 16));
+  if (port < 0) return A2TP_NO_ROUTE;
+  fs_send(frame, len, (uint32_t)port);
+  return outcome;
+}
+
+static int ce_marked(const uint8_t* pkt) { return (pkt[FS_ETH_BYTES + 1] & 3u) == 3u; }
+
+/* Turns the packet in `pkt` (a gradient of the aggregation `a` holds) into the aggregation's
+ * result from this switch, with `a`'s bitmap, Col, ECE and values; ECN-capable again if the
+ * gradient was. Under `a`'s lock. */
+static void write_result(uint8_t* pkt, const a2tp_aggregator_t* a) {
+  uint8_t* ip = pkt + FS_ETH_BYTES;
+  uint8_t* h = pkt + A2TP_PAYLOAD_OFFSET;
+  h[A2TP_OFF_FLAGS] = (uint8_t)(A2TP_FLAG_RESULT | (a->col ? A2TP_FLAG_COL : 0u) | (a->ece ? A2TP_FLAG_ECE : 0u));
+  h[A2TP_OFF_WORKER] = 0;
+  fs_put_be32(h + A2TP_OFF_BITMAP, a->bitmap);
+  memcpy(pkt + A2TP_VALUES_OFFSET, a->values, a->elements * A2TP_ELEMENT_BYTES);
+  if (ip[1] & 3u) ip[1] = (uint8_t)((ip[1] & ~3u) | 2u); /* ECT(0): the mark is in ECE now */
+  fs_put_be32(ip + 12, FS_SWITCH_IPV4);
+  fs_put_be16(ip + 10, 0);
+  fs_put_be16(ip + 10, fs_ipv4_checksum(ip, FS_IPV4_BYTES));
+}
+
+/* Adds the packet's values into `a`'s. Both little-endian int32; sums wrap. */
+static void sum_into(a2tp_aggregator_t* a, const uint8_t* in) {
+  uint32_t i;
+  for (i = 0; i < a->elements; ++i) {
+    uint32_t x, y;
+    memcpy(&x, &a->values[i], 4);
+    y = (uint32_t)fs_le32(in + 4u * i);
+    x += y;
+    memcpy(&a->values[i], &x, 4);
+  }
+}
+
+static void take(a2tp_aggregator_t* a, const a2tp_header_t* h, const uint8_t* pkt) {
+  uint32_t i;
+  a->busy = 1;
+  a->job = h->job, a->sequence = h->sequence, a->bitmap = h->bitmap, a->workers = h->workers;
+  a->elements = h->elements, a->col = 0, a->ece = (uint32_t)ce_marked(pkt);
+  for (i = 0; i < h->elements; ++i) a->values[i] = (int32_t)fs_le32(pkt + A2TP_VALUES_OFFSET + 4u * i);
+}
+
+static int gradient(const a2tp_switch_config_t* c, const fs_handler_args_t* args, const a2tp_header_t* h,
+                    a2tp_aggregator_t* a, uint32_t len) {
+  uint8_t* pkt = args->pkt;
+  int outcome;
+  fs_lock(&a->lock);
+  if (!a->busy) {
+    take(a, h, pkt);
+    outcome = A2TP_TAKEN;
+  } else if (a->job == h->job && a->sequence == h->sequence) {
+    if (a->elements != h->elements || a->workers != h->workers) {
+      fs_unlock(&a->lock);
+      return A2TP_MALFORMED;
+    }
+    if (a->bitmap & h->bitmap) {
+      fs_unlock(&a->lock);
+      return A2TP_DUPLICATE;
+    }
+    sum_into(a, pkt + A2TP_VALUES_OFFSET);
+    a->bitmap |= h->bitmap;
+    a->ece |= (uint32_t)ce_marked(pkt);
+    outcome = A2TP_AGGREGATED;
+  } else {
+    if (c->mode == A2TP_MODE_A2TP) a->col = 1;
+    fs_unlock(&a->lock);
+    pkt[A2TP_PAYLOAD_OFFSET + A2TP_OFF_FLAGS] |= A2TP_FLAG_COLLISION;
+    return forward(pkt, len, A2TP_COLLISION);
+  }
+  if (a->bitmap == a2tp_full_bitmap(a->workers)) {
+    write_result(pkt, a);
+    a->busy = 0;
+    fs_unlock(&a->lock);
+    return forward(pkt, len, A2TP_COMPLETED);
+  }
+  fs_unlock(&a->lock);
+  return outcome;
+}
+
+/* A RESEND gradient: to the PS; first the partial sum of its fragment's aggregation, if the
+ * switch holds it. */
+static int resend(const fs_handler_args_t* args, const a2tp_header_t* h, a2tp_aggregator_t* a, uint32_t len) {
+  uint8_t* pkt = args->pkt;
+  int outcome = forward(pkt, len, A2TP_RESENT);
+  if (outcome != A2TP_RESENT) return outcome;
+  fs_lock(&a->lock);
+  if (a->busy && a->job == h->job && a->sequence == h->sequence && a->elements == h->elements) {
+    pkt[A2TP_PAYLOAD_OFFSET + A2TP_OFF_FLAGS] = 0;
+    write_result(pkt, a);
+    a->busy = 0;
+    fs_unlock(&a->lock);
+    return forward(pkt, len, A2TP_FLUSHED);
+  }
+  fs_unlock(&a->lock);
+  return outcome;
+}
+
+int a2tp_handler(const fs_handler_args_t* args) {
+  const a2tp_switch_config_t* c = config_of(args);
+  a2tp_header_t h;
+  a2tp_aggregator_t* a;
+  uint32_t len;
+  if (!c) return A2TP_NOT_INSTALLED;
+  if (!read_packet(args->pkt, args->pkt_len, &h)) return A2TP_MALFORMED;
+  len = A2TP_VALUES_OFFSET + h.elements * A2TP_ELEMENT_BYTES;
+  if (h.flags & A2TP_FLAG_RESULT) return forward(args->pkt, len, A2TP_FORWARDED);
+  if (h.elements == 0) return A2TP_MALFORMED;
+  a = aggregator_of(c, &h);
+  if (!a) return A2TP_UNKNOWN_JOB;
+  if (h.flags & A2TP_FLAG_RESEND) return resend(args, &h, a, len);
+  if (h.flags & A2TP_FLAG_COLLISION) return forward(args->pkt, len, A2TP_COLLISION);
+  return gradient(c, args, &h, a, len);
+}
+
+/* Names of the outcome codes, in the order of enum a2tp_outcome. */
+static const fs_outcome_desc_t a2tp_outcomes[] = {
+    /* name, drop, completes_block, no_block */
+    {"ok", 0, 0, 1},        {"taken", 0, 0, 0},       {"aggregated", 0, 0, 0}, {"completed", 0, 1, 0},
+    {"duplicate", 1, 0, 1}, {"collision", 0, 0, 1},   {"resent", 0, 0, 1},     {"flushed", 0, 1, 0},
+    {"forwarded", 0, 0, 1}, {"unknown_job", 1, 0, 1}, {"malformed", 1, 0, 1},  {"no_route", 1, 0, 1},
+    {"not_installed", 1, 0, 1},
+};
+_Static_assert(sizeof(a2tp_outcomes) / sizeof(a2tp_outcomes[0]) == A2TP_OUTCOME_COUNT, "an outcome name for every code");
+FS_HANDLER_SET(a2tp,
+               "ATP and A2TP: gradients of several jobs aggregated in hashed (or statically shared) aggregators, "
+               "collisions and the rest to each job's parameter server, A2TP's Col bit (int32 sums)",
+               A2TP_OFF_SEQUENCE, A2TP_OFF_JOB, a2tp_outcomes);

@@ -1,0 +1,82 @@
+/* The a2tp switch side (ATP, A2TP, and static partitioning as in SwitchML): the configuration the
+ * control plane installs (shared by the C handler and the simulator's installer), the aggregator
+ * kept in cluster L1, and the handler's outcome codes. The switch's M aggregators are cut across
+ * the clusters: aggregator i lives in cluster i mod C, at slot i / C there. Which aggregator a
+ * gradient uses: with hashing (ATP, A2TP) the index its worker put in the header, mod M; with
+ * static partitioning, job j of J owns aggregators [j S, (j + 1) S) with S = M / J, and takes the
+ * header's index mod S in its own share, so that no job ever touches another's. */
+#ifndef A2TP_SWITCH_H
+#define A2TP_SWITCH_H
+
+#include <stdint.h>
+
+#include "a2tp_proto.h"
+#include "fs_divide.h"
+#include "fs_handler.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define A2TP_SWITCH_MAGIC 0x41325431u /* "A2T1" */
+
+enum a2tp_mode {
+  A2TP_MODE_ATP = 0,    /* hashed aggregators; a collision goes on to the PS, the holder never hears of it */
+  A2TP_MODE_A2TP = 1,   /* the same, and the held aggregator keeps a Col bit for its result (A2TP §4.3.1) */
+  A2TP_MODE_STATIC = 2  /* each job its own share of the aggregators (SwitchML-style, A2TP §6.1) */
+};
+
+/* What every packet reads: the installer writes it at offset 0 of L2 handler memory and a copy at
+ * the start of the set's share of every cluster's L1 state area. */
+typedef struct a2tp_switch_config {
+  uint32_t magic;
+  uint32_t mode;           /* enum a2tp_mode */
+  uint32_t aggregators;    /* M */
+  uint32_t jobs;           /* static partitioning: J, the jobs sharing the aggregators (jobs 0..J-1) */
+  uint32_t share;          /* static partitioning: S = M / J */
+  uint32_t per_cluster;    /* aggregator slots in each cluster: ceil(M / C) */
+  fs_divisor_t by_clusters;    /* divides by C */
+  fs_divisor_t by_aggregators; /* by M */
+  fs_divisor_t by_share;       /* by S */
+  uint32_t aggregators_offset; /* where the aggregators start in each cluster's L1 share */
+} a2tp_switch_config_t;
+#define A2TP_CONFIG_L1_BYTES ((uint32_t)((sizeof(a2tp_switch_config_t) + 63u) & ~63u))
+
+/* An aggregator (A2TP §4.3.1: bitmap, counter, ECN and Col, job and sequence, the values). Free
+ * when `busy` is 0. */
+typedef struct a2tp_aggregator {
+  uint32_t lock;      /* spin lock over the whole aggregator */
+  uint32_t busy;
+  uint32_t job, sequence;
+  uint32_t bitmap;    /* workers summed in */
+  uint32_t workers;   /* the job's fan-in */
+  uint32_t elements;  /* values per fragment of this aggregation */
+  uint32_t col;       /* A2TP: another aggregation's gradient met this one here */
+  uint32_t ece;       /* a gradient summed in arrived CE-marked */
+  int32_t values[A2TP_ELEMENTS];
+} a2tp_aggregator_t;
+#define A2TP_AGGREGATOR_BYTES ((uint32_t)sizeof(a2tp_aggregator_t))
+
+/* Outcome codes, in the order of a2tp_outcomes[] (a2tp.c). */
+enum a2tp_outcome {
+  A2TP_OK = 0,
+  A2TP_TAKEN,          /* a free aggregator taken by the gradient: the packet dropped */
+  A2TP_AGGREGATED,     /* summed into its aggregation: the packet dropped */
+  A2TP_COMPLETED,      /* summed in, every worker's now in: the result sent to the PS, the aggregator freed */
+  A2TP_DUPLICATE,      /* its worker's gradient is in the aggregation already: dropped */
+  A2TP_COLLISION,      /* the aggregator holds another aggregation: flagged COLLISION and sent on to the PS */
+  A2TP_RESENT,         /* a RESEND gradient sent on to the PS */
+  A2TP_FLUSHED,        /* a RESEND gradient whose aggregation the switch held: the partial sum sent to the PS
+                          first, the aggregator freed, the gradient sent on */
+  A2TP_FORWARDED,      /* a result, forwarded by the routes */
+  A2TP_UNKNOWN_JOB,    /* static partitioning: a job beyond the configured ones: dropped */
+  A2TP_MALFORMED,      /* not an a2tp packet this switch can take: dropped */
+  A2TP_NO_ROUTE,       /* no route towards the packet's destination: dropped */
+  A2TP_NOT_INSTALLED,  /* the handler set's memory holds no a2tp configuration: dropped */
+  A2TP_OUTCOME_COUNT
+};
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* A2TP_SWITCH_H */
