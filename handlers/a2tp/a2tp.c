@@ -4,9 +4,13 @@
  * the aggregator remembers it (Col) and tells the holder's workers in its result. An aggregation
  * with every worker in sends its result to the PS (the packet's IPv4 destination) and frees its
  * aggregator. A RESEND gradient (a worker's retransmission, or one A2TP sends outside its ACW)
- * goes straight to the PS; if the switch holds its fragment's aggregation, the partial sum goes
- * to the PS first and the aggregator is freed, so that the PS completes what the switch could
- * not. Results are forwarded. Values are int32 sums, wrapping. */
+ * goes on to the PS; if the switch holds its fragment's aggregation, the partial sum follows it
+ * to the PS and the aggregator is freed, so that the PS completes what the switch could not (the
+ * PS counts each worker once: the partial may hold the resender's own gradient). A result from
+ * the PS passing through to a worker frees an aggregation of its fragment that is still here (a
+ * gradient that arrived after its fragment was flushed or completed at the PS would otherwise
+ * hold its aggregator for good), as ATP's switch does. With static shares, a job that has none
+ * sends its gradients on to its PS. Values are int32 sums, wrapping. */
 #include "a2tp_switch.h"
 
 #include <stddef.h>
@@ -37,7 +41,7 @@ static int read_packet(const uint8_t* pkt, uint32_t len, a2tp_header_t* h) {
   return a2tp_header_problem(h) == A2TP_FINE;
 }
 
-/* The aggregator the gradient uses, or NULL for a job static partitioning does not know. */
+/* The aggregator of the packet's fragment, or NULL for a job with no share (static shares). */
 static a2tp_aggregator_t* aggregator_of(const a2tp_switch_config_t* c, const a2tp_header_t* h) {
   uint32_t index, home;
   if (c->mode == A2TP_MODE_STATIC) {
@@ -54,8 +58,7 @@ static a2tp_aggregator_t* aggregator_of(const a2tp_switch_config_t* c, const a2t
 /* Sends `len` bytes of `frame` towards its IPv4 destination. */
 static int forward(const uint8_t* frame, uint32_t len, int outcome) {
   const int port = fs_next_hop((uint32_t)fs_be32(frame + FS_ETH_BYTES + 16));
-  if (port < 0) return A2TP_NO_ROUTE;
-  fs_send(frame, len, (uint32_t)port);
+  if (port < 0 || fs_send(frame, len, (uint32_t)port) != 0) return A2TP_NO_ROUTE;
   return outcome;
 }
 
@@ -134,8 +137,8 @@ static int gradient(const a2tp_switch_config_t* c, const fs_handler_args_t* args
   return outcome;
 }
 
-/* A RESEND gradient: to the PS; first the partial sum of its fragment's aggregation, if the
- * switch holds it. */
+/* A RESEND gradient: to the PS, and after it the partial sum of its fragment's aggregation, if
+ * the switch holds it. */
 static int resend(const fs_handler_args_t* args, const a2tp_header_t* h, a2tp_aggregator_t* a, uint32_t len) {
   uint8_t* pkt = args->pkt;
   int outcome = forward(pkt, len, A2TP_RESENT);
@@ -152,6 +155,17 @@ static int resend(const fs_handler_args_t* args, const a2tp_header_t* h, a2tp_ag
   return outcome;
 }
 
+/* A result on its way (from a PS to a worker): frees an aggregation of its fragment still here. */
+static int result(const fs_handler_args_t* args, const a2tp_header_t* h, a2tp_aggregator_t* a, uint32_t len) {
+  int released = 0;
+  if (a) {
+    fs_lock(&a->lock);
+    if (a->busy && a->job == h->job && a->sequence == h->sequence) a->busy = 0, released = 1;
+    fs_unlock(&a->lock);
+  }
+  return forward(args->pkt, len, released ? A2TP_RELEASED : A2TP_FORWARDED);
+}
+
 int a2tp_handler(const fs_handler_args_t* args) {
   const a2tp_switch_config_t* c = config_of(args);
   a2tp_header_t h;
@@ -160,22 +174,22 @@ int a2tp_handler(const fs_handler_args_t* args) {
   if (!c) return A2TP_NOT_INSTALLED;
   if (!read_packet(args->pkt, args->pkt_len, &h)) return A2TP_MALFORMED;
   len = A2TP_VALUES_OFFSET + h.elements * A2TP_ELEMENT_BYTES;
-  if (h.flags & A2TP_FLAG_RESULT) return forward(args->pkt, len, A2TP_FORWARDED);
-  if (h.elements == 0) return A2TP_MALFORMED;
   a = aggregator_of(c, &h);
-  if (!a) return A2TP_UNKNOWN_JOB;
-  if (h.flags & A2TP_FLAG_RESEND) return resend(args, &h, a, len);
+  if (h.flags & A2TP_FLAG_RESULT) return result(args, &h, a, len);
   if (h.flags & A2TP_FLAG_COLLISION) return forward(args->pkt, len, A2TP_COLLISION);
+  if (!a) return forward(args->pkt, len, A2TP_NO_SHARE);
+  if (h.flags & A2TP_FLAG_RESEND) return resend(args, &h, a, len);
+  if (h.elements == 0) return A2TP_MALFORMED;
   return gradient(c, args, &h, a, len);
 }
 
 /* Names of the outcome codes, in the order of enum a2tp_outcome. */
 static const fs_outcome_desc_t a2tp_outcomes[] = {
     /* name, drop, completes_block, no_block */
-    {"ok", 0, 0, 1},        {"taken", 0, 0, 0},       {"aggregated", 0, 0, 0}, {"completed", 0, 1, 0},
-    {"duplicate", 1, 0, 1}, {"collision", 0, 0, 1},   {"resent", 0, 0, 1},     {"flushed", 0, 1, 0},
-    {"forwarded", 0, 0, 1}, {"unknown_job", 1, 0, 1}, {"malformed", 1, 0, 1},  {"no_route", 1, 0, 1},
-    {"not_installed", 1, 0, 1},
+    {"ok", 0, 0, 1},        {"taken", 0, 0, 0},     {"aggregated", 0, 0, 0}, {"completed", 0, 1, 0},
+    {"duplicate", 1, 0, 1}, {"collision", 0, 0, 1}, {"resent", 0, 0, 1},     {"flushed", 0, 1, 0},
+    {"forwarded", 0, 0, 1}, {"released", 0, 1, 0},  {"no_share", 0, 0, 1},   {"malformed", 1, 0, 1},
+    {"no_route", 1, 0, 1},  {"not_installed", 1, 0, 1},
 };
 _Static_assert(sizeof(a2tp_outcomes) / sizeof(a2tp_outcomes[0]) == A2TP_OUTCOME_COUNT, "an outcome name for every code");
 FS_HANDLER_SET(a2tp,

@@ -3,8 +3,9 @@
  * kept in cluster L1, and the handler's outcome codes. The switch's M aggregators are cut across
  * the clusters: aggregator i lives in cluster i mod C, at slot i / C there. Which aggregator a
  * gradient uses: with hashing (ATP, A2TP) the index its worker put in the header, mod M; with
- * static partitioning, job j of J owns aggregators [j S, (j + 1) S) with S = M / J, and takes the
- * header's index mod S in its own share, so that no job ever touches another's. */
+ * static partitioning, job j of J owns aggregators [j S, (j + 1) S) with S = M / J (the last M mod
+ * J stay unused), and takes the header's index mod S in its own share, so that no job ever touches
+ * another's. */
 #ifndef A2TP_SWITCH_H
 #define A2TP_SWITCH_H
 
@@ -66,10 +67,11 @@ enum a2tp_outcome {
   A2TP_DUPLICATE,      /* its worker's gradient is in the aggregation already: dropped */
   A2TP_COLLISION,      /* the aggregator holds another aggregation: flagged COLLISION and sent on to the PS */
   A2TP_RESENT,         /* a RESEND gradient sent on to the PS */
-  A2TP_FLUSHED,        /* a RESEND gradient whose aggregation the switch held: the partial sum sent to the PS
-                          first, the aggregator freed, the gradient sent on */
+  A2TP_FLUSHED,        /* a RESEND gradient whose aggregation the switch held: sent on to the PS, then the
+                          partial sum, and the aggregator freed */
   A2TP_FORWARDED,      /* a result, forwarded by the routes */
-  A2TP_UNKNOWN_JOB,    /* static partitioning: a job beyond the configured ones: dropped */
+  A2TP_RELEASED,       /* a result from the PS that freed its fragment's aggregation left here, forwarded */
+  A2TP_NO_SHARE,       /* static shares: a gradient of a job that has none, sent on to its PS */
   A2TP_MALFORMED,      /* not an a2tp packet this switch can take: dropped */
   A2TP_NO_ROUTE,       /* no route towards the packet's destination: dropped */
   A2TP_NOT_INSTALLED,  /* the handler set's memory holds no a2tp configuration: dropped */

@@ -3,8 +3,9 @@
 // ports of their number: gradients taken, summed and completed into a result to their job's PS
 // (sums worked out here by hand, wrapping), collisions sent on to the PS and, in A2TP mode only,
 // remembered as the holder's Col bit; duplicates dropped; a CE mark carried as ECE; a RESEND
-// flushing the partial sum to the PS; static shares that never touch another job's aggregators;
-// malformed packets dropped; the installer's refusals.
+// flushing the partial sum to the PS; a PS result freeing an aggregation left behind; static
+// shares that never touch another job's aggregators; malformed packets dropped; the installer's
+// refusals.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -205,8 +206,60 @@ TEST_F(A2tpHandlerStatic, AJobOnlyEverUsesItsOwnShare) {
   EXPECT_EQ(run({1, 1, 4, 0, 2, {1}}), "taken");
   EXPECT_EQ(aggregator(1).job, 0u);
   EXPECT_EQ(aggregator(4).job, 1u);
-  EXPECT_EQ(run({2, 1, 4, 0, 2, {1}}), "unknown_job");
-  EXPECT_TRUE(last_.sent.empty());
+  // A job with no share sends its gradients on to its PS.
+  EXPECT_EQ(run({2, 1, 4, 0, 2, {1}, kPs2}), "no_share");
+  ASSERT_EQ(last_.sent.size(), 1u);
+  EXPECT_EQ(last_.sent[0].ports, std::vector<uint32_t>{kPs2});
+  EXPECT_EQ(read(last_.sent[0].data).h.flags, 0);
+}
+
+class A2tpHandlerUnevenShares : public A2tpHandler {
+ protected:
+  A2tpHandlerUnevenShares() : A2tpHandler([] {
+    fs::Config c = switch_cfg("static", 2);
+    fs::a2tp_config(c).aggregators = 7;  // shares of 3: aggregator 6 stays unused
+    return c;
+  }()) {}
+};
+
+TEST_F(A2tpHandlerUnevenShares, TheAggregatorsBeyondWholeSharesStayUnused) {
+  for (uint16_t index = 0; index < 7; ++index) {
+    SCOPED_TRACE("index " + std::to_string(index));
+    ASSERT_EQ(run({1, index, index, 0, 2, {1}}), "taken");
+    EXPECT_EQ(aggregator(3 + index % 3).busy, 1u);
+    EXPECT_EQ(aggregator(6).busy, 0u);
+    ASSERT_EQ(run({1, index, index, 1, 2, {1}}), "completed");
+  }
+}
+
+TEST_F(A2tpHandler, AResendOfAWorkerAlreadyInFlushesAPartialThatHoldsIt) {
+  // Worker 0's gradient is in aggregator 1; its result is late and it resends: the PS gets the
+  // resend and the partial with worker 0 in it (it counts worker 0 once: a2tp_ps.h).
+  EXPECT_EQ(run({1, 3, 1, 0, 2, {4}}), "taken");
+  EXPECT_EQ(run({1, 3, 1, 0, 2, {4}, kPs1, A2TP_FLAG_RESEND}), "flushed");
+  ASSERT_EQ(last_.sent.size(), 2u);
+  EXPECT_EQ(read(last_.sent[0].data).h.bitmap, 1u);
+  EXPECT_EQ(read(last_.sent[1].data).h.bitmap, 1u);
+  EXPECT_EQ(read(last_.sent[1].data).h.flags, A2TP_FLAG_RESULT);
+  EXPECT_EQ(read(last_.sent[1].data).values, std::vector<int32_t>{4});
+}
+
+TEST_F(A2tpHandler, APsResultOnItsWayFreesAnAggregationLeftBehind) {
+  // Worker 0's first copy of fragment 10 arrives after the PS completed the fragment (from its
+  // resend): it takes aggregator 3, where no other gradient of fragment 10 will come.
+  EXPECT_EQ(run({1, 10, 3, 0, 2, {1}}), "taken");
+  a2tp_header_t r{};
+  r.job = 1, r.sequence = 10, r.aggregator = 3, r.workers = 2, r.bitmap = 3, r.flags = A2TP_FLAG_RESULT;
+  // The PS's result to worker 1 passes through: the aggregation is freed, the result goes on.
+  EXPECT_EQ(run_frame(fs::build_a2tp_packet(r, kPs1, fs_host_ipv4(1), {5})), "released");
+  ASSERT_EQ(last_.sent.size(), 1u);
+  EXPECT_EQ(last_.sent[0].ports, std::vector<uint32_t>{1});
+  EXPECT_EQ(aggregator(3).busy, 0u);
+  // The next result of the fragment finds nothing to free; one of another fragment frees nothing.
+  EXPECT_EQ(run_frame(fs::build_a2tp_packet(r, kPs1, fs_host_ipv4(0), {5})), "forwarded");
+  EXPECT_EQ(run({1, 11, 3, 0, 2, {1}}), "taken");
+  EXPECT_EQ(run_frame(fs::build_a2tp_packet(r, kPs1, fs_host_ipv4(0), {5})), "forwarded");
+  EXPECT_EQ(aggregator(3).busy, 1u);
 }
 
 TEST_F(A2tpHandler, MalformedPacketsAreDroppedAndResultsForwarded) {

@@ -24,7 +24,8 @@ TEST(A2tpModel, SawtoothOfTwoFlowsOn450Aggregators) {
   EXPECT_NEAR(s.d * s.d * (1 - s.d / 4), rhs, 1e-14);
   EXPECT_NEAR(s.d, 0.08764278104687936, 1e-12);
   EXPECT_NEAR(s.d_approx, 0.08692269873603532, 1e-12);
-  EXPECT_NEAR(s.amplitude, 2 * (s.acw_star + 1) * s.d / 2, 1e-9);
+  // A = N (ACW* + 1) d / 2 with the exact d: 2 x 265.70588 x 0.087643 / 2.
+  EXPECT_NEAR(s.amplitude, 23.287202469926708, 1e-9);
 }
 
 TEST(A2tpModel, LeastThresholdMakesTheLeastCollisionCountZero) {

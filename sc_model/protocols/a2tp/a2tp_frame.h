@@ -15,6 +15,8 @@ namespace fs {
 // switch result's: the job's PS; a PS result's: a worker), over UDP to `udp_port`, carrying
 // `values` (hdr.elements is set from them). ECN-capable (ECT(0)) if `ecn_capable`. Throws
 // InputError if the packet would break the format (a2tp_packet_problem) or exceed IPv4's limit.
+// (The wire format allows any number of values up to that; the switch's aggregators take
+// gradients of 1 to A2TP_ELEMENTS and drop others as malformed.)
 Bytes build_a2tp_packet(a2tp_header_t hdr, unsigned from_host, uint32_t to_ipv4, const std::vector<int32_t>& values,
                         bool ecn_capable = true, uint16_t udp_port = A2TP_UDP_PORT_DEFAULT);
 

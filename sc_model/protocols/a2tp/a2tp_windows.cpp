@@ -16,6 +16,7 @@ A2tpWindows::A2tpWindows(const A2tpParams& params)
     : params_(params), acw_(params.initial_window), lcw_(params.initial_window) {}
 
 void A2tpWindows::end_round(const A2tpRound& round) {
+  if (!round.sent && !round.lost) return;  // an idle round: no data, no signal
   const double w = params_.w, g = params_.g, H = params_.threshold;
   if (round.to_switch) alpha_ = (1 - w) * alpha_ + w * double(round.collided) / round.to_switch;  // Eq. 1
   if (round.sent) {
@@ -37,6 +38,7 @@ uint32_t A2tpWindows::link_slots() const { return whole(lcw_); }
 AtpWindow::AtpWindow(const AtpParams& params) : params_(params), window_(params.initial_window) {}
 
 void AtpWindow::end_round(const A2tpRound& round) {
+  if (!round.sent && !round.lost) return;  // an idle round
   window_ = round.ecn_marked || round.lost ? window_ / 2 : window_ + 1;
   window_ = std::max(window_, params_.min_window);
 }

@@ -14,13 +14,14 @@
 //   ACW   = ACW (1 - d / 2), d = p^gamma, if p > 0; else ACW + 1      (Eq. 4, 5; AIMD)
 //   LCW   = LCW (1 - beta / 2) if the round had an ECN mark; else LCW + 1   (Eq. 6, DCTCP's rule)
 //   ACW   = min(ACW, LCW)
-// A round with no gradient to the switch leaves alpha as it was, one with no gradient sent
-// leaves beta and gamma (there is no sample). A loss (a retransmission timeout) halves both
-// windows, as TCP and DCTCP react to one. Neither window goes below min_window.
+// A round is one LCW of data, so a round in which nothing was sent or lost changes nothing. One
+// with no gradient to the switch leaves alpha as it was, one with no gradient sent leaves beta
+// and gamma (there is no sample). A loss (a retransmission timeout) halves both windows, as TCP
+// and DCTCP react to one. Neither window goes below min_window.
 //
 // ATP (the baseline, AtpWindow): one window for everything the worker sends to the switch,
-// halved once in a round with an ECN mark or a loss, else one more per round. Collisions do not
-// move it: ATP reacts to end-to-end signals only (A2TP §3.2).
+// halved once in a round with an ECN mark or a loss, else one more per round (an idle round
+// changes nothing). Collisions do not move it: ATP reacts to end-to-end signals only (A2TP §3.2).
 #pragma once
 #include <cstdint>
 

@@ -1,0 +1,67 @@
+// A job's parameter server (PS) as A2TP and ATP use it (A2TP §4.2): it sums what the switch did
+// not, and is the reliability anchor. What arrives for a fragment (a sequence number): switch
+// results, whole (every worker) or partial (flushed by a resend); gradients that collided at the
+// switch; gradients sent straight to it (RESEND: retransmissions, and A2TP's share of LCW outside
+// ACW). It counts each worker once: a packet whose workers are all in already is a duplicate, and
+// one that overlaps what came as single gradients has those gradients taken out again (the switch
+// summed them too). Once every worker is in, the fragment's result goes to every worker, flagged
+// COL if any packet of the fragment collided or came flagged COL, and ECE if any was CE-marked or
+// flagged ECE. A worker's gradient for a fragment already complete means its result was lost: the
+// PS sends that worker the result again. Arithmetic only: the PS host agent receives and sends
+// (a result to each worker, with the fragment's aggregator index, so that the switch it passes
+// frees an aggregation of the fragment left there: a2tp.c).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "protocols/a2tp/a2tp_frame.h"
+
+namespace fs {
+
+class A2tpParameterServer {
+ public:
+  // A PS of a job of `workers` workers (1 to 32).
+  explicit A2tpParameterServer(unsigned workers);
+
+  struct Action {
+    enum Kind {
+      kNone,       // nothing to send (summed in, a duplicate, or refused: see why)
+      kMulticast,  // the fragment is complete: its result to every worker
+      kResend      // the fragment was complete: its result again to `worker`
+    } kind = kNone;
+    uint32_t sequence = 0;
+    uint16_t aggregator = 0;  // the fragment's, as its packets named it (a result frees it on its way)
+    unsigned worker = 0;
+    uint8_t flags = 0;  // RESULT, and COL and ECE as the fragment saw them
+    std::vector<int32_t> values;
+    std::string why;  // for kNone: "" (summed in), "duplicate", or why the packet was refused
+  };
+  // Takes a packet of this PS's job (`ce`: its IPv4 header arrived CE-marked).
+  Action take(const A2tpPacket& p, bool ce);
+  // Forgets complete fragments below `sequence` (their results are no longer resent).
+  void forget_before(uint32_t sequence);
+
+  size_t pending() const;   // fragments begun and not complete
+  uint64_t completed() const { return completed_; }
+  uint64_t duplicates() const { return duplicates_; }
+  uint64_t refused() const { return refused_; }
+
+ private:
+  struct Fragment {
+    uint32_t have = 0;  // workers summed in
+    uint16_t aggregator = 0;
+    bool done = false, col = false, ece = false;
+    std::vector<int32_t> sum;
+    std::map<unsigned, std::vector<int32_t>> singles;  // gradients that came alone, by worker
+  };
+  Action result(uint32_t sequence, const Fragment& f, Action::Kind kind, unsigned worker) const;
+
+  unsigned workers_;
+  uint32_t full_;
+  std::map<uint32_t, Fragment> fragments_;
+  uint64_t completed_ = 0, duplicates_ = 0, refused_ = 0;
+};
+
+}  // namespace fs
