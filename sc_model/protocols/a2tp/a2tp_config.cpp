@@ -14,7 +14,7 @@ std::vector<ConfigKey> a2tp_config_keys() {
                          {"atp", "a2tp", "static"}, A2TP(mode)));
   s.push_back(uint_key("a2tp.aggregators", "the switch's aggregators (M), of 248 bytes of values each, cut across the clusters' L1; 0 = none (the a2tp handler set then takes no memory)", 0, 1u << 16,
                        A2TP(aggregators)));
-  s.push_back(uint_key("a2tp.jobs", "a2tp.mode static: the jobs the aggregators are split between equally (jobs 0 to a2tp.jobs - 1; another job's gradients are dropped)", 1, 1u << 16,
+  s.push_back(uint_key("a2tp.jobs", "a2tp.mode static: the jobs the aggregators are split between, a2tp.aggregators / a2tp.jobs each (jobs 0 to a2tp.jobs - 1; the remainder stays unused; another job's gradients go on to its parameter server)", 1, 1u << 16,
                        A2TP(jobs)));
   return s;
 }
