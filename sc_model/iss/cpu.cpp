@@ -59,8 +59,8 @@ void Cpu::decode_shared_code() {
   for (const MemRegion& r : mem_.regions())
     if (r.executable && !r.writable && r.host && !shared_decode_->count(r.host)) {
       for (uint32_t off = 0; off + 2 <= r.size; off += 2) fetch_slow(r.base + off);
-      // The fast engine's counts too: cores on other threads only read the slots from now on.
-      if (current_ && current_->region == &r) count_alu_runs(*current_);
+      // The fast engine's counts, from the end (each goes on from the next's); others only read.
+      for (uint32_t off = r.size & ~1u; off >= 2; off -= 2) count_alu_run(r.base + off - 2);
     }
 }
 

@@ -274,11 +274,9 @@ class Cpu {
   Stop run_plain(uint64_t budget, uint64_t cycle_limit, const Gates& gates);
   Stop run_fast(uint64_t budget, uint64_t cycle_limit, const Gates& gates);
   // Counts the ALU instructions in a row from the one at addr (in the current code region; at
-  // most 255) and writes each its count from there on into its slot's alu_run (cpu_fast.cpp).
-  // Leaves everything as it is if the instruction at addr is not an ALU instruction.
+  // most 255), up to one counted before, and writes each its count from there on into its slot's
+  // alu_run (cpu_fast.cpp). Leaves everything as it is if the instruction at addr is not one.
   void count_alu_run(uint32_t addr);
-  // The same for every decoded ALU instruction of a code region at once.
-  static void count_alu_runs(const CodeCache& code);
   bool csr_read(uint32_t csr, uint32_t& value) const;
   bool csr_write(uint32_t csr, uint32_t value);
   Stop raise(Fault::Kind kind, uint32_t insn, uint32_t addr = 0);

@@ -62,26 +62,18 @@ FS_ISS_INLINE bool is_alu(Op op) { return size_t(kFastIndex[size_t(op)] - 1) < k
 
 void Cpu::count_alu_run(uint32_t addr) {
   Insn* run[255];
-  unsigned n = 0;
+  unsigned n = 0, after = 0;  // after: the count of a slot counted before, where the walk stopped
   for (uint32_t at = addr; n < 255 && current_ && at - current_->region->base < current_->region->size;) {
     const Insn* in = fetch_slow(at);  // (inside the current region, so it stays current)
     if (!in || !is_alu(in->op)) break;
+    if (in->alu_run) {
+      after = in->alu_run;
+      break;
+    }
     run[n++] = const_cast<Insn*>(in);
     at += in->len;
   }
-  for (unsigned i = 0; i < n; ++i) run[i]->alu_run = uint8_t(n - i);
-}
-
-void Cpu::count_alu_runs(const CodeCache& code) {
-  const uint32_t slots = code.region->size / 2;  // (the one after them is never decoded)
-  for (uint32_t i = slots; i-- > 0;) {
-    Insn& in = code.insns[i];
-    if (!in.len || !is_alu(in.op)) continue;
-    const uint32_t next = i + in.len / 2u;
-    const Insn* after = next < slots ? &code.insns[next] : nullptr;
-    const unsigned more = after && after->len && is_alu(after->op) ? after->alu_run : 0;
-    in.alu_run = uint8_t(std::min(255u, 1 + more));
-  }
+  for (unsigned i = 0; i < n; ++i) run[i]->alu_run = uint8_t(std::min(255u, n - i + after));
 }
 
 // GCC would merge the instructions' identical endings back into one dispatching jump.
