@@ -6,8 +6,13 @@
  * aggregator. A RESEND gradient (a worker's retransmission, or one A2TP sends outside its ACW)
  * goes on to the PS; if the switch holds its fragment's aggregation, the partial sum follows it
  * to the PS and the aggregator is freed, so that the PS completes what the switch could not (the
- * PS counts each worker once: the partial may hold the resender's own gradient). A result from
- * the PS passing through to a worker frees an aggregation of its fragment that is still here (a
+ * PS counts each worker once: the partial may hold the resender's own gradient). An aggregator
+ * remembers the last fragment that collided there or was resent past it, and sends that
+ * fragment's later gradients on to the PS too (bypassed) until its result passes or another
+ * fragment takes its place: otherwise they could take the aggregator once free and start an
+ * aggregation that could never complete here, since part of the fragment is at the PS. A
+ * result from the PS passing through to a worker (or to the job's group address, which the
+ * switch copies to each of the job's workers) frees an aggregation of its fragment that is still here (a
  * gradient that arrived after its fragment was flushed or completed at the PS would otherwise
  * hold its aggregator for good), as ATP's switch does. With static shares, a job that has none
  * sends its gradients on to its PS. Values are int32 sums, wrapping. */
@@ -100,11 +105,21 @@ static void take(a2tp_aggregator_t* a, const a2tp_header_t* h, const uint8_t* pk
   for (i = 0; i < h->elements; ++i) a->values[i] = (int32_t)fs_le32(pkt + A2TP_VALUES_OFFSET + 4u * i);
 }
 
+/* Gradients of h's fragment reaching `a` from now on go on to the PS flagged `flags`. */
+static void bypass(a2tp_aggregator_t* a, const a2tp_header_t* h, uint32_t flags) {
+  a->bypass_flags = flags, a->bypass_job = h->job, a->bypass_sequence = h->sequence;
+}
+
 static int gradient(const a2tp_switch_config_t* c, const fs_handler_args_t* args, const a2tp_header_t* h,
                     a2tp_aggregator_t* a, uint32_t len) {
   uint8_t* pkt = args->pkt;
   int outcome;
   fs_lock(&a->lock);
+  if (a->bypass_flags && a->bypass_job == h->job && a->bypass_sequence == h->sequence) {
+    pkt[A2TP_PAYLOAD_OFFSET + A2TP_OFF_FLAGS] |= (uint8_t)a->bypass_flags;
+    fs_unlock(&a->lock);
+    return forward(pkt, len, A2TP_BYPASSED);
+  }
   if (!a->busy) {
     take(a, h, pkt);
     outcome = A2TP_TAKEN;
@@ -123,6 +138,7 @@ static int gradient(const a2tp_switch_config_t* c, const fs_handler_args_t* args
     outcome = A2TP_AGGREGATED;
   } else {
     if (c->mode == A2TP_MODE_A2TP) a->col = 1;
+    bypass(a, h, A2TP_FLAG_COLLISION);
     fs_unlock(&a->lock);
     pkt[A2TP_PAYLOAD_OFFSET + A2TP_OFF_FLAGS] |= A2TP_FLAG_COLLISION;
     return forward(pkt, len, A2TP_COLLISION);
@@ -144,6 +160,7 @@ static int resend(const fs_handler_args_t* args, const a2tp_header_t* h, a2tp_ag
   int outcome = forward(pkt, len, A2TP_RESENT);
   if (outcome != A2TP_RESENT) return outcome;
   fs_lock(&a->lock);
+  bypass(a, h, A2TP_FLAG_RESEND); /* the fragment is at the PS now: its other gradients follow */
   if (a->busy && a->job == h->job && a->sequence == h->sequence && a->elements == h->elements) {
     pkt[A2TP_PAYLOAD_OFFSET + A2TP_OFF_FLAGS] = 0;
     write_result(pkt, a);
@@ -155,15 +172,35 @@ static int resend(const fs_handler_args_t* args, const a2tp_header_t* h, a2tp_ag
   return outcome;
 }
 
-/* A result on its way (from a PS to a worker): frees an aggregation of its fragment still here. */
+/* A result to a job's group address: a copy out of each port that leads to one of its workers
+ * (a2tp_group_ipv4), the ingress port aside. */
+static int to_group(const fs_handler_args_t* args, const a2tp_header_t* h, uint32_t len, int outcome) {
+  const uint32_t first = (uint32_t)fs_be32(args->pkt + FS_ETH_BYTES + 16) & 0xFFFFu;
+  uint32_t ports[A2TP_MAX_WORKERS], n = 0, r, k;
+  for (r = 0; r < h->workers; ++r) {
+    const int port = fs_next_hop(fs_host_ipv4(first + r));
+    if (port < 0) return A2TP_NO_ROUTE;
+    for (k = 0; k < n && ports[k] != (uint32_t)port; ++k) {
+    }
+    if (k == n && (uint32_t)port != args->ingress_port) ports[n++] = (uint32_t)port;
+  }
+  if (n && fs_multicast(args->pkt, len, ports, n) != 0) return A2TP_NO_ROUTE;
+  return outcome;
+}
+
+/* A result on its way (from a PS to its workers, or to one of them): frees an aggregation of its
+ * fragment still here. */
 static int result(const fs_handler_args_t* args, const a2tp_header_t* h, a2tp_aggregator_t* a, uint32_t len) {
-  int released = 0;
+  int released = 0, outcome;
   if (a) {
     fs_lock(&a->lock);
     if (a->busy && a->job == h->job && a->sequence == h->sequence) a->busy = 0, released = 1;
+    if (a->bypass_flags && a->bypass_job == h->job && a->bypass_sequence == h->sequence) a->bypass_flags = 0;
     fs_unlock(&a->lock);
   }
-  return forward(args->pkt, len, released ? A2TP_RELEASED : A2TP_FORWARDED);
+  outcome = released ? A2TP_RELEASED : A2TP_FORWARDED;
+  if (a2tp_is_group((uint32_t)fs_be32(args->pkt + FS_ETH_BYTES + 16))) return to_group(args, h, len, outcome);
+  return forward(args->pkt, len, outcome);
 }
 
 int a2tp_handler(const fs_handler_args_t* args) {
@@ -188,6 +225,7 @@ static const fs_outcome_desc_t a2tp_outcomes[] = {
     /* name, drop, completes_block, no_block */
     {"ok", 0, 0, 1},        {"taken", 0, 0, 0},     {"aggregated", 0, 0, 0}, {"completed", 0, 1, 0},
     {"duplicate", 1, 0, 1}, {"collision", 0, 0, 1}, {"resent", 0, 0, 1},     {"flushed", 0, 1, 0},
+    {"bypassed", 0, 0, 1},
     {"forwarded", 0, 0, 1}, {"released", 0, 1, 0},  {"no_share", 0, 0, 1},   {"malformed", 1, 0, 1},
     {"no_route", 1, 0, 1},  {"not_installed", 1, 0, 1},
 };

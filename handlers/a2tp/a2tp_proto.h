@@ -89,6 +89,15 @@ static inline void a2tp_encode(const a2tp_header_t* in, uint8_t* h) {
   h[A2TP_OFF_RESERVED] = 0;
 }
 
+/* A job's group address: the PS sends a result to it once, and the switch sends a copy to each
+ * of the job's workers, hosts first_worker_host .. first_worker_host + workers - 1 (their
+ * fs_host_ipv4 addresses): 239.0.0.0/16 with the first worker's host number in the low 16 bits. */
+#define A2TP_GROUP_PREFIX 0xEF000000u
+static inline uint32_t a2tp_group_ipv4(uint32_t first_worker_host) {
+  return A2TP_GROUP_PREFIX | (first_worker_host & 0xFFFFu);
+}
+static inline int a2tp_is_group(uint32_t ipv4) { return (ipv4 & 0xFFFF0000u) == A2TP_GROUP_PREFIX; }
+
 /* The bitmap of a job of `workers` workers when every one has contributed. */
 static inline uint32_t a2tp_full_bitmap(uint32_t workers) {
   return workers >= 32u ? 0xFFFFFFFFu : ((1u << workers) - 1u);

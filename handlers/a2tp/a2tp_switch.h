@@ -54,6 +54,10 @@ typedef struct a2tp_aggregator {
   uint32_t elements;  /* values per fragment of this aggregation */
   uint32_t col;       /* A2TP: another aggregation's gradient met this one here */
   uint32_t ece;       /* a gradient summed in arrived CE-marked */
+  /* A fragment whose gradients go on to its PS, flagged bypass_flags, instead of being aggregated
+   * here (0: none): the last to collide here (COLLISION), or the last one whose RESEND gradient
+   * passed here (RESEND); until another takes its place or its result passes. */
+  uint32_t bypass_flags, bypass_job, bypass_sequence;
   int32_t values[A2TP_ELEMENTS];
 } a2tp_aggregator_t;
 #define A2TP_AGGREGATOR_BYTES ((uint32_t)sizeof(a2tp_aggregator_t))
@@ -69,6 +73,8 @@ enum a2tp_outcome {
   A2TP_RESENT,         /* a RESEND gradient sent on to the PS */
   A2TP_FLUSHED,        /* a RESEND gradient whose aggregation the switch held: sent on to the PS, then the
                           partial sum, and the aggregator freed */
+  A2TP_BYPASSED,       /* a gradient of its aggregator's bypass fragment (one that collided there or was
+                          resent past it): sent on to the PS flagged as that was, not aggregated anew */
   A2TP_FORWARDED,      /* a result, forwarded by the routes */
   A2TP_RELEASED,       /* a result from the PS that freed its fragment's aggregation left here, forwarded */
   A2TP_NO_SHARE,       /* static shares: a gradient of a job that has none, sent on to its PS */

@@ -30,6 +30,10 @@ void AllreduceStats::report(StatsTree& out) const {
   out["goodput_gbps"] = goodput_gbps;
   out["results_ok"] = results_ok;
   out["details"].make_object() = details;
+  StatsTree& list = out["jobs"].make_array();
+  for (const auto& job : jobs) list.append() = job;
+  StatsTree& samples = out["series"].make_array();
+  for (const auto& sample : series) samples.append() = sample;
 }
 
 AllreduceStats combine_groups(const std::vector<AllreduceStats>& groups) {
@@ -49,6 +53,8 @@ AllreduceStats combine_groups(const std::vector<AllreduceStats>& groups) {
     all.retransmissions += s.retransmissions, all.gave_up += s.gave_up, all.stray_packets += s.stray_packets;
     all.unfinished_ranks += s.unfinished_ranks;
     for (const auto& [key, count] : s.details) all.details[key] += count;
+    all.jobs.insert(all.jobs.end(), s.jobs.begin(), s.jobs.end());
+    all.series.insert(all.series.end(), s.series.begin(), s.series.end());
   }
   if (!done) all.done_us = 0;
   all.allreduce_gbps = all.done_us > 0 ? double(all.hosts) * double(all.bytes) * 8.0 / (all.done_us * 1e3) : 0.0;

@@ -36,6 +36,12 @@ struct AllreduceStats {
   // The model's own counts (docs/STATS.md: an object, {} for a model that has none; the same
   // keys in every run of the model).
   std::map<std::string, uint64_t> details;
+  // Each training job's own numbers, for a model that runs jobs (a2tp: docs/STATS.md); empty for
+  // the others.
+  std::vector<std::map<std::string, double>> jobs;
+  // Samples in time of a model's numbers (a2tp with a2tp.sample_us: docs/STATS.md); empty for the
+  // others.
+  std::vector<std::map<std::string, double>> series;
   // Sets done_us, allreduce_gbps, goodput_gbps and results_ok of one group once hosts, bytes and
   // unfinished_ranks are counted: the last member finished at `done_at`; `right`: no result was
   // found wrong.

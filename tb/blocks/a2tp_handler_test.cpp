@@ -74,8 +74,8 @@ class A2tpHandler : public ::testing::Test {
     last_ = h_.run(frame_of(g), g.worker);
     return h_.outcome_name(last_.outcome);
   }
-  std::string run_frame(const fs::Bytes& f) {
-    last_ = h_.run(f, 0);
+  std::string run_frame(const fs::Bytes& f, uint32_t ingress_port = 0) {
+    last_ = h_.run(f, ingress_port);
     return h_.outcome_name(last_.outcome);
   }
   const a2tp_aggregator_t& aggregator(uint32_t index) {
@@ -262,6 +262,55 @@ TEST_F(A2tpHandler, APsResultOnItsWayFreesAnAggregationLeftBehind) {
   EXPECT_EQ(aggregator(3).busy, 1u);
 }
 
+TEST_F(A2tpHandler, AFragmentThatCollidedOrWasResentHasItsLaterGradientsFollowToThePs) {
+  // Job 2's fragment 7 collides with job 1's fragment 10 in aggregator 3; once fragment 10 is
+  // done the aggregator is free, but fragment 7's next gradient goes on to the PS flagged as a
+  // collision (its first worker's is there) instead of starting an aggregation here.
+  EXPECT_EQ(run({1, 10, 3, 0, 2, {1}}), "taken");
+  EXPECT_EQ(run({2, 7, 9, 0, 2, {5}, kPs2}), "collision");
+  EXPECT_EQ(run({1, 10, 3, 1, 2, {2}}), "completed");
+  EXPECT_EQ(run({2, 7, 9, 1, 2, {6}, kPs2}), "bypassed");
+  ASSERT_EQ(last_.sent.size(), 1u);
+  EXPECT_EQ(last_.sent[0].ports, std::vector<uint32_t>{kPs2});
+  EXPECT_EQ(read(last_.sent[0].data).h.flags, A2TP_FLAG_COLLISION);
+  EXPECT_EQ(read(last_.sent[0].data).values, std::vector<int32_t>{6});
+  EXPECT_EQ(aggregator(3).busy, 0u);
+  // Its result passing through ends that: the fragment could be aggregated here again.
+  a2tp_header_t r{};
+  r.job = 2, r.sequence = 7, r.aggregator = 9, r.workers = 2, r.bitmap = 3, r.flags = A2TP_FLAG_RESULT;
+  EXPECT_EQ(run_frame(fs::build_a2tp_packet(r, kPs2, fs_host_ipv4(1), {11})), "forwarded");
+  EXPECT_EQ(run({2, 7, 9, 1, 2, {6}, kPs2}), "taken");
+  // A RESEND that passes before its fragment's other gradients (nothing to flush) sends them on
+  // after it, flagged RESEND.
+  EXPECT_EQ(run({1, 20, 2, 0, 3, {1}, kPs1, A2TP_FLAG_RESEND}), "resent");
+  EXPECT_EQ(run({1, 20, 2, 1, 3, {2}}), "bypassed");
+  EXPECT_EQ(read(last_.sent[0].data).h.flags, A2TP_FLAG_RESEND);
+  EXPECT_EQ(aggregator(2).busy, 0u);
+  // Another fragment takes the aggregator; the bypass stays for fragment 20 alone.
+  EXPECT_EQ(run({1, 21, 2, 0, 3, {1}}), "taken");
+  EXPECT_EQ(run({1, 20, 2, 2, 3, {3}}), "bypassed");
+  EXPECT_EQ(aggregator(2).sequence, 21u);
+}
+
+TEST_F(A2tpHandler, AResultToAJobsGroupAddressGoesToEachWorkerOnce) {
+  // Job 1's workers are hosts 1, 2 and 3 (the group address names the first); the PS on host 4
+  // sends the result once, and it frees the fragment's aggregation left here on its way.
+  EXPECT_EQ(run({1, 10, 3, 0, 3, {1}}), "taken");
+  a2tp_header_t r{};
+  r.job = 1, r.sequence = 10, r.aggregator = 3, r.workers = 3, r.bitmap = 7, r.flags = A2TP_FLAG_RESULT;
+  const fs::Bytes result = fs::build_a2tp_packet(r, kPs1, a2tp_group_ipv4(1), {5, 6});
+  EXPECT_EQ(run_frame(result, kPs1), "released");
+  ASSERT_EQ(last_.sent.size(), 1u);
+  EXPECT_EQ(last_.sent[0].ports, (std::vector<uint32_t>{1, 2, 3}));
+  EXPECT_EQ(read(last_.sent[0].data).values, (std::vector<int32_t>{5, 6}));
+  EXPECT_EQ(aggregator(3).busy, 0u);
+  // Never back out of the port it came in by; a worker with no route drops it.
+  EXPECT_EQ(run_frame(result, 2), "forwarded");
+  EXPECT_EQ(last_.sent[0].ports, (std::vector<uint32_t>{1, 3}));
+  EXPECT_EQ(run_frame(fs::build_a2tp_packet(r, kPs1, a2tp_group_ipv4(6), {5, 6}), kPs1), "no_route");
+  EXPECT_TRUE(last_.sent.empty());
+}
+
 TEST_F(A2tpHandler, MalformedPacketsAreDroppedAndResultsForwarded) {
   Gradient g{1, 10, 3, 0, 2, std::vector<int32_t>(A2TP_ELEMENTS + 1, 1)};
   EXPECT_EQ(run(g), "malformed");  // more values than an aggregator holds
@@ -304,11 +353,11 @@ TEST(A2tpHandlerSetup, AggregatorsThatDoNotFitAreRefusedNamingTheKey) {
     HandlerHarness h(cfg, "a2tp");
     FAIL() << "installed";
   } catch (const fs::InputError& e) {
-    // 65536 aggregators over 2 clusters: 32768 each, of 284 bytes (9 words and 62 values), after
+    // 65536 aggregators over 2 clusters: 32768 each, of 296 bytes (12 words and 62 values), after
     // the configuration (6 words, 3 divisors of 4 words and an offset: 76 bytes, 128 in whole
-    // 64-byte lines): 9306240 bytes.
-    EXPECT_EQ(std::string(e.what()).rfind("a2tp.aggregators: 65536 aggregators need 32768 of 284 bytes in each of "
-                                          "the 2 clusters' L1, 9306240 bytes with the configuration; the L1 state "
+    // 64-byte lines): 9699456 bytes.
+    EXPECT_EQ(std::string(e.what()).rfind("a2tp.aggregators: 65536 aggregators need 32768 of 296 bytes in each of "
+                                          "the 2 clusters' L1, 9699456 bytes with the configuration; the L1 state "
                                           "area has ",
                                           0),
               0u)

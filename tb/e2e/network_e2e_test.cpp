@@ -165,7 +165,7 @@ TEST(NetworkE2e, WhatANetworkRunRefuses) {
   EXPECT_EQ(none.code, 2);  // bad input
   // Every host model a network runs: the ring, then the protocols' (by protocol name).
   EXPECT_NE(none.err.find("network.topology = fat_tree: nothing drives the network; set traffic.pattern (uniform, "
-                          "permutation or incast) or hosts.model (ring, canary, allreduce, sparse_allreduce, sparcml, "
+                          "permutation or incast) or hosts.model (ring, a2tp, canary, allreduce, sparse_allreduce, sparcml, "
                           "netreduce or roce_ring)\n"),
             std::string::npos)
       << none.err;

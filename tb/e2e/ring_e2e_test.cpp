@@ -234,12 +234,13 @@ TEST(RingE2e, InfoListsTheRingBesideTheProtocolsHostModels) {
   ScratchDir dir;
   const CliResult r = flaresim("info", dir);
   ASSERT_EQ(r.code, 0) << r.err;
-  // The core's models first, then every protocol's (canary, flare_dense, flare_sparse, netreduce: by name).
+  // The core's models first, then every protocol's (a2tp, canary, flare_dense, flare_sparse,
+  // netreduce: by name).
   EXPECT_NE(r.out.find("none (a trace drives the switch), ring (network runs: the host-based ring allreduce, "
-                       "docs/NETWORKS.md), or canary ("),
+                       "docs/NETWORKS.md), or a2tp ("),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("[none, ring, canary, allreduce, sparse_allreduce, sparcml, netreduce, roce_ring]"), std::string::npos)
+  EXPECT_NE(r.out.find("[none, ring, a2tp, canary, allreduce, sparse_allreduce, sparcml, netreduce, roce_ring]"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("hosts.members"), std::string::npos);
 }

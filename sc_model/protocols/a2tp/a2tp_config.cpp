@@ -16,6 +16,23 @@ std::vector<ConfigKey> a2tp_config_keys() {
                        A2TP(aggregators)));
   s.push_back(uint_key("a2tp.jobs", "a2tp.mode static: the jobs the aggregators are split between, a2tp.aggregators / a2tp.jobs each (jobs 0 to a2tp.jobs - 1; the remainder stays unused; another job's gradients go on to its parameter server)", 1, 1u << 16,
                        A2TP(jobs)));
+  s.push_back(string_key("a2tp.model", "hosts.model a2tp: what each job trains: custom (hosts.bytes of gradients and a2tp.compute_us of compute an iteration) or a preset (resnet50, vgg16, alexnet, bert: docs/PROTOCOLS.md gives their sizes, times and sources)",
+                         {"custom", "resnet50", "vgg16", "alexnet", "bert"}, A2TP(model)));
+  s.push_back(double_key("a2tp.compute_us", "hosts.model a2tp, a2tp.model custom: the workers' compute time an iteration, before they push its gradients", 0, 1e9,
+                         A2TP(compute_us)));
+  s.push_back(double_key("a2tp.scale", "hosts.model a2tp: a preset's gradient bytes and compute time are multiplied by this (a shorter run with the same ratio of computing to communicating)", 1e-9, 1,
+                         A2TP(scale)));
+  s.push_back(uint_key("a2tp.iterations", "hosts.model a2tp: training iterations each job runs", 1, 1u << 20, A2TP(iterations)));
+  s.push_back(string_key("a2tp.threshold", "hosts.model a2tp, a2tp.mode a2tp: the aggregator congestion threshold H (0 <= H < 1), or auto: the least H by which Eq. 14's C_min is not negative for a2tp.aggregators aggregators and hosts.groups jobs (A2TP 4.4)",
+                         {}, A2TP(threshold)));
+  s.push_back(uint_key("a2tp.window", "hosts.model a2tp: the workers' windows (ATP's, A2TP's ACW and LCW) at the start, in gradient packets", 1, 1u << 16,
+                       A2TP(window)));
+  s.push_back(uint_key("a2tp.fragment_bytes", "hosts.model a2tp: bytes of int32 values in a full gradient packet (a multiple of 4; an aggregator holds 248)", 4, A2TP_ELEMENTS * A2TP_ELEMENT_BYTES,
+                       A2TP(fragment_bytes)));
+  s.push_back(string_key("a2tp.stragglers", "hosts.model a2tp: workers with less bandwidth: 'JOB.WORKER=LEVEL' entries separated by ';', LEVEL (0 < LEVEL <= 1) the share of its link's rate the worker sends at (A2TP's straggling level); 'JOB.WORKER=LEVEL@TIME,LEVEL@TIME...' changes it at those times (e.g. '1.3=0.2' or '0.0=1@0,0.5@2ms')",
+                         {}, A2TP(stragglers)));
+  s.push_back(double_key("a2tp.sample_us", "hosts.model a2tp: every this long, each job's aggregation throughput since the last sample, its workers' mean straggling estimate (gamma) and windows go into the stats' allreduce.series; 0 = no samples", 0, 1e9,
+                         A2TP(sample_us)));
   return s;
 }
 

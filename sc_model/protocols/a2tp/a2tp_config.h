@@ -1,5 +1,6 @@
 // The a2tp protocol's configuration section ("a2tp"): what a switch's aggregators are (how many,
-// shared by hashing as ATP and A2TP do or split statically between jobs as SwitchML does).
+// shared by hashing as ATP and A2TP do or split statically between jobs as SwitchML does), and
+// what the training jobs on a network's hosts do (hosts.model a2tp: a2tp_jobs.h).
 #pragma once
 #include <string>
 #include <vector>
@@ -12,6 +13,16 @@ struct A2tpConfig {
   std::string mode = "a2tp";  // atp, a2tp or static (a2tp_switch.h's enum a2tp_mode)
   unsigned aggregators = 0;   // M, the switch's aggregators; 0: none (the handler set takes no memory)
   unsigned jobs = 1;          // static: the jobs the aggregators are split between
+  // The jobs (hosts.model a2tp).
+  std::string model = "custom";  // a2tp_presets.h's name, or custom (hosts.bytes, compute_us)
+  double compute_us = 0;         // custom: compute time per iteration
+  double scale = 1;              // a preset's gradient bytes and compute time times this
+  unsigned iterations = 1;
+  std::string threshold = "auto";  // H, or auto: the least Eq. 14 allows (a2tp_model.h)
+  unsigned window = 8;             // the workers' windows at the start, in fragments
+  unsigned fragment_bytes = 248;   // values in a full gradient packet
+  std::string stragglers;          // 'JOB.WORKER=LEVEL[@TIME]...' (a2tp_jobs.h)
+  double sample_us = 0;            // every this long, each job's numbers into the stats' series (0: none)
 };
 constexpr const char* kA2tpSection = "a2tp";
 inline A2tpConfig& a2tp_config(Config& cfg) { return cfg.sections.get<A2tpConfig>(kA2tpSection); }

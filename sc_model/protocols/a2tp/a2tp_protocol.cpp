@@ -1,8 +1,11 @@
 // The a2tp protocol (ATP and A2TP: in-network aggregation for several training jobs sharing a
 // switch's aggregators, with SwitchML-style static shares as the baseline) as a flaresim
-// plug-in: its configuration section (a2tp.*) and the a2tp handler set with its control plane.
+// plug-in: its configuration section (a2tp.*), the a2tp handler set with its control plane, and
+// its training jobs on a network's hosts (hosts.model a2tp, with the switch's part: a2tp_jobs.h).
 #include "plugin/protocol.h"
+#include "common/errors.h"
 #include "protocols/a2tp/a2tp_config.h"
+#include "protocols/a2tp/a2tp_jobs.h"
 #include "protocols/a2tp/a2tp_setup.h"
 
 extern "C" const fs_handler_set_desc_t a2tp_handler_set;
@@ -23,6 +26,19 @@ class A2tp : public Protocol {
   // No default parser rule: a run whose switch has aggregators routes UDP port 4960 (or its own)
   // to the set with parser.rules, as NetReduce's do.
   std::vector<HandlerSetSpec> handler_sets() const override { return {{&a2tp_handler_set, &control_}}; }
+  std::vector<KeyChoice> host_models() const override {
+    return {{kA2tpModel, "on a network of one switch: training jobs (hosts.groups of hosts.members, each's last host "
+                         "its parameter server) push int32 gradients through the switch's aggregators under ATP's "
+                         "or A2TP's windows (a2tp.*)"}};
+  }
+  std::vector<std::string> network_only_host_models() const override { return {kA2tpModel}; }
+  std::unique_ptr<NetworkRole> network_role(const Config& cfg, const Topology& t) const override {
+    return std::make_unique<A2tpFabricRole>(cfg, t);
+  }
+  std::unique_ptr<HostAgents> make_hosts(const std::string&, const Config&, Switch&) const override {
+    throw InputError("hosts.model = a2tp runs on a network (network.topology leaf_spine with network.leaves 1 and "
+                     "network.spines 0, or a topology file with one switch)");
+  }
 
  private:
   A2tpControl control_;

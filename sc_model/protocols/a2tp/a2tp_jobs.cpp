@@ -1,0 +1,631 @@
+// The training jobs' workers and parameter servers (see a2tp_jobs.h).
+#include "protocols/a2tp/a2tp_jobs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "common/errors.h"
+#include "common/fnv1a.h"
+#include "common/sc_time_util.h"
+#include "common/splitmix64.h"
+#include "common/text.h"
+#include "fs_packet.h"
+#include "net/ecn.h"
+#include "net/trace_reader.h"
+#include "protocols/a2tp/a2tp_config.h"
+#include "protocols/a2tp/a2tp_frame.h"
+#include "protocols/a2tp/a2tp_model.h"
+#include "protocols/a2tp/a2tp_presets.h"
+#include "protocols/a2tp/a2tp_ps.h"
+#include "protocols/a2tp/a2tp_windows.h"
+
+namespace fs {
+namespace {
+
+constexpr const char* kStragglersKey = "a2tp.stragglers";
+
+double parse_level(const std::string& text, const std::string& entry) {
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || !(v > 0 && v <= 1))
+    throw InputError(std::string(kStragglersKey) + ": '" + entry + "': the level '" + text +
+                     "' is not a number above 0 and at most 1");
+  return v;
+}
+
+std::vector<std::string> split(const std::string& text, char by) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, by);) out.push_back(part);
+  return out;
+}
+
+}  // namespace
+
+std::vector<A2tpStraggler> parse_a2tp_stragglers(const std::string& text) {
+  std::vector<A2tpStraggler> out;
+  for (const std::string& raw : split(text, ';')) {
+    const std::string entry = trim(raw);
+    if (entry.empty()) continue;
+    const size_t eq = entry.find('='), dot = entry.find('.');
+    if (eq == std::string::npos || dot == std::string::npos || dot > eq)
+      throw InputError(std::string(kStragglersKey) + ": '" + entry + "' is not JOB.WORKER=LEVEL");
+    A2tpStraggler s;
+    const auto number = [&](const std::string& t, const char* what) {
+      const std::string v = trim(t);
+      if (v.empty() || v.size() > 5 || v.find_first_not_of("0123456789") != std::string::npos)
+        throw InputError(std::string(kStragglersKey) + ": '" + entry + "': the " + what + " '" + v +
+                         "' is not a number");
+      return unsigned(std::stoul(v));
+    };
+    s.job = number(entry.substr(0, dot), "job");
+    s.worker = number(entry.substr(dot + 1, eq - dot - 1), "worker");
+    for (const std::string& step : split(entry.substr(eq + 1), ',')) {
+      const std::string t = trim(step);
+      const size_t at = t.find('@');
+      const double level = parse_level(trim(t.substr(0, at)), entry);
+      Picos from = 0;
+      std::string err;
+      if (at != std::string::npos && trim(t.substr(at + 1)) != "0" &&
+          !parse_time_token(trim(t.substr(at + 1)), &from, &err))
+        throw InputError(std::string(kStragglersKey) + ": '" + entry + "': " + err);
+      if (s.levels.empty() ? from != 0 : from <= s.levels.back().first)
+        throw InputError(std::string(kStragglersKey) + ": '" + entry +
+                         "': the times must start at 0 and increase (a level with no @TIME is from 0)");
+      s.levels.emplace_back(from, level);
+    }
+    for (const A2tpStraggler& o : out)
+      if (o.job == s.job && o.worker == s.worker)
+        throw InputError(std::string(kStragglersKey) + ": worker " + std::to_string(s.worker) + " of job " +
+                         std::to_string(s.job) + " is given twice");
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+double a2tp_threshold(const std::string& text, unsigned aggregators, unsigned jobs) {
+  const std::string t = trim(text);
+  if (t == "auto") return least_collision_threshold(aggregators, jobs);
+  size_t used = 0;
+  double h = -1;
+  try {
+    h = std::stod(t, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != t.size() || !(h >= 0 && h < 1))
+    throw InputError("a2tp.threshold: '" + t + "' is neither auto nor a number from 0 to below 1");
+  return h;
+}
+
+// One worker: its iterations (compute, then the push under its windows), its timeouts, and the
+// results it takes.
+class A2tpJobs::Worker : public sc_core::sc_module, public PacketSinkIf {
+ public:
+  SC_HAS_PROCESS(Worker);
+  Worker(sc_core::sc_module_name name, A2tpJobs& owner, unsigned job, unsigned rank)
+      : sc_core::sc_module(name), owner_(owner), job_(job), rank_(rank), host_(owner.jobs_[job].workers[rank]) {
+    A2tpParams a;
+    a.threshold = owner.threshold_;
+    a.initial_window = a2tp_config(owner.cfg_).window;
+    a2tp_ = std::make_unique<A2tpWindows>(a);
+    AtpParams b;
+    b.initial_window = a.initial_window;
+    atp_ = std::make_unique<AtpWindow>(b);
+    last_acw = last_lcw = a.initial_window;
+    for (const A2tpStraggler& s : owner.stragglers_)
+      if (s.job == job && s.worker == rank) levels_ = s.levels;
+    owner.net_.host(host_).bind_udp(A2TP_UDP_PORT_DEFAULT, this);
+    SC_THREAD(run);
+  }
+
+  void accept(PacketPtr p) override;
+
+  unsigned iterations_done = 0;
+  uint64_t gave_up = 0;
+  double last_acw = 0, last_lcw = 0, last_gamma = 1, least_gamma = 1;
+  uint64_t acked_bytes = 0;  // values of the results it took
+
+ private:
+  struct Fragment {
+    bool sent = false, acked = false, first_to_switch = false, at_switch = false;
+    unsigned sends = 0;
+    Picos sent_at = 0, due = 0;
+  };
+  bool a2tp_mode() const { return owner_.mode_ == "a2tp"; }
+  uint32_t switch_limit() const {
+    if (a2tp_mode()) return std::min(a2tp_->switch_slots(), a2tp_->link_slots());
+    const uint32_t w = atp_->slots();
+    return owner_.mode_ == "static" ? std::min(w, owner_.share_) : w;
+  }
+  uint32_t link_limit() const { return a2tp_mode() ? a2tp_->link_slots() : switch_limit(); }
+  double level() const {
+    double l = 1;
+    for (const auto& [from, v] : levels_)
+      if (from <= now_ps()) l = v;
+    return l;
+  }
+  uint32_t sequence(uint64_t f) const { return uint32_t(uint64_t(iteration_) * owner_.fragments_ + f); }
+
+  void run();
+  void push();
+  void send(uint64_t f, bool to_switch);
+  void timed_out(uint64_t f);
+  void end_round();
+  // RFC 6298's retransmission timeout, at least hosts.timeout_ns, doubled by each timeout since
+  // the last RTT sample (at most 2^6 times).
+  Picos rto() const {
+    const double base = std::max(double(owner_.timeout_), srtt_ + 4 * rttvar_);
+    return Picos(std::llround(base)) << std::min(backoff_, 6u);
+  }
+  void sample_rtt(Picos rtt) {
+    const double r = double(rtt);
+    if (!srtt_) {
+      srtt_ = r, rttvar_ = r / 2;
+    } else {
+      rttvar_ = 0.75 * rttvar_ + 0.25 * std::fabs(srtt_ - r);
+      srtt_ = 0.875 * srtt_ + 0.125 * r;
+    }
+    backoff_ = 0;
+    if (!min_rtt_ || rtt < min_rtt_) min_rtt_ = rtt;
+  }
+  // A round is one LCW of gradients sent (A2TP 4.3.2: about one RTT).
+  bool round_over() const { return round_start_ && round_.sent >= round_target_; }
+  void arm(uint64_t f) {
+    Fragment& k = frags_[f];
+    if (k.due) due_.erase({k.due, f});
+    k.due = now_ps() + rto();
+    due_.insert({k.due, f});
+  }
+
+  A2tpJobs& owner_;
+  const unsigned job_, rank_, host_;
+  std::unique_ptr<A2tpWindows> a2tp_;
+  std::unique_ptr<AtpWindow> atp_;
+  std::vector<std::pair<Picos, double>> levels_;
+  unsigned iteration_ = 0;
+  uint64_t gave_up_now_ = 0;  // fragments of this iteration given up
+  std::vector<Fragment> frags_;
+  uint64_t acked_ = 0, in_flight_ = 0, at_switch_ = 0;
+  std::set<std::pair<Picos, uint64_t>> due_;
+  A2tpRound round_;
+  Picos round_start_ = 0;  // 0: no round under way (before the first send of a push)
+  uint32_t round_target_ = 0;  // gradients the round lasts: the LCW it began with
+  Picos min_rtt_ = 0;      // the least time from a first send to its result (0: none yet)
+  double srtt_ = 0, rttvar_ = 0;  // smoothed RTT and its variation (RFC 6298), from first sends
+  unsigned backoff_ = 0;          // timeouts since the last RTT sample: the RTO doubles for each
+  sc_core::sc_event wake_;
+};
+
+void A2tpJobs::Worker::run() {
+  for (iteration_ = 0; iteration_ < owner_.iterations_; ++iteration_) {
+    const Picos start = now_ps();
+    wait(ps_time(owner_.compute_));
+    owner_.iteration_started(job_, iteration_, start);
+    push();
+    if (gave_up_now_) return;  // unfinished: the run says so
+    owner_.iteration_ended(job_, iteration_);
+    ++iterations_done;
+  }
+  Job& j = owner_.jobs_[job_];
+  ++j.done;
+  owner_.done_at_ = std::max(owner_.done_at_, now_ps());
+  owner_.net_.member_done();
+}
+
+// The iteration's fragments, in order, as the windows let them go; then the wait for the last
+// result.
+void A2tpJobs::Worker::push() {
+  frags_.assign(owner_.fragments_, Fragment());
+  acked_ = in_flight_ = at_switch_ = gave_up_now_ = 0;
+  due_.clear();
+  uint64_t next = 0;
+  round_ = A2tpRound();
+  round_start_ = 0;
+  while (acked_ + gave_up_now_ < owner_.fragments_) {
+    const Picos now = now_ps();
+    if (!due_.empty() && due_.begin()->first <= now) {
+      const uint64_t f = due_.begin()->second;
+      due_.erase(due_.begin());
+      frags_[f].due = 0;
+      timed_out(f);
+    } else if (next < owner_.fragments_ && in_flight_ < link_limit()) {
+      const bool to_switch = at_switch_ < switch_limit();
+      send(next++, to_switch);
+    } else if (due_.empty()) {
+      wait(wake_);
+    } else {
+      wait(ps_time(due_.begin()->first - now), wake_);
+    }
+  }
+  if (round_.sent || round_.lost) end_round();
+  round_start_ = 0;
+}
+
+// Fragment f's gradient, to the switch or (RESEND) straight to the PS, paced at the worker's
+// straggling level.
+void A2tpJobs::Worker::send(uint64_t f, bool to_switch) {
+  Fragment& k = frags_[f];
+  const uint32_t seq = sequence(f);
+  a2tp_header_t h{};
+  h.job = job_, h.sequence = seq, h.worker = uint8_t(rank_), h.bitmap = 1u << rank_;
+  h.workers = uint8_t(owner_.jobs_[job_].workers.size());
+  h.aggregator = owner_.mode_ == "static"
+                     ? uint16_t(seq % 65536u)
+                     : uint16_t(splitmix64_mix(uint64_t(job_) << 32 | seq) % owner_.aggregators_);
+  h.flags = uint8_t(to_switch ? 0u : A2TP_FLAG_RESEND);
+  std::vector<int32_t> values(owner_.elements(seq));
+  for (unsigned i = 0; i < values.size(); ++i) values[i] = owner_.value(job_, rank_, seq, i);
+  auto p = std::make_shared<Packet>();
+  p->data = build_a2tp_packet(h, host_, fs_host_ipv4(owner_.jobs_[job_].ps), values);
+  if (!round_start_) round_start_ = now_ps(), round_target_ = link_limit();
+  if (!k.sent) {
+    k.sent = true, k.first_to_switch = to_switch, k.sent_at = now_ps();
+    ++in_flight_;
+    ++(to_switch ? owner_.counts_.to_switch : owner_.counts_.to_ps);
+    round_.to_switch += to_switch;
+  } else {
+    ++owner_.base_.retransmissions;
+  }
+  if (to_switch && !k.at_switch) k.at_switch = true, ++at_switch_;
+  if (!to_switch && k.at_switch) k.at_switch = false, --at_switch_;
+  ++round_.sent;
+  ++k.sends;
+  ++owner_.base_.packets_sent;
+  owner_.base_.bytes_sent += p->data.size();
+  HostPort& port = owner_.net_.host(host_);
+  const Picos wire = port.nic().params().wire_time_of(p->data.size());
+  port.send(std::move(p));
+  arm(f);
+  if (round_over()) end_round();
+  wait(ps_time(Picos(std::llround(double(wire) / level()))));
+}
+
+// No result in time: the gradient again, straight to the PS, a loss in this round; given up after
+// kA2tpMaxSends sends.
+void A2tpJobs::Worker::timed_out(uint64_t f) {
+  Fragment& k = frags_[f];
+  if (k.acked) return;
+  ++round_.lost;
+  ++backoff_;
+  if (k.sends >= kA2tpMaxSends) {
+    ++gave_up;
+    ++gave_up_now_;
+    return;
+  }
+  send(f, false);
+}
+
+// Eq. 3's n is the ACKs of one RTT: the round's, scaled from the round's length to the least RTT
+// seen (a round that took one base RTT keeps its count; a job held back by a straggler gets its
+// ACKs at the straggler's pace while its LCW stays, so its gamma falls).
+void A2tpJobs::Worker::end_round() {
+  A2tpRound r = round_;
+  const Picos took = now_ps() - round_start_;
+  if (min_rtt_ && took > min_rtt_) r.acked = uint32_t(std::llround(double(r.acked) * double(min_rtt_) / double(took)));
+  a2tp_->end_round(r);
+  atp_->end_round(r);
+  ++owner_.counts_.rounds;
+  last_acw = a2tp_mode() ? a2tp_->acw() : atp_->window();
+  last_lcw = a2tp_mode() ? a2tp_->lcw() : atp_->window();
+  last_gamma = a2tp_->gamma();
+  least_gamma = std::min(least_gamma, last_gamma);
+  round_ = A2tpRound();
+  round_start_ = now_ps(), round_target_ = link_limit();
+}
+
+void A2tpJobs::Worker::accept(PacketPtr p) {
+  A2tpPacket a;
+  std::string why;
+  if (!parse_a2tp_packet(p->data.data(), p->data.size(), &a, &why) || !(a.h.flags & A2TP_FLAG_RESULT) ||
+      a.h.job != job_)
+    return void(++owner_.base_.stray_packets);
+  const uint64_t base = uint64_t(iteration_) * owner_.fragments_;
+  if (a.h.sequence < base || a.h.sequence >= base + frags_.size())
+    return void(++(a.h.sequence < base ? owner_.counts_.duplicate_results : owner_.base_.stray_packets));
+  const uint64_t f = a.h.sequence - base;
+  Fragment& k = frags_[f];
+  if (!k.sent || k.acked) return void(++(k.acked ? owner_.counts_.duplicate_results : owner_.base_.stray_packets));
+  if (a.values.size() != owner_.elements(a.h.sequence)) return void(++owner_.base_.stray_packets);
+  owner_.check(job_, rank_, a.h.sequence, a.values);
+  k.acked = true;
+  ++acked_;
+  --in_flight_;
+  if (k.at_switch) k.at_switch = false, --at_switch_;
+  if (k.due) due_.erase({k.due, f}), k.due = 0;
+  ++round_.acked;
+  acked_bytes += uint64_t(a.values.size()) * A2TP_ELEMENT_BYTES;
+  if (k.sends == 1) sample_rtt(now_ps() - k.sent_at);  // Karn: no sample from a fragment sent again
+  if (k.first_to_switch && (a.h.flags & A2TP_FLAG_COL)) ++round_.collided, ++owner_.counts_.col_acks;
+  if ((a.h.flags & A2TP_FLAG_ECE) || ecn_of(p->data) == Ecn::kCe) ++round_.ecn_marked, ++owner_.counts_.ecn_acks;
+  wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+// A job's parameter server: what arrives for it goes through A2tpParameterServer; a complete
+// fragment's result goes once to the job's group address, a result sent again to one worker.
+class A2tpJobs::Server : public PacketSinkIf {
+ public:
+  Server(A2tpJobs& owner, unsigned job)
+      : owner_(owner), job_(job), ps_(unsigned(owner.jobs_[job].workers.size())) {
+    owner.net_.host(owner.jobs_[job].ps).bind_udp(A2TP_UDP_PORT_DEFAULT, this);
+  }
+  void accept(PacketPtr p) override {
+    A2tpPacket a;
+    std::string why;
+    if (!parse_a2tp_packet(p->data.data(), p->data.size(), &a, &why) || a.h.job != job_)
+      return void(++owner_.base_.stray_packets);
+    const A2tpParameterServer::Action act = ps_.take(a, ecn_of(p->data) == Ecn::kCe);
+    if (act.kind == A2tpParameterServer::Action::kNone) {
+      if (!act.why.empty() && act.why != "duplicate") ++owner_.counts_.ps_refused;
+      return;
+    }
+    const Job& j = owner_.jobs_[job_];
+    a2tp_header_t h{};
+    h.job = job_, h.sequence = act.sequence, h.aggregator = act.aggregator, h.flags = act.flags;
+    h.bitmap = a2tp_full_bitmap(unsigned(j.workers.size())), h.workers = uint8_t(j.workers.size());
+    const bool group = act.kind == A2tpParameterServer::Action::kMulticast;
+    const uint32_t to = group ? a2tp_group_ipv4(j.workers[0]) : fs_host_ipv4(j.workers.at(act.worker));
+    auto out = std::make_shared<Packet>();
+    out->data = build_a2tp_packet(h, j.ps, to, act.values);
+    ++(group ? owner_.counts_.ps_results : owner_.counts_.ps_resends);
+    owner_.base_.bytes_sent += out->data.size();
+    owner_.net_.host(j.ps).send(std::move(out));
+    // Once a fragment of iteration i is complete every worker is past iteration i - 1.
+    const uint32_t iteration = uint32_t(act.sequence / owner_.fragments_);
+    if (group && iteration >= 2) ps_.forget_before(uint32_t((iteration - 1) * owner_.fragments_));
+  }
+
+ private:
+  A2tpJobs& owner_;
+  const unsigned job_;
+  A2tpParameterServer ps_;
+};
+
+namespace {
+
+// The gradient bytes and compute time of an iteration, as a2tp.model says.
+std::pair<uint64_t, Picos> workload(const Config& cfg) {
+  const A2tpConfig& c = a2tp_config(cfg);
+  if (c.model == "custom") return {cfg.hosts.bytes, Picos(std::llround(c.compute_us * double(kPicosPerUs)))};
+  const A2tpModelPreset* p = find_a2tp_model_preset(c.model);
+  if (!p) throw InputError("a2tp.model: no preset '" + c.model + "'");
+  const uint64_t bytes = std::max<uint64_t>(4, uint64_t(std::llround(double(p->gradient_bytes) * c.scale)) / 4 * 4);
+  return {bytes, Picos(std::llround(p->compute_us * c.scale * double(kPicosPerUs)))};
+}
+
+// The jobs' hosts: hosts.members cut into hosts.groups; InputError for a job the switch cannot
+// serve.
+std::vector<std::vector<unsigned>> job_hosts(const Config& cfg, const std::vector<unsigned>& members) {
+  std::vector<std::vector<unsigned>> cut = member_groups(members, cfg.hosts.groups, 2, "a2tp training job");
+  for (size_t j = 0; j < cut.size(); ++j) {
+    const size_t workers = cut[j].size() - 1;
+    if (workers > A2TP_MAX_WORKERS)
+      throw InputError("hosts.groups: job " + std::to_string(j) + " would have " + std::to_string(workers) +
+                       " workers; a job has 1 to " + std::to_string(A2TP_MAX_WORKERS) + " (and its PS)");
+    for (size_t r = 1; r < workers; ++r)
+      if (cut[j][r] != cut[j][0] + r)
+        throw InputError("hosts.members: job " + std::to_string(j) + "'s workers must be consecutive hosts (its " +
+                         "results go to a group address the switch expands to them), not host " +
+                         std::to_string(cut[j][r]) + " after " + std::to_string(cut[j][r - 1]));
+  }
+  return cut;
+}
+
+void check_setup(const Config& cfg) {
+  const A2tpConfig& c = a2tp_config(cfg);
+  if (c.aggregators == 0)
+    throw InputError("a2tp.aggregators: hosts.model a2tp needs the switch's aggregators (a2tp.aggregators >= 1)");
+  if (c.fragment_bytes % A2TP_ELEMENT_BYTES)
+    throw InputError("a2tp.fragment_bytes: " + std::to_string(c.fragment_bytes) + " is not a multiple of 4");
+  if (cfg.hosts.dtype != "int32" || cfg.hosts.op != "sum")
+    throw InputError("hosts.dtype: the a2tp jobs push int32 gradients, summed (hosts.dtype int32, hosts.op sum)");
+  parse_a2tp_stragglers(c.stragglers);
+}
+
+}  // namespace
+
+A2tpJobs::A2tpJobs(sc_core::sc_module_name name, const Config& cfg, Network& net, const std::vector<unsigned>& members)
+    : sc_core::sc_module(name), cfg_(cfg), net_(net) {
+  check_setup(cfg);
+  const A2tpConfig& c = a2tp_config(cfg);
+  mode_ = c.mode;
+  std::tie(gradient_bytes_, compute_) = workload(cfg);
+  per_fragment_ = c.fragment_bytes / A2TP_ELEMENT_BYTES;
+  const uint64_t values = gradient_bytes_ / A2TP_ELEMENT_BYTES;
+  fragments_ = (values + per_fragment_ - 1) / per_fragment_;
+  iterations_ = c.iterations;
+  if (fragments_ * iterations_ > (uint64_t(1) << 32))
+    throw InputError("a2tp.iterations: " + std::to_string(iterations_) + " iterations of " +
+                     std::to_string(fragments_) + " fragments overflow the 32-bit sequence numbers");
+  aggregators_ = c.aggregators;
+  const std::vector<std::vector<unsigned>> cut = job_hosts(cfg, members);
+  share_ = std::max(1u, aggregators_ / unsigned(cut.size()));
+  threshold_ = a2tp_threshold(c.threshold, aggregators_, unsigned(cut.size()));
+  stragglers_ = parse_a2tp_stragglers(c.stragglers);
+  for (const A2tpStraggler& s : stragglers_)
+    if (s.job >= cut.size() || s.worker + 1 >= cut[s.job].size())
+      throw InputError(std::string(kStragglersKey) + ": job " + std::to_string(s.job) + " has no worker " +
+                       std::to_string(s.worker) + " (" + std::to_string(cut.size()) + " jobs)");
+  timeout_ = Picos(cfg.hosts.timeout_ns) * kPicosPerNs;
+  values_seed_ = component_seed(cfg.seed, "a2tp.values");
+  for (const std::vector<unsigned>& hosts : cut) {
+    Job j;
+    j.workers.assign(hosts.begin(), hosts.end() - 1);
+    j.ps = hosts.back();
+    j.started.assign(iterations_, 0), j.ended.assign(iterations_, 0), j.pushed.assign(iterations_, 0);
+    jobs_.push_back(std::move(j));
+  }
+  sample_every_ = Picos(std::llround(c.sample_us * double(kPicosPerUs)));
+  sampled_bytes_.assign(jobs_.size(), 0);
+  if (sample_every_) SC_THREAD(sample);
+  size_t workers = 0;
+  for (const Job& j : jobs_) workers += j.workers.size();
+  net.join_allreduce(workers);
+  for (unsigned j = 0; j < jobs_.size(); ++j) {
+    servers_.push_back(std::make_unique<Server>(*this, j));
+    for (unsigned r = 0; r < jobs_[j].workers.size(); ++r)
+      workers_.push_back(std::make_unique<Worker>(("worker" + std::to_string(workers_.size())).c_str(), *this, j, r));
+  }
+}
+
+A2tpJobs::~A2tpJobs() = default;
+
+void A2tpJobs::sample() {
+  for (;;) {
+    wait(ps_time(sample_every_));
+    size_t first = 0, unfinished = 0;
+    for (unsigned jx = 0; jx < jobs_.size(); ++jx) {
+      const size_t n = jobs_[jx].workers.size();
+      double gamma = 0, acw = 0, lcw = 0;
+      for (size_t r = 0; r < n; ++r) {
+        const Worker& w = *workers_[first + r];
+        gamma += w.last_gamma / double(n), acw += w.last_acw / double(n), lcw += w.last_lcw / double(n);
+        unfinished += w.iterations_done != iterations_ && !w.gave_up;
+      }
+      const uint64_t bytes = workers_[first]->acked_bytes;
+      std::map<std::string, double> row;
+      row["t_us"] = double(now_ps()) / double(kPicosPerUs);
+      row["job"] = jx;
+      row["aggregation_gbps"] = double(bytes - sampled_bytes_[jx]) * 8.0 * 1e3 / double(sample_every_);
+      row["gamma"] = gamma, row["acw"] = acw, row["lcw"] = lcw;
+      series_.push_back(std::move(row));
+      sampled_bytes_[jx] = bytes;
+      first += n;
+    }
+    if (!unfinished) return;
+  }
+}
+
+unsigned A2tpJobs::elements(uint32_t sequence) const {
+  const uint64_t f = sequence % fragments_, total = gradient_bytes_ / A2TP_ELEMENT_BYTES;
+  return unsigned(std::min<uint64_t>(per_fragment_, total - f * per_fragment_));
+}
+
+int32_t A2tpJobs::value(unsigned job, unsigned worker, uint32_t sequence, unsigned i) const {
+  const uint64_t at = uint64_t(sequence) * per_fragment_ + i;
+  return int32_t(uint32_t(splitmix64_mix(splitmix64_mix(values_seed_ ^ (uint64_t(job) << 32 | worker)) +
+                                         at * kSplitmixGolden)));
+}
+
+std::vector<int32_t> A2tpJobs::reduction(unsigned job, uint32_t sequence) const {
+  std::vector<uint32_t> sum(elements(sequence), 0);
+  for (unsigned w = 0; w < jobs_[job].workers.size(); ++w)
+    for (unsigned i = 0; i < sum.size(); ++i) sum[i] += uint32_t(value(job, w, sequence, i));
+  return std::vector<int32_t>(sum.begin(), sum.end());
+}
+
+void A2tpJobs::check(unsigned job, unsigned worker, uint32_t sequence, const std::vector<int32_t>& got) {
+  const std::vector<int32_t> want = reduction(job, sequence);
+  for (size_t i = 0; i < want.size(); ++i)
+    if (got[i] != want[i]) {
+      if (!wrong_++)
+        first_problem_ = "job " + std::to_string(job) + ", worker " + std::to_string(worker) + ", fragment " +
+                         std::to_string(sequence) + ", element " + std::to_string(i) + ": got " +
+                         std::to_string(got[i]) + ", want " + std::to_string(want[i]);
+      return;
+    }
+}
+
+void A2tpJobs::iteration_started(unsigned job, unsigned iteration, Picos compute_start) {
+  Job& j = jobs_[job];
+  if (!j.pushed[iteration] || compute_start < j.started[iteration]) j.started[iteration] = compute_start;
+  j.pushed[iteration] = std::max(j.pushed[iteration], now_ps());
+}
+
+void A2tpJobs::iteration_ended(unsigned job, unsigned iteration) {
+  Job& j = jobs_[job];
+  j.ended[iteration] = std::max(j.ended[iteration], now_ps());
+}
+
+AllreduceStats A2tpJobs::stats() const {
+  AllreduceStats s = base_;
+  s.model = kA2tpModel;
+  s.hosts = workers_.size();
+  s.bytes = gradient_bytes_ * iterations_;
+  s.groups = jobs_.size();
+  s.unfinished_ranks = 0;
+  s.gave_up = 0;
+  double least_gamma = 1;
+  for (const auto& w : workers_) {
+    s.gave_up += w->gave_up;
+    s.unfinished_ranks += w->iterations_done != iterations_;
+    least_gamma = std::min(least_gamma, w->least_gamma);
+  }
+  s.details = {{"fragments", fragments_},
+               {"to_switch", counts_.to_switch},
+               {"to_ps", counts_.to_ps},
+               {"col_acks", counts_.col_acks},
+               {"ecn_acks", counts_.ecn_acks},
+               {"rounds", counts_.rounds},
+               {"duplicate_results", counts_.duplicate_results},
+               {"ps_results", counts_.ps_results},
+               {"ps_resends", counts_.ps_resends},
+               {"ps_refused", counts_.ps_refused}};
+  s.conclude(done_at_, !wrong_);
+  s.series = series_;
+  s.goodput_gbps = 0;
+  for (unsigned jx = 0; jx < jobs_.size(); ++jx) {
+    const Job& j = jobs_[jx];
+    double iteration_ps = 0, push_ps = 0;
+    unsigned done = 0;
+    for (unsigned i = 0; i < iterations_; ++i)
+      if (j.ended[i] && j.done == j.workers.size())
+        ++done, iteration_ps += double(j.ended[i] - j.started[i]), push_ps += double(j.ended[i] - j.pushed[i]);
+    std::map<std::string, double> row;
+    row["job"] = jx;
+    row["workers"] = double(j.workers.size());
+    row["iterations"] = done;
+    row["iteration_us"] = done ? iteration_ps / done / double(kPicosPerUs) : 0.0;
+    row["aggregation_gbps"] = push_ps > 0 ? double(gradient_bytes_) * done * 8.0 * 1e3 / push_ps : 0.0;
+    s.goodput_gbps += row["aggregation_gbps"] / double(jobs_.size());
+    s.jobs.push_back(std::move(row));
+  }
+  return s;
+}
+
+std::string A2tpJobs::failure() const {
+  if (wrong_)
+    return "the a2tp jobs' results are wrong: " + std::to_string(wrong_) + " wrong in all; the first: " +
+           first_problem_;
+  const AllreduceStats s = stats();
+  if (s.unfinished_ranks)
+    return "the a2tp jobs did not complete: " + std::to_string(s.unfinished_ranks) + " of " +
+           std::to_string(workers_.size()) + " workers are missing results (" + std::to_string(s.gave_up) +
+           " fragments given up in all)";
+  return "";
+}
+
+A2tpFabricRole::A2tpFabricRole(const Config& cfg, const Topology& t) : cfg_(cfg) {
+  if (cfg.hosts.model != kA2tpModel) return;
+  if (t.switches().size() != 1)
+    throw InputError("hosts.model a2tp runs on a network of one switch (e.g. network.topology leaf_spine with "
+                     "network.leaves 1 and network.spines 0), not " + std::to_string(t.switches().size()));
+  members_ = member_hosts(cfg.hosts.members, unsigned(t.hosts().size()));
+  check_setup(cfg);
+  job_hosts(cfg, members_);
+  workload(cfg);
+  a2tp_threshold(a2tp_config(cfg).threshold, a2tp_config(cfg).aggregators, cfg.hosts.groups);
+}
+
+void A2tpFabricRole::configure_switch(unsigned, Config& c) const {
+  if (cfg_.hosts.model != kA2tpModel) return;
+  if (a2tp_config(c).mode == "static") a2tp_config(c).jobs = cfg_.hosts.groups;
+  const std::string rule = "udp_dport=" + std::to_string(A2TP_UDP_PORT_DEFAULT) + " -> a2tp";
+  if (c.parser.rules.find("-> a2tp") == std::string::npos)
+    c.parser.rules = rule + (c.parser.rules.empty() ? "" : "; " + c.parser.rules);
+}
+
+std::unique_ptr<NetworkAllreduce> A2tpFabricRole::attach(Network& net) const {
+  if (cfg_.hosts.model != kA2tpModel) return nullptr;
+  return std::make_unique<A2tpJobs>("a2tp", cfg_, net, members_);
+}
+
+}  // namespace fs

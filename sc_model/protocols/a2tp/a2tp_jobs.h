@@ -1,0 +1,154 @@
+// Training jobs on a network's hosts (hosts.model a2tp: ATP and A2TP, A2TP 4.2-4.3; SwitchML's
+// static shares as the baseline). hosts.members is cut into hosts.groups jobs of consecutive
+// ranks; job j's last host is its parameter server (PS), the others its workers (rank r is worker
+// r; 1 to 32 of them, on consecutive hosts). The network is one switch with the a2tp handler
+// (a2tp.c), which the role configures.
+//
+// An iteration: every worker computes (the model's time), then pushes its gradients, F fragments
+// of a2tp.fragment_bytes (the last may be shorter); fragment f of iteration i has sequence i F + f
+// and goes to the PS's address, aggregated on the way. The aggregator a worker names is a hash
+// of (job, sequence) mod a2tp.aggregators (atp, a2tp), or the sequence (static: the switch takes
+// it mod the job's share). The ACK of a fragment is its result: the PS sends it once, to the
+// job's group address (a2tp_group_ipv4 of the first worker's host), and the switch copies it to
+// every worker. An iteration ends for a worker with its last result; it then computes the next.
+//
+// Windows (a2tp_windows.h), by a2tp.mode: atp: ATP's window bounds the fragments in flight, all
+// to the switch; a2tp: a fragment goes to the switch while fewer than ACW of the worker's are
+// there, else straight to the PS (RESEND) while fewer than LCW are in flight; static: ATP's
+// window, at most the job's share. A round is one LCW of gradients sent (A2TP 4.3.2: "once for
+// every LCW data, roughly one RTT"); an iteration's end ends one too. What its ACKs said (Col,
+// ECE or CE; losses) updates the windows (Eq. 1-6, H = a2tp.threshold). Eq. 3's n, the ACKs of
+// one RTT, is the round's ACKs scaled from the round's length to the least RTT the worker has
+// seen: a job held back by a straggler gets its ACKs at the straggler's pace while its LCW stays,
+// so its gamma falls below 1.
+//
+// Reliability: a fragment without its result for the retransmission timeout (RFC 6298's, from
+// the worker's RTT samples, at least hosts.timeout_ns, doubled by each timeout since the last
+// sample) is sent again straight to the PS (RESEND) and counts as a loss in its round; after
+// kA2tpMaxSends sends it is given up. The PS
+// (a2tp_ps.h) sums what the switch did not and sends a result again to a worker whose gradient
+// comes for a complete fragment.
+//
+// Stragglers (a2tp.stragglers): a worker paces its sends at LEVEL x its link's rate (A2TP's
+// straggling level: its available bandwidth over the leader's).
+//
+// Every result is checked against the sum computed here. Each job reports its mean iteration time
+// (from the first worker's compute start to the last worker's last result) and its aggregation
+// throughput (a worker's gradient bytes, every iteration, over the time its pushes took: from the
+// end of the compute to the last result, summed over iterations). With a2tp.sample_us, every
+// sample period each job's aggregation throughput over the period (its first worker's results),
+// and its workers' mean gamma (of their last round), ACW and LCW, are sampled.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "a2tp/a2tp_proto.h"
+#include "config/config.h"
+#include "network/allreduce_run.h"
+#include "network/network.h"
+#include "network/traffic.h"
+#include "plugin/protocol.h"
+
+namespace fs {
+
+constexpr const char* kA2tpModel = "a2tp";
+static_assert(A2TP_UDP_PORT_DEFAULT != kTrafficUdpPort, "a2tp's frames share a host's UDP port");
+constexpr unsigned kA2tpMaxSends = 16;  // sends of one fragment without a result, then it is given up
+
+// a2tp.stragglers: a worker's straggling levels from given times on.
+struct A2tpStraggler {
+  unsigned job = 0, worker = 0;
+  std::vector<std::pair<Picos, double>> levels;  // (from, level), in time order, the first from 0
+};
+// Reads a2tp.stragglers; InputError naming the key and the entry.
+std::vector<A2tpStraggler> parse_a2tp_stragglers(const std::string& text);
+// Reads a2tp.threshold for `aggregators` aggregators and `jobs` jobs; InputError naming the key.
+double a2tp_threshold(const std::string& text, unsigned aggregators, unsigned jobs);
+
+// What the jobs did, beyond the AllreduceStats every model reports (its details).
+struct A2tpJobCounts {
+  uint64_t to_switch = 0;     // gradient packets sent within the switch's window
+  uint64_t to_ps = 0;         // sent straight to the PS: outside ACW (a2tp mode)
+  uint64_t col_acks = 0;      // results with the Col bit, for fragments first sent to the switch
+  uint64_t ecn_acks = 0;      // results with ECE or arriving CE-marked
+  uint64_t rounds = 0;        // window updates
+  uint64_t duplicate_results = 0;
+  uint64_t ps_results = 0;    // results the PSes sent to their groups
+  uint64_t ps_resends = 0;    // results a PS sent again to one worker
+  uint64_t ps_refused = 0;    // packets a PS refused
+};
+
+class A2tpJobs : public sc_core::sc_module, public NetworkAllreduce {
+ public:
+  SC_HAS_PROCESS(A2tpJobs);
+  // On the hosts `members`; InputError naming the key for a set-up the jobs cannot run.
+  A2tpJobs(sc_core::sc_module_name name, const Config& cfg, Network& net, const std::vector<unsigned>& members);
+  ~A2tpJobs() override;
+
+  AllreduceStats stats() const override;
+  std::string failure() const override;
+  const A2tpJobCounts& counts() const { return counts_; }
+
+  uint64_t fragments() const { return fragments_; }  // per iteration
+  unsigned elements(uint32_t sequence) const;        // values in the fragment
+  // Value i of worker w's gradient in fragment `sequence` of job j, and the job's sum of it.
+  int32_t value(unsigned job, unsigned worker, uint32_t sequence, unsigned i) const;
+  std::vector<int32_t> reduction(unsigned job, uint32_t sequence) const;
+
+ private:
+  class Worker;
+  class Server;
+  friend class Worker;
+  friend class Server;
+  struct Job {
+    std::vector<unsigned> workers;  // hosts, by rank
+    unsigned ps = 0;                // the PS's host
+    std::vector<Picos> started, ended;  // per iteration: first compute start, last result
+    std::vector<Picos> pushed;          // per iteration: the end of the compute (the push's start)
+    unsigned done = 0;                  // workers with every iteration
+  };
+  void iteration_started(unsigned job, unsigned iteration, Picos compute_end);
+  void sample();  // the thread taking a2tp.sample_us's samples while workers run
+  void iteration_ended(unsigned job, unsigned iteration);
+  void check(unsigned job, unsigned worker, uint32_t sequence, const std::vector<int32_t>& got);
+
+  const Config cfg_;
+  Network& net_;
+  std::string mode_;
+  uint64_t gradient_bytes_ = 0, fragments_ = 0;
+  unsigned per_fragment_ = 0, aggregators_ = 0, share_ = 0, iterations_ = 0;
+  double threshold_ = 0;
+  Picos compute_ = 0, timeout_ = 0, sample_every_ = 0;
+  std::vector<std::map<std::string, double>> series_;
+  std::vector<uint64_t> sampled_bytes_;  // per job: its first worker's acked bytes at the last sample
+  uint64_t values_seed_ = 0;
+  std::vector<A2tpStraggler> stragglers_;
+  std::vector<Job> jobs_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<std::unique_ptr<Server>> servers_;
+  Picos done_at_ = 0;
+  AllreduceStats base_;
+  A2tpJobCounts counts_;
+  uint64_t wrong_ = 0;
+  std::string first_problem_;
+};
+
+// a2tp's part in a network run: with hosts.model a2tp, the one switch gets the a2tp parser rule
+// (and, static, a2tp.jobs = hosts.groups), and the members run A2tpJobs.
+class A2tpFabricRole : public NetworkRole {
+ public:
+  // InputError for a network or member list the jobs cannot run on.
+  A2tpFabricRole(const Config& cfg, const Topology& t);
+  void configure_switch(unsigned index, Config& c) const override;
+  std::unique_ptr<NetworkAllreduce> attach(Network& net) const override;
+
+ private:
+  Config cfg_;
+  std::vector<unsigned> members_;
+};
+
+}  // namespace fs

@@ -1,0 +1,154 @@
+// End to end: a2tp training jobs (hosts.model a2tp) through `flaresim run` on one switch with the
+// a2tp handler (native HPUs): every job's every fragment comes back to each worker as exactly
+// the sum of its workers' gradients (each worker checks it against the sum the jobs compute
+// from the generated gradients; a wrong or missing one fails the run), under collisions in 4
+// aggregators with ATP's, A2TP's and static sharing; the PS sends one result per fragment; a
+// lost gradient is sent again straight to the PS, which completes the switch's partial sum; a
+// lost result is sent again by the PS to its worker alone; ECN marks reach the workers as ECE;
+// set-ups the jobs cannot run are refused naming the key.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/cli_runner.h"
+
+namespace fs::test {
+namespace {
+
+// 8 hosts on one switch; with hosts.groups 2, jobs of hosts 0-3 and 4-7 (3 workers and a PS).
+const std::string kNetwork =
+    "run --network.topology leaf_spine --network.leaves 1 --network.spines 0 --network.hosts_per_leaf 8"
+    " --network.kind inc --hpu.model native --hosts.model a2tp --hosts.timeout_ns 20000 --stats s.json -q ";
+
+nlohmann::json run_ok(const std::string& args, const ScratchDir& dir) {
+  const CliResult r = flaresim(kNetwork + args, dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  return nlohmann::json::parse(slurp(dir / "s.json"));
+}
+
+const nlohmann::json& outcomes(const nlohmann::json& s) { return s["network"]["per_switch"][0]["handler_outcomes"]["a2tp"]; }
+uint64_t outcome(const nlohmann::json& s, const char* name) {
+  const nlohmann::json& o = outcomes(s);
+  return o.contains(name) ? o[name].get<uint64_t>() : 0;
+}
+
+class A2tpJobsModes : public testing::TestWithParam<const char*> {};
+
+TEST_P(A2tpJobsModes, TwoJobsGetExactSumsThroughFourSharedAggregators) {
+  ScratchDir dir;
+  const nlohmann::json s = run_ok(std::string("--a2tp.mode ") + GetParam() +
+                                      " --hosts.groups 2 --a2tp.aggregators 4 --hosts.bytes 16KiB"
+                                      " --a2tp.iterations 2 --a2tp.compute_us 1",
+                                  dir);
+  const nlohmann::json& a = s["allreduce"];
+  EXPECT_EQ(a["model"], "a2tp");
+  EXPECT_EQ(a["results_ok"], true);
+  EXPECT_EQ(a["unfinished_ranks"], 0);
+  EXPECT_EQ(a["hosts"], 6);
+  // 16 KiB is 4096 values: 66 fragments of 62 and one of 4.
+  EXPECT_EQ(a["details"]["fragments"], 67);
+  // Each fragment's first sends (to the switch or the PS), and one result from its PS.
+  EXPECT_EQ(a["details"]["to_switch"].get<uint64_t>() + a["details"]["to_ps"].get<uint64_t>(), 6u * 2 * 67);
+  EXPECT_EQ(a["details"]["ps_results"], 2 * 2 * 67);
+  EXPECT_EQ(a["details"]["ps_refused"], 0);
+  ASSERT_EQ(a["jobs"].size(), 2u);
+  for (const auto& job : a["jobs"]) {
+    EXPECT_EQ(job["iterations"], 2);
+    EXPECT_EQ(job["workers"], 3);
+    EXPECT_GT(job["aggregation_gbps"].get<double>(), 0);
+  }
+  EXPECT_EQ(outcome(s, "malformed") + outcome(s, "no_route") + outcome(s, "no_share"), 0u);
+  // Four aggregators for two jobs' windows: fragments meet in them.
+  if (std::string(GetParam()) != "static") {
+    EXPECT_GT(outcome(s, "collision"), 0u);
+  }
+  if (std::string(GetParam()) == "a2tp") {
+    EXPECT_GT(a["details"]["col_acks"].get<uint64_t>(), 0u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sharing, A2tpJobsModes, testing::Values("atp", "a2tp", "static"));
+
+TEST(A2tpJobs, ALostGradientIsSentToThePsWhichCompletesTheSwitchsPartialSum) {
+  ScratchDir dir;
+  // One job (hosts 0-2 workers, host 3 its PS), 17 fragments; worker 0's third gradient is lost.
+  const nlohmann::json s = run_ok("--hosts.members 0-3 --a2tp.aggregators 4096 --hosts.bytes 4KiB "
+                                  "--network.lose 'host0>leaf0:3'",
+                                  dir);
+  const nlohmann::json& a = s["allreduce"];
+  EXPECT_EQ(a["results_ok"], true);
+  // The three workers sent fragment 2 at the same times (same start, same pace), so all three
+  // time out on it together and send it again straight to the PS; the first of those to reach
+  // the switch flushes workers 1 and 2's partial sum after it (flushed), the other two only pass
+  // (resent).
+  EXPECT_EQ(a["retransmissions"], 3);
+  EXPECT_EQ(outcome(s, "flushed"), 1u);
+  EXPECT_EQ(outcome(s, "resent"), 2u);
+  EXPECT_EQ(outcome(s, "completed"), 16u);
+  EXPECT_EQ(a["details"]["ps_results"], 17);
+  // The PS completes fragment 2 with worker 0's gradient and the partial sum; a resend of worker
+  // 1 or 2 that reaches it after that is answered with the result, to that worker alone, which
+  // it then has twice. Which of them come late is up to the order the switch forwards them in;
+  // at least one of the three is in time.
+  EXPECT_LE(a["details"]["ps_resends"].get<uint64_t>(), 2u);
+  EXPECT_EQ(a["details"]["ps_resends"], a["details"]["duplicate_results"]);
+}
+
+TEST(A2tpJobs, ALostResultIsSentAgainToItsWorkerAlone) {
+  ScratchDir dir;
+  const nlohmann::json s = run_ok("--hosts.members 0-3 --a2tp.aggregators 4096 --hosts.bytes 4KiB "
+                                  "--network.lose 'leaf0>host1:2'",
+                                  dir);
+  const nlohmann::json& a = s["allreduce"];
+  EXPECT_EQ(a["results_ok"], true);
+  EXPECT_EQ(a["retransmissions"], 1);   // worker 1's gradient, straight to the PS
+  EXPECT_EQ(a["details"]["ps_resends"], 1);  // the PS's answer: the result, to worker 1
+  EXPECT_EQ(a["details"]["ps_results"], 17);
+  EXPECT_EQ(a["details"]["duplicate_results"], 0);
+  EXPECT_EQ(outcome(s, "completed"), 17u);
+}
+
+TEST(A2tpJobs, EcnMarksOnTheWayComeBackToTheWorkers) {
+  ScratchDir dir;
+  const std::string job = "--hosts.members 0-3 --a2tp.aggregators 4096 --hosts.bytes 64KiB --a2tp.window 64 ";
+  // Marking any frame queued behind another: the PS's link carries the switch's results while
+  // the PS sends its own, so some are marked.
+  nlohmann::json s = run_ok(job + "--ports.ecn_bytes 1", dir);
+  EXPECT_EQ(s["allreduce"]["results_ok"], true);
+  EXPECT_GT(s["network"]["ecn_marked"].get<uint64_t>(), 0u);
+  EXPECT_GT(s["allreduce"]["details"]["ecn_acks"].get<uint64_t>(), 0u);
+  s = run_ok(job + "--ports.ecn_bytes 0", dir);
+  EXPECT_EQ(s["allreduce"]["results_ok"], true);
+  EXPECT_EQ(s["network"]["ecn_marked"], 0);
+  EXPECT_EQ(s["allreduce"]["details"]["ecn_acks"], 0);
+}
+
+TEST(A2tpJobs, SetUpsTheJobsCannotRunAreRefusedNamingTheKey) {
+  ScratchDir dir;
+  const auto refused = [&](const std::string& args) {
+    const CliResult r = flaresim(kNetwork + args, dir);
+    EXPECT_NE(r.code, 0);
+    return r.err;
+  };
+  EXPECT_NE(refused("--hosts.groups 2").find("a2tp.aggregators: hosts.model a2tp needs the switch's aggregators"),
+            std::string::npos);
+  EXPECT_NE(refused("--a2tp.aggregators 8 --a2tp.stragglers '0.1=2'")
+                .find("a2tp.stragglers: '0.1=2': the level '2' is not a number above 0 and at most 1"),
+            std::string::npos);
+  EXPECT_NE(refused("--a2tp.aggregators 8 --hosts.groups 2 --a2tp.stragglers '1.3=0.5'")
+                .find("a2tp.stragglers: job 1 has no worker 3 (2 jobs)"),
+            std::string::npos);
+  EXPECT_NE(refused("--a2tp.aggregators 8 --a2tp.threshold 1").find("a2tp.threshold: '1' is neither auto nor"),
+            std::string::npos);
+  EXPECT_NE(refused("--a2tp.aggregators 8 --hosts.members '0,2,3,4'")
+                .find("hosts.members: job 0's workers must be consecutive hosts"),
+            std::string::npos);
+  const CliResult two = flaresim(
+      "run --network.topology leaf_spine --network.leaves 2 --network.spines 1 --hosts.model a2tp "
+      "--a2tp.aggregators 8 -q",
+      dir);
+  EXPECT_NE(two.err.find("hosts.model a2tp runs on a network of one switch"), std::string::npos) << two.err;
+}
+
+}  // namespace
+}  // namespace fs::test
