@@ -2,20 +2,20 @@
  * gradient takes its aggregator if it is free, is summed in if the aggregator holds its job's
  * fragment, and otherwise collides: it goes on to the job's PS flagged COLLISION, and in A2TP mode
  * the aggregator remembers it (Col) and tells the holder's workers in its result. An aggregation
- * with every worker in sends its result to the PS (the packet's IPv4 destination) and frees its
- * aggregator. A RESEND gradient (a worker's retransmission, or one A2TP sends outside its ACW)
- * goes on to the PS; if the switch holds its fragment's aggregation, the partial sum follows it
- * to the PS and the aggregator is freed, so that the PS completes what the switch could not (the
- * PS counts each worker once: the partial may hold the resender's own gradient). An aggregator
- * remembers the last fragment that collided there or was resent past it, and sends that
- * fragment's later gradients on to the PS too (bypassed) until its result passes or another
- * fragment takes its place: otherwise they could take the aggregator once free and start an
- * aggregation that could never complete here, since part of the fragment is at the PS. A
- * result from the PS passing through to a worker (or to the job's group address, which the
- * switch copies to each of the job's workers) frees an aggregation of its fragment that is still here (a
- * gradient that arrived after its fragment was flushed or completed at the PS would otherwise
- * hold its aggregator for good), as ATP's switch does. With static shares, a job that has none
- * sends its gradients on to its PS. Values are int32 sums, wrapping. */
+ * with every worker in sends its result to the PS (the packet's IPv4 destination) and keeps its
+ * aggregator, as ATP's does, until the PS's result passes on its way to the workers (released):
+ * an aggregator is held for about an RTT, and a worker's late copy of a gradient is a duplicate.
+ * The PS's result goes to one worker, or to the job's group address, which the switch copies to
+ * each of the job's workers. A RESEND gradient (a worker's retransmission, or one A2TP sends
+ * outside its ACW) goes on to the PS; if the switch holds its fragment's aggregation, the partial
+ * sum (or the whole result, if the first copy was lost) follows it to the PS and the aggregator
+ * is freed, so that the PS completes what the switch could not (the PS counts each worker once:
+ * the partial may hold the resender's own gradient). An aggregator remembers the last fragment
+ * that collided there or was resent past it, and sends that fragment's later gradients on to
+ * the PS too (bypassed) until its result passes or another fragment takes its place: otherwise
+ * they could take the aggregator once free and start an aggregation that could never complete
+ * here, since part of the fragment is at the PS. With static shares, a job that has none sends
+ * its gradients on to its PS. Values are int32 sums, wrapping. */
 #include "a2tp_switch.h"
 
 #include <stddef.h>
@@ -144,8 +144,7 @@ static int gradient(const a2tp_switch_config_t* c, const fs_handler_args_t* args
     return forward(pkt, len, A2TP_COLLISION);
   }
   if (a->bitmap == a2tp_full_bitmap(a->workers)) {
-    write_result(pkt, a);
-    a->busy = 0;
+    write_result(pkt, a); /* the aggregator keeps it until the PS's result passes */
     fs_unlock(&a->lock);
     return forward(pkt, len, A2TP_COMPLETED);
   }
@@ -188,7 +187,7 @@ static int to_group(const fs_handler_args_t* args, const a2tp_header_t* h, uint3
   return outcome;
 }
 
-/* A result on its way (from a PS to its workers, or to one of them): frees an aggregation of its
+/* A result on its way (from a PS to its workers, or to one of them): frees the aggregation of its
  * fragment still here. */
 static int result(const fs_handler_args_t* args, const a2tp_header_t* h, a2tp_aggregator_t* a, uint32_t len) {
   int released = 0, outcome;
@@ -223,7 +222,7 @@ int a2tp_handler(const fs_handler_args_t* args) {
 /* Names of the outcome codes, in the order of enum a2tp_outcome. */
 static const fs_outcome_desc_t a2tp_outcomes[] = {
     /* name, drop, completes_block, no_block */
-    {"ok", 0, 0, 1},        {"taken", 0, 0, 0},     {"aggregated", 0, 0, 0}, {"completed", 0, 1, 0},
+    {"ok", 0, 0, 1},        {"taken", 0, 0, 0},     {"aggregated", 0, 0, 0}, {"completed", 0, 0, 0},
     {"duplicate", 1, 0, 1}, {"collision", 0, 0, 1}, {"resent", 0, 0, 1},     {"flushed", 0, 1, 0},
     {"bypassed", 0, 0, 1},
     {"forwarded", 0, 0, 1}, {"released", 0, 1, 0},  {"no_share", 0, 0, 1},   {"malformed", 1, 0, 1},

@@ -44,7 +44,8 @@ typedef struct a2tp_switch_config {
 #define A2TP_CONFIG_L1_BYTES ((uint32_t)((sizeof(a2tp_switch_config_t) + 63u) & ~63u))
 
 /* An aggregator (A2TP §4.3.1: bitmap, counter, ECN and Col, job and sequence, the values). Free
- * when `busy` is 0. */
+ * when `busy` is 0; held from a fragment's first gradient until the PS's result for it passes
+ * (or a RESEND flushes it), its result kept once every worker is in. */
 typedef struct a2tp_aggregator {
   uint32_t lock;      /* spin lock over the whole aggregator */
   uint32_t busy;
@@ -67,7 +68,8 @@ enum a2tp_outcome {
   A2TP_OK = 0,
   A2TP_TAKEN,          /* a free aggregator taken by the gradient: the packet dropped */
   A2TP_AGGREGATED,     /* summed into its aggregation: the packet dropped */
-  A2TP_COMPLETED,      /* summed in, every worker's now in: the result sent to the PS, the aggregator freed */
+  A2TP_COMPLETED,      /* summed in, every worker's now in: the result sent to the PS, the aggregator kept
+                          until the PS's result passes */
   A2TP_DUPLICATE,      /* its worker's gradient is in the aggregation already: dropped */
   A2TP_COLLISION,      /* the aggregator holds another aggregation: flagged COLLISION and sent on to the PS */
   A2TP_RESENT,         /* a RESEND gradient sent on to the PS */
@@ -76,7 +78,7 @@ enum a2tp_outcome {
   A2TP_BYPASSED,       /* a gradient of its aggregator's bypass fragment (one that collided there or was
                           resent past it): sent on to the PS flagged as that was, not aggregated anew */
   A2TP_FORWARDED,      /* a result, forwarded by the routes */
-  A2TP_RELEASED,       /* a result from the PS that freed its fragment's aggregation left here, forwarded */
+  A2TP_RELEASED,       /* a result from the PS that freed its fragment's aggregator, forwarded */
   A2TP_NO_SHARE,       /* static shares: a gradient of a job that has none, sent on to its PS */
   A2TP_MALFORMED,      /* not an a2tp packet this switch can take: dropped */
   A2TP_NO_ROUTE,       /* no route towards the packet's destination: dropped */

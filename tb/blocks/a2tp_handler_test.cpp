@@ -1,9 +1,11 @@
 // The a2tp switch handler (handlers/a2tp/a2tp.c) run natively, packet by packet, on a switch of 2
 // clusters with 6 aggregators (aggregator i in cluster i mod 2, slot i / 2) and hosts on the
 // ports of their number: gradients taken, summed and completed into a result to their job's PS
-// (sums worked out here by hand, wrapping), collisions sent on to the PS and, in A2TP mode only,
-// remembered as the holder's Col bit; duplicates dropped; a CE mark carried as ECE; a RESEND
-// flushing the partial sum to the PS; a PS result freeing an aggregation left behind; static
+// (sums worked out here by hand, wrapping) and the aggregator held until the PS's result passes;
+// collisions sent on to the PS and, in A2TP mode only, remembered as the holder's Col bit;
+// duplicates dropped; a CE mark carried as ECE; a RESEND flushing the partial sum to the PS; a
+// PS result freeing an aggregation left behind; later gradients of a fragment that collided or
+// was resent following it to the PS; a result to a job's group address copied to its workers; static
 // shares that never touch another job's aggregators; malformed packets dropped; the installer's
 // refusals.
 #include <gtest/gtest.h>
@@ -78,6 +80,13 @@ class A2tpHandler : public ::testing::Test {
     last_ = h_.run(f, ingress_port);
     return h_.outcome_name(last_.outcome);
   }
+  // The PS's result for (job, sequence) on its way to worker 0, which frees its aggregator.
+  std::string release(uint32_t job, uint32_t sequence, uint16_t aggregator, uint8_t workers) {
+    a2tp_header_t r{};
+    r.job = job, r.sequence = sequence, r.aggregator = aggregator, r.workers = workers;
+    r.bitmap = a2tp_full_bitmap(workers), r.flags = A2TP_FLAG_RESULT;
+    return run_frame(fs::build_a2tp_packet(r, kPs1, fs_host_ipv4(0), {0}), kPs1);
+  }
   const a2tp_aggregator_t& aggregator(uint32_t index) {
     const auto* c = reinterpret_cast<const a2tp_switch_config_t*>(h_.l1(0));
     return *reinterpret_cast<const a2tp_aggregator_t*>(h_.l1(index % 2) + c->aggregators_offset +
@@ -106,8 +115,14 @@ TEST_F(A2tpHandler, EveryWorkersGradientSummedAndTheResultSentToThePs) {
   EXPECT_EQ(fs_be32(last_.sent[0].data.data() + FS_ETH_BYTES + 12), FS_SWITCH_IPV4);
   EXPECT_EQ(fs_be32(last_.sent[0].data.data() + FS_ETH_BYTES + 16), fs_host_ipv4(kPs1));
   EXPECT_EQ(fs::ecn_of(last_.sent[0].data), fs::Ecn::kEct0);
+  // The aggregator keeps the result until the PS's result passes: a late copy is a duplicate,
+  // another fragment (index 9 mod 6 = 3) collides.
+  EXPECT_EQ(aggregator(3).busy, 1u);
+  EXPECT_EQ(run({1, 10, 3, 1, 2, {10, -20, 0x7FFFFFFF}}), "duplicate");
+  EXPECT_EQ(run({2, 4, 9, 0, 2, {7}, kPs2}), "collision");
+  EXPECT_EQ(release(1, 10, 3, 2), "released");
   EXPECT_EQ(aggregator(3).busy, 0u);
-  // The aggregator is free for another job's fragment (index 9 mod 6 = 3).
+  // Then it is free for another job's fragment.
   EXPECT_EQ(run({2, 5, 9, 0, 2, {7}, kPs2}), "taken");
   EXPECT_EQ(aggregator(3).job, 2u);
   // One worker's job completes at once.
@@ -129,7 +144,8 @@ TEST_F(A2tpHandler, ACollisionGoesOnToThePsAndSetsTheHoldersColBit) {
   EXPECT_EQ(run({1, 10, 3, 1, 2, {2}}), "completed");
   ASSERT_EQ(last_.sent.size(), 1u);
   EXPECT_EQ(read(last_.sent[0].data).h.flags, A2TP_FLAG_RESULT | A2TP_FLAG_COL);
-  // The next aggregation there starts without it.
+  // The next aggregation there, once the result has passed, starts without it.
+  EXPECT_EQ(release(1, 10, 3, 2), "released");
   EXPECT_EQ(run({1, 11, 3, 0, 2, {1}}), "taken");
   EXPECT_EQ(aggregator(3).col, 0u);
   // A gradient already flagged COLLISION (by a switch before this one) goes on untouched.
@@ -200,6 +216,7 @@ TEST_F(A2tpHandlerStatic, AJobOnlyEverUsesItsOwnShare) {
       ASSERT_EQ(run({job, index, index, 0, 2, {1}, kPs1}), "taken");
       for (uint32_t a = 0; a < kAggregators; ++a) EXPECT_EQ(aggregator(a).busy, a == job * 3 + index % 3 ? 1u : 0u);
       ASSERT_EQ(run({job, index, index, 1, 2, {1}, kPs1}), "completed");
+      ASSERT_EQ(release(job, index, index, 2), "released");
     }
   // The same index of the two jobs: no collision, each in its share.
   EXPECT_EQ(run({0, 1, 4, 0, 2, {1}}), "taken");
@@ -229,6 +246,7 @@ TEST_F(A2tpHandlerUnevenShares, TheAggregatorsBeyondWholeSharesStayUnused) {
     EXPECT_EQ(aggregator(3 + index % 3).busy, 1u);
     EXPECT_EQ(aggregator(6).busy, 0u);
     ASSERT_EQ(run({1, index, index, 1, 2, {1}}), "completed");
+    ASSERT_EQ(release(1, index, index, 2), "released");
   }
 }
 
@@ -269,6 +287,7 @@ TEST_F(A2tpHandler, AFragmentThatCollidedOrWasResentHasItsLaterGradientsFollowTo
   EXPECT_EQ(run({1, 10, 3, 0, 2, {1}}), "taken");
   EXPECT_EQ(run({2, 7, 9, 0, 2, {5}, kPs2}), "collision");
   EXPECT_EQ(run({1, 10, 3, 1, 2, {2}}), "completed");
+  EXPECT_EQ(release(1, 10, 3, 2), "released");
   EXPECT_EQ(run({2, 7, 9, 1, 2, {6}, kPs2}), "bypassed");
   ASSERT_EQ(last_.sent.size(), 1u);
   EXPECT_EQ(last_.sent[0].ports, std::vector<uint32_t>{kPs2});

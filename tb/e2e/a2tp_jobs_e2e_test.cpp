@@ -4,7 +4,8 @@
 // from the generated gradients; a wrong or missing one fails the run), under collisions in 4
 // aggregators with ATP's, A2TP's and static sharing; the PS sends one result per fragment; a
 // lost gradient is sent again straight to the PS, which completes the switch's partial sum; a
-// lost result is sent again by the PS to its worker alone; ECN marks reach the workers as ECE;
+// lost result is sent again by the PS to its worker alone; ECN marks reach the workers as ECE; a
+// PS with an aggregation rate queues what it sums;
 // set-ups the jobs cannot run are refused naming the key.
 #include <gtest/gtest.h>
 
@@ -121,6 +122,20 @@ TEST(A2tpJobs, EcnMarksOnTheWayComeBackToTheWorkers) {
   EXPECT_EQ(s["allreduce"]["results_ok"], true);
   EXPECT_EQ(s["network"]["ecn_marked"], 0);
   EXPECT_EQ(s["allreduce"]["details"]["ecn_acks"], 0);
+}
+
+TEST(A2tpJobs, AParameterServerWithAnAggregationRateQueuesWhatItSums) {
+  ScratchDir dir;
+  // Two jobs through 4 aggregators send many gradients to their PSes; at 1 Gbit/s they queue.
+  const std::string jobs = "--hosts.groups 2 --a2tp.aggregators 4 --hosts.bytes 16KiB ";
+  nlohmann::json s = run_ok(jobs + "--a2tp.ps_gbps 1", dir);
+  EXPECT_EQ(s["allreduce"]["results_ok"], true);
+  EXPECT_GT(s["allreduce"]["details"]["ps_queue_max"].get<uint64_t>(), 1u);
+  const double slow = s["allreduce"]["done_us"].get<double>();
+  s = run_ok(jobs, dir);
+  EXPECT_EQ(s["allreduce"]["results_ok"], true);
+  EXPECT_EQ(s["allreduce"]["details"]["ps_queue_max"], 0);
+  EXPECT_LT(s["allreduce"]["done_us"].get<double>(), slow);
 }
 
 TEST(A2tpJobs, SetUpsTheJobsCannotRunAreRefusedNamingTheKey) {

@@ -31,6 +31,8 @@ std::vector<ConfigKey> a2tp_config_keys() {
                        A2TP(fragment_bytes)));
   s.push_back(string_key("a2tp.stragglers", "hosts.model a2tp: workers with less bandwidth: 'JOB.WORKER=LEVEL' entries separated by ';', LEVEL (0 < LEVEL <= 1) the share of its link's rate the worker sends at (A2TP's straggling level); 'JOB.WORKER=LEVEL@TIME,LEVEL@TIME...' changes it at those times (e.g. '1.3=0.2' or '0.0=1@0,0.5@2ms')",
                          {}, A2TP(stragglers)));
+  s.push_back(double_key("a2tp.ps_gbps", "hosts.model a2tp: a parameter server sums what arrives for it (collided and resent gradients, partial sums) one packet at a time at this rate, in Gbit/s of frames (its aggregation rate; packets queue in front of it), and sends a switch's whole result on at once; 0 = everything at once", 0, 1e6,
+                         A2TP(ps_gbps)));
   s.push_back(double_key("a2tp.sample_us", "hosts.model a2tp: every this long, each job's aggregation throughput since the last sample, its workers' mean straggling estimate (gamma) and windows go into the stats' allreduce.series; 0 = no samples", 0, 1e9,
                          A2TP(sample_us)));
   return s;

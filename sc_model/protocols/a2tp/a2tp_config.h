@@ -22,6 +22,7 @@ struct A2tpConfig {
   unsigned window = 8;             // the workers' windows at the start, in fragments
   unsigned fragment_bytes = 248;   // values in a full gradient packet
   std::string stragglers;          // 'JOB.WORKER=LEVEL[@TIME]...' (a2tp_jobs.h)
+  double ps_gbps = 0;              // a PS takes packets at this rate (0: at once)
   double sample_us = 0;            // every this long, each job's numbers into the stats' series (0: none)
 };
 constexpr const char* kA2tpSection = "a2tp";

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <map>
 #include <set>
 #include <sstream>
@@ -351,18 +352,48 @@ void A2tpJobs::Worker::accept(PacketPtr p) {
 
 // A job's parameter server: what arrives for it goes through A2tpParameterServer; a complete
 // fragment's result goes once to the job's group address, a result sent again to one worker.
-class A2tpJobs::Server : public PacketSinkIf {
+// A job's parameter server: what arrives for it goes through A2tpParameterServer; a complete
+// fragment's result goes once to the job's group address, a result sent again to one worker.
+// With a2tp.ps_gbps it sums what it takes one packet at a time at that rate (a queue in front);
+// a switch's whole result, which it only sends on, and everything without a2tp.ps_gbps, at once.
+class A2tpJobs::Server : public sc_core::sc_module, public PacketSinkIf {
  public:
-  Server(A2tpJobs& owner, unsigned job)
-      : owner_(owner), job_(job), ps_(unsigned(owner.jobs_[job].workers.size())) {
+  SC_HAS_PROCESS(Server);
+  Server(sc_core::sc_module_name name, A2tpJobs& owner, unsigned job)
+      : sc_core::sc_module(name), owner_(owner), job_(job), ps_(unsigned(owner.jobs_[job].workers.size())) {
     owner.net_.host(owner.jobs_[job].ps).bind_udp(A2TP_UDP_PORT_DEFAULT, this);
+    if (owner.ps_gbps_ > 0) SC_THREAD(serve);
   }
   void accept(PacketPtr p) override {
+    if (owner_.ps_gbps_ <= 0 || whole_result(*p)) return take(*p);
+    queue_.push_back(std::move(p));
+    owner_.counts_.ps_queue_max = std::max<uint64_t>(owner_.counts_.ps_queue_max, queue_.size());
+    arrived_.notify(sc_core::SC_ZERO_TIME);
+  }
+
+ private:
+  // A switch's result with every worker in: the PS only sends it on, with no summing to do.
+  bool whole_result(const Packet& p) const {
+    if (p.data.size() < A2TP_PAYLOAD_OFFSET + A2TP_HEADER_BYTES) return false;
+    a2tp_header_t h;
+    a2tp_decode(p.data.data() + A2TP_PAYLOAD_OFFSET, &h);
+    return (h.flags & A2TP_FLAG_RESULT) && h.workers && h.bitmap == a2tp_full_bitmap(h.workers);
+  }
+  void serve() {
+    for (;;) {
+      while (queue_.empty()) wait(arrived_);
+      const PacketPtr p = queue_.front();
+      wait(ps_time(Picos(std::llround(double(p->data.size()) * 8.0 * 1e3 / owner_.ps_gbps_))));
+      queue_.pop_front();
+      take(*p);
+    }
+  }
+  void take(const Packet& p) {
     A2tpPacket a;
     std::string why;
-    if (!parse_a2tp_packet(p->data.data(), p->data.size(), &a, &why) || a.h.job != job_)
+    if (!parse_a2tp_packet(p.data.data(), p.data.size(), &a, &why) || a.h.job != job_)
       return void(++owner_.base_.stray_packets);
-    const A2tpParameterServer::Action act = ps_.take(a, ecn_of(p->data) == Ecn::kCe);
+    const A2tpParameterServer::Action act = ps_.take(a, ecn_of(p.data) == Ecn::kCe);
     if (act.kind == A2tpParameterServer::Action::kNone) {
       if (!act.why.empty() && act.why != "duplicate") ++owner_.counts_.ps_refused;
       return;
@@ -383,10 +414,11 @@ class A2tpJobs::Server : public PacketSinkIf {
     if (group && iteration >= 2) ps_.forget_before(uint32_t((iteration - 1) * owner_.fragments_));
   }
 
- private:
   A2tpJobs& owner_;
   const unsigned job_;
   A2tpParameterServer ps_;
+  std::deque<PacketPtr> queue_;
+  sc_core::sc_event arrived_;
 };
 
 namespace {
@@ -455,6 +487,7 @@ A2tpJobs::A2tpJobs(sc_core::sc_module_name name, const Config& cfg, Network& net
       throw InputError(std::string(kStragglersKey) + ": job " + std::to_string(s.job) + " has no worker " +
                        std::to_string(s.worker) + " (" + std::to_string(cut.size()) + " jobs)");
   timeout_ = Picos(cfg.hosts.timeout_ns) * kPicosPerNs;
+  ps_gbps_ = c.ps_gbps;
   values_seed_ = component_seed(cfg.seed, "a2tp.values");
   for (const std::vector<unsigned>& hosts : cut) {
     Job j;
@@ -470,7 +503,7 @@ A2tpJobs::A2tpJobs(sc_core::sc_module_name name, const Config& cfg, Network& net
   for (const Job& j : jobs_) workers += j.workers.size();
   net.join_allreduce(workers);
   for (unsigned j = 0; j < jobs_.size(); ++j) {
-    servers_.push_back(std::make_unique<Server>(*this, j));
+    servers_.push_back(std::make_unique<Server>(("ps" + std::to_string(j)).c_str(), *this, j));
     for (unsigned r = 0; r < jobs_[j].workers.size(); ++r)
       workers_.push_back(std::make_unique<Worker>(("worker" + std::to_string(workers_.size())).c_str(), *this, j, r));
   }
@@ -568,7 +601,8 @@ AllreduceStats A2tpJobs::stats() const {
                {"duplicate_results", counts_.duplicate_results},
                {"ps_results", counts_.ps_results},
                {"ps_resends", counts_.ps_resends},
-               {"ps_refused", counts_.ps_refused}};
+               {"ps_refused", counts_.ps_refused},
+               {"ps_queue_max", counts_.ps_queue_max}};
   s.conclude(done_at_, !wrong_);
   s.series = series_;
   s.goodput_gbps = 0;

@@ -27,7 +27,8 @@
 // sample) is sent again straight to the PS (RESEND) and counts as a loss in its round; after
 // kA2tpMaxSends sends it is given up. The PS
 // (a2tp_ps.h) sums what the switch did not and sends a result again to a worker whose gradient
-// comes for a complete fragment.
+// comes for a complete fragment; with a2tp.ps_gbps it sums what arrives one packet at a time at
+// that rate (a server's aggregation rate), sending a switch's whole result on at once.
 //
 // Stragglers (a2tp.stragglers): a worker paces its sends at LEVEL x its link's rate (A2TP's
 // straggling level: its available bandwidth over the leader's).
@@ -80,6 +81,7 @@ struct A2tpJobCounts {
   uint64_t ps_results = 0;    // results the PSes sent to their groups
   uint64_t ps_resends = 0;    // results a PS sent again to one worker
   uint64_t ps_refused = 0;    // packets a PS refused
+  uint64_t ps_queue_max = 0;  // the most packets waiting at a PS (a2tp.ps_gbps)
 };
 
 class A2tpJobs : public sc_core::sc_module, public NetworkAllreduce {
@@ -121,7 +123,7 @@ class A2tpJobs : public sc_core::sc_module, public NetworkAllreduce {
   std::string mode_;
   uint64_t gradient_bytes_ = 0, fragments_ = 0;
   unsigned per_fragment_ = 0, aggregators_ = 0, share_ = 0, iterations_ = 0;
-  double threshold_ = 0;
+  double threshold_ = 0, ps_gbps_ = 0;
   Picos compute_ = 0, timeout_ = 0, sample_every_ = 0;
   std::vector<std::map<std::string, double>> series_;
   std::vector<uint64_t> sampled_bytes_;  // per job: its first worker's acked bytes at the last sample
