@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "common/errors.h"
+#include "common/splitmix64.h"
 #include "config/config.h"
 
 namespace fs {
@@ -34,6 +35,11 @@ void AllreduceStats::report(StatsTree& out) const {
   for (const auto& job : jobs) list.append() = job;
   StatsTree& samples = out["series"].make_array();
   for (const auto& sample : series) samples.append() = sample;
+}
+
+int32_t member_value(uint64_t values_seed, unsigned group, unsigned rank, uint64_t at) {
+  return int32_t(uint32_t(splitmix64_mix(splitmix64_mix(values_seed ^ (uint64_t(group) << 32 | rank)) +
+                                         at * kSplitmixGolden)));
 }
 
 AllreduceStats combine_groups(const std::vector<AllreduceStats>& groups) {

@@ -57,6 +57,10 @@ class NetworkAllreduce {
   virtual std::string failure() const = 0;
 };
 
+// Element `at` of the int32 data of member `rank` of group `group`, drawn from `values_seed` (the
+// run's seed for the model's values): the same for every model that sums generated int32 data.
+int32_t member_value(uint64_t values_seed, unsigned group, unsigned rank, uint64_t at);
+
 // The concurrent allreduces of hosts.groups as one: counts summed (details key by key), levels
 // the deepest, done_us the last group's, allreduce_gbps every member's bytes over it,
 // goodput_gbps the mean of the groups', results_ok if every group's is.

@@ -543,9 +543,7 @@ unsigned A2tpJobs::elements(uint32_t sequence) const {
 }
 
 int32_t A2tpJobs::value(unsigned job, unsigned worker, uint32_t sequence, unsigned i) const {
-  const uint64_t at = uint64_t(sequence) * per_fragment_ + i;
-  return int32_t(uint32_t(splitmix64_mix(splitmix64_mix(values_seed_ ^ (uint64_t(job) << 32 | worker)) +
-                                         at * kSplitmixGolden)));
+  return member_value(values_seed_, job, worker, uint64_t(sequence) * per_fragment_ + i);
 }
 
 std::vector<int32_t> A2tpJobs::reduction(unsigned job, uint32_t sequence) const {

@@ -8,7 +8,6 @@
 #include "common/errors.h"
 #include "common/fnv1a.h"
 #include "common/sc_time_util.h"
-#include "common/splitmix64.h"
 #include "fs_packet.h"
 #include "protocols/canary/canary_config.h"
 #include "protocols/canary/canary_frame.h"
@@ -365,9 +364,7 @@ unsigned CanaryAllreduce::elements(uint64_t block) const {
 }
 
 int32_t CanaryAllreduce::value(unsigned group, unsigned rank, uint64_t block, unsigned i) const {
-  const uint64_t at = block * per_packet_ + i;
-  return int32_t(uint32_t(splitmix64_mix(splitmix64_mix(values_seed_ ^ (uint64_t(group) << 32 | rank)) +
-                                         at * kSplitmixGolden)));
+  return member_value(values_seed_, group, rank, block * per_packet_ + i);
 }
 
 std::vector<int32_t> CanaryAllreduce::reduction(unsigned group, uint64_t block) const {
