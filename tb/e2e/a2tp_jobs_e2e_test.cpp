@@ -5,7 +5,8 @@
 // aggregators with ATP's, A2TP's and static sharing; the PS sends one result per fragment; a
 // lost gradient is sent again straight to the PS, which completes the switch's partial sum; a
 // lost result is sent again by the PS to its worker alone; ECN marks reach the workers as ECE; a
-// PS with an aggregation rate queues what it sums;
+// PS with an aggregation rate queues what it sums; fragments never answered are given up and the
+// run fails saying so;
 // set-ups the jobs cannot run are refused naming the key.
 #include <gtest/gtest.h>
 
@@ -136,6 +137,24 @@ TEST(A2tpJobs, AParameterServerWithAnAggregationRateQueuesWhatItSums) {
   EXPECT_EQ(s["allreduce"]["results_ok"], true);
   EXPECT_EQ(s["allreduce"]["details"]["ps_queue_max"], 0);
   EXPECT_LT(s["allreduce"]["done_us"].get<double>(), slow);
+}
+
+TEST(A2tpJobs, FragmentsThatNeverGetAResultAreGivenUpAndTheRunSaysSo) {
+  ScratchDir dir;
+  // Every frame is lost: each worker sends its one fragment 16 times, then gives it up.
+  const CliResult r = flaresim(kNetwork + "--hosts.members 0-3 --a2tp.aggregators 8 --hosts.bytes 248 "
+                                          "--network.link_loss 1",
+                               dir);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("the a2tp jobs did not complete: 3 of 3 workers are missing results (3 fragments given "
+                       "up in all)"),
+            std::string::npos)
+      << r.err;
+  const nlohmann::json s = nlohmann::json::parse(slurp(dir / "s.json"));
+  EXPECT_EQ(s["allreduce"]["gave_up"], 3);
+  EXPECT_EQ(s["allreduce"]["retransmissions"], 3 * 15);
+  EXPECT_EQ(s["allreduce"]["unfinished_ranks"], 3);
+  EXPECT_EQ(s["allreduce"]["results_ok"], false);
 }
 
 TEST(A2tpJobs, SetUpsTheJobsCannotRunAreRefusedNamingTheKey) {
