@@ -133,6 +133,7 @@ class A2tpJobs::Worker : public sc_core::sc_module, public PacketSinkIf {
   unsigned iterations_done = 0;
   uint64_t gave_up = 0;
   double last_acw = 0, last_lcw = 0, last_gamma = 1, least_gamma = 1;
+  Picos base_rtt() const { return min_rtt_; }
   uint64_t acked_bytes = 0;  // values of the results it took
 
  private:
@@ -604,6 +605,7 @@ AllreduceStats A2tpJobs::stats() const {
   s.conclude(done_at_, !wrong_);
   s.series = series_;
   s.goodput_gbps = 0;
+  size_t first = 0;  // the job's first worker in workers_
   for (unsigned jx = 0; jx < jobs_.size(); ++jx) {
     const Job& j = jobs_[jx];
     double iteration_ps = 0, push_ps = 0;
@@ -617,6 +619,11 @@ AllreduceStats A2tpJobs::stats() const {
     row["iterations"] = done;
     row["iteration_us"] = done ? iteration_ps / done / double(kPicosPerUs) : 0.0;
     row["aggregation_gbps"] = push_ps > 0 ? double(gradient_bytes_) * done * 8.0 * 1e3 / push_ps : 0.0;
+    row["push_us"] = push_ps / double(kPicosPerUs);
+    double rtt = 0;
+    for (size_t r = 0; r < j.workers.size(); ++r) rtt += double(workers_[first + r]->base_rtt()) / double(j.workers.size());
+    row["base_rtt_us"] = rtt / double(kPicosPerUs);
+    first += j.workers.size();
     s.goodput_gbps += row["aggregation_gbps"] / double(jobs_.size());
     s.jobs.push_back(std::move(row));
   }
