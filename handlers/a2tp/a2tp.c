@@ -6,7 +6,8 @@
  * aggregator, as ATP's does, until the PS's result passes on its way to the workers (released):
  * an aggregator is held for about an RTT, and a worker's late copy of a gradient is a duplicate.
  * The PS's result goes to one worker, or to the job's group address, which the switch copies to
- * each of the job's workers. A RESEND gradient (a worker's retransmission, or one A2TP sends
+ * each of the job's workers; a collision while the aggregator was held after completion sets
+ * COL in it on its way. A RESEND gradient (a worker's retransmission, or one A2TP sends
  * outside its ACW) goes on to the PS; if the switch holds its fragment's aggregation, the partial
  * sum (or the whole result, if the first copy was lost) follows it to the PS and the aggregator
  * is freed, so that the PS completes what the switch could not (the PS counts each worker once:
@@ -193,7 +194,11 @@ static int result(const fs_handler_args_t* args, const a2tp_header_t* h, a2tp_ag
   int released = 0, outcome;
   if (a) {
     fs_lock(&a->lock);
-    if (a->busy && a->job == h->job && a->sequence == h->sequence) a->busy = 0, released = 1;
+    if (a->busy && a->job == h->job && a->sequence == h->sequence) {
+      /* A collision while the result was held here reaches the holder's workers in this one. */
+      if (a->col) args->pkt[A2TP_PAYLOAD_OFFSET + A2TP_OFF_FLAGS] |= A2TP_FLAG_COL;
+      a->busy = 0, released = 1;
+    }
     if (a->bypass_flags && a->bypass_job == h->job && a->bypass_sequence == h->sequence) a->bypass_flags = 0;
     fs_unlock(&a->lock);
   }

@@ -153,6 +153,19 @@ TEST_F(A2tpHandler, ACollisionGoesOnToThePsAndSetsTheHoldersColBit) {
   EXPECT_EQ(aggregator(0).busy, 0u);
 }
 
+TEST_F(A2tpHandler, ACollisionWhileTheResultIsHeldReachesTheHoldersWorkersInThePsResult) {
+  EXPECT_EQ(run({1, 10, 3, 0, 2, {1}}), "taken");
+  EXPECT_EQ(run({1, 10, 3, 1, 2, {2}}), "completed");
+  EXPECT_EQ(read(last_.sent[0].data).h.flags, A2TP_FLAG_RESULT);  // nothing had collided yet
+  EXPECT_EQ(run({2, 7, 9, 0, 2, {5}, kPs2}), "collision");
+  EXPECT_EQ(release(1, 10, 3, 2), "released");
+  ASSERT_EQ(last_.sent.size(), 1u);
+  EXPECT_EQ(read(last_.sent[0].data).h.flags, A2TP_FLAG_RESULT | A2TP_FLAG_COL);
+  // A result of another fragment passing frees nothing and is left as it is.
+  EXPECT_EQ(release(1, 11, 3, 2), "forwarded");
+  EXPECT_EQ(read(last_.sent[0].data).h.flags, A2TP_FLAG_RESULT);
+}
+
 class A2tpHandlerAtp : public A2tpHandler {
  protected:
   A2tpHandlerAtp() : A2tpHandler(switch_cfg("atp")) {}

@@ -132,13 +132,13 @@ class A2tpJobs::Worker : public sc_core::sc_module, public PacketSinkIf {
 
   unsigned iterations_done = 0;
   uint64_t gave_up = 0;
-  double last_acw = 0, last_lcw = 0, last_gamma = 1, least_gamma = 1;
+  double last_acw = 0, last_lcw = 0, last_gamma = 1;
   Picos base_rtt() const { return min_rtt_; }
   uint64_t acked_bytes = 0;  // values of the results it took
 
  private:
   struct Fragment {
-    bool sent = false, acked = false, first_to_switch = false, at_switch = false;
+    bool sent = false, acked = false, given_up = false, first_to_switch = false, at_switch = false;
     unsigned sends = 0;
     Picos sent_at = 0, due = 0;
   };
@@ -180,7 +180,7 @@ class A2tpJobs::Worker : public sc_core::sc_module, public PacketSinkIf {
     if (!min_rtt_ || rtt < min_rtt_) min_rtt_ = rtt;
   }
   // A round is one LCW of gradients sent (A2TP 4.3.2: about one RTT).
-  bool round_over() const { return round_start_ && round_.sent >= round_target_; }
+  bool round_over() const { return round_start_ && round_sends_ >= round_target_; }
   void arm(uint64_t f) {
     Fragment& k = frags_[f];
     if (k.due) due_.erase({k.due, f});
@@ -201,6 +201,7 @@ class A2tpJobs::Worker : public sc_core::sc_module, public PacketSinkIf {
   A2tpRound round_;
   Picos round_start_ = 0;  // 0: no round under way (before the first send of a push)
   uint32_t round_target_ = 0;  // gradients the round lasts: the LCW it began with
+  uint32_t round_sends_ = 0;   // gradients sent in the round
   Picos min_rtt_ = 0;      // the least time from a first send to its result (0: none yet)
   double srtt_ = 0, rttvar_ = 0;  // smoothed RTT and its variation (RFC 6298), from first sends
   unsigned backoff_ = 0;          // timeouts since the last RTT sample: the RTO doubles for each
@@ -261,25 +262,24 @@ void A2tpJobs::Worker::send(uint64_t f, bool to_switch) {
   h.job = job_, h.sequence = seq, h.worker = uint8_t(rank_), h.bitmap = 1u << rank_;
   h.workers = uint8_t(owner_.jobs_[job_].workers.size());
   h.aggregator = owner_.mode_ == "static"
-                     ? uint16_t(seq % 65536u)
+                     ? uint16_t(seq % owner_.share_)
                      : uint16_t(splitmix64_mix(uint64_t(job_) << 32 | seq) % owner_.aggregators_);
   h.flags = uint8_t(to_switch ? 0u : A2TP_FLAG_RESEND);
   std::vector<int32_t> values(owner_.elements(seq));
   for (unsigned i = 0; i < values.size(); ++i) values[i] = owner_.value(job_, rank_, seq, i);
   auto p = std::make_shared<Packet>();
   p->data = build_a2tp_packet(h, host_, fs_host_ipv4(owner_.jobs_[job_].ps), values);
-  if (!round_start_) round_start_ = now_ps(), round_target_ = link_limit();
+  if (!round_start_) round_start_ = now_ps(), round_target_ = link_limit(), round_sends_ = 0;
   if (!k.sent) {
     k.sent = true, k.first_to_switch = to_switch, k.sent_at = now_ps();
     ++in_flight_;
     ++(to_switch ? owner_.counts_.to_switch : owner_.counts_.to_ps);
-    round_.to_switch += to_switch;
   } else {
     ++owner_.base_.retransmissions;
   }
   if (to_switch && !k.at_switch) k.at_switch = true, ++at_switch_;
   if (!to_switch && k.at_switch) k.at_switch = false, --at_switch_;
-  ++round_.sent;
+  ++round_sends_;
   ++k.sends;
   ++owner_.base_.packets_sent;
   owner_.base_.bytes_sent += p->data.size();
@@ -299,6 +299,9 @@ void A2tpJobs::Worker::timed_out(uint64_t f) {
   ++round_.lost;
   ++backoff_;
   if (k.sends >= kA2tpMaxSends) {
+    k.given_up = true;
+    --in_flight_;
+    if (k.at_switch) k.at_switch = false, --at_switch_;
     ++gave_up;
     ++gave_up_now_;
     return;
@@ -306,22 +309,22 @@ void A2tpJobs::Worker::timed_out(uint64_t f) {
   send(f, false);
 }
 
+// The round's counts are of the ACKs it received (so h and e are fractions of them, at most 1).
 // Eq. 3's n is the ACKs of one RTT: the round's, scaled from the round's length to the least RTT
-// seen (a round that took one base RTT keeps its count; a job held back by a straggler gets its
-// ACKs at the straggler's pace while its LCW stays, so its gamma falls).
+// seen (a job held back by a straggler gets its ACKs at the straggler's pace while its LCW stays,
+// so its gamma falls).
 void A2tpJobs::Worker::end_round() {
   A2tpRound r = round_;
   const Picos took = now_ps() - round_start_;
-  if (min_rtt_ && took > min_rtt_) r.acked = uint32_t(std::llround(double(r.acked) * double(min_rtt_) / double(took)));
+  if (min_rtt_ && took > 0) r.acked = uint32_t(std::llround(double(r.acked) * double(min_rtt_) / double(took)));
   a2tp_->end_round(r);
   atp_->end_round(r);
   ++owner_.counts_.rounds;
   last_acw = a2tp_mode() ? a2tp_->acw() : atp_->window();
   last_lcw = a2tp_mode() ? a2tp_->lcw() : atp_->window();
   last_gamma = a2tp_->gamma();
-  least_gamma = std::min(least_gamma, last_gamma);
   round_ = A2tpRound();
-  round_start_ = now_ps(), round_target_ = link_limit();
+  round_start_ = now_ps(), round_target_ = link_limit(), round_sends_ = 0;
 }
 
 void A2tpJobs::Worker::accept(PacketPtr p) {
@@ -335,7 +338,8 @@ void A2tpJobs::Worker::accept(PacketPtr p) {
     return void(++(a.h.sequence < base ? owner_.counts_.duplicate_results : owner_.base_.stray_packets));
   const uint64_t f = a.h.sequence - base;
   Fragment& k = frags_[f];
-  if (!k.sent || k.acked) return void(++(k.acked ? owner_.counts_.duplicate_results : owner_.base_.stray_packets));
+  if (!k.sent || k.acked || k.given_up)
+    return void(++(k.sent ? owner_.counts_.duplicate_results : owner_.base_.stray_packets));
   if (a.values.size() != owner_.elements(a.h.sequence)) return void(++owner_.base_.stray_packets);
   owner_.check(job_, rank_, a.h.sequence, a.values);
   k.acked = true;
@@ -343,7 +347,8 @@ void A2tpJobs::Worker::accept(PacketPtr p) {
   --in_flight_;
   if (k.at_switch) k.at_switch = false, --at_switch_;
   if (k.due) due_.erase({k.due, f}), k.due = 0;
-  ++round_.acked;
+  ++round_.acked, ++round_.sent;
+  round_.to_switch += k.first_to_switch;
   acked_bytes += uint64_t(a.values.size()) * A2TP_ELEMENT_BYTES;
   if (k.sends == 1) sample_rtt(now_ps() - k.sent_at);  // Karn: no sample from a fragment sent again
   if (k.first_to_switch && (a.h.flags & A2TP_FLAG_COL)) ++round_.collided, ++owner_.counts_.col_acks;
@@ -351,8 +356,6 @@ void A2tpJobs::Worker::accept(PacketPtr p) {
   wake_.notify(sc_core::SC_ZERO_TIME);
 }
 
-// A job's parameter server: what arrives for it goes through A2tpParameterServer; a complete
-// fragment's result goes once to the job's group address, a result sent again to one worker.
 // A job's parameter server: what arrives for it goes through A2tpParameterServer; a complete
 // fragment's result goes once to the job's group address, a result sent again to one worker.
 // With a2tp.ps_gbps it sums what it takes one packet at a time at that rate (a queue in front);
@@ -585,11 +588,9 @@ AllreduceStats A2tpJobs::stats() const {
   s.groups = jobs_.size();
   s.unfinished_ranks = 0;
   s.gave_up = 0;
-  double least_gamma = 1;
   for (const auto& w : workers_) {
     s.gave_up += w->gave_up;
     s.unfinished_ranks += w->iterations_done != iterations_;
-    least_gamma = std::min(least_gamma, w->least_gamma);
   }
   s.details = {{"fragments", fragments_},
                {"to_switch", counts_.to_switch},

@@ -7,8 +7,8 @@
 // An iteration: every worker computes (the model's time), then pushes its gradients, F fragments
 // of a2tp.fragment_bytes (the last may be shorter); fragment f of iteration i has sequence i F + f
 // and goes to the PS's address, aggregated on the way. The aggregator a worker names is a hash
-// of (job, sequence) mod a2tp.aggregators (atp, a2tp), or the sequence (static: the switch takes
-// it mod the job's share). The ACK of a fragment is its result: the PS sends it once, to the
+// of (job, sequence) mod a2tp.aggregators (atp, a2tp), or the sequence mod the job's share
+// (static: M / jobs, the slot in its share). The ACK of a fragment is its result: the PS sends it once, to the
 // job's group address (a2tp_group_ipv4 of the first worker's host), and the switch copies it to
 // every worker. An iteration ends for a worker with its last result; it then computes the next.
 //
@@ -16,11 +16,12 @@
 // to the switch; a2tp: a fragment goes to the switch while fewer than ACW of the worker's are
 // there, else straight to the PS (RESEND) while fewer than LCW are in flight; static: ATP's
 // window, at most the job's share. A round is one LCW of gradients sent (A2TP 4.3.2: "once for
-// every LCW data, roughly one RTT"); an iteration's end ends one too. What its ACKs said (Col,
-// ECE or CE; losses) updates the windows (Eq. 1-6, H = a2tp.threshold). Eq. 3's n, the ACKs of
-// one RTT, is the round's ACKs scaled from the round's length to the least RTT the worker has
-// seen: a job held back by a straggler gets its ACKs at the straggler's pace while its LCW stays,
-// so its gamma falls below 1.
+// every LCW data, roughly one RTT"); an iteration's end ends one too. What the ACKs received in
+// it said (how many came for gradients sent to the switch and of those how many with Col; how
+// many with ECE or CE; losses) updates the windows (Eq. 1-6, H = a2tp.threshold), so h and e are
+// fractions of the round's ACKs. Eq. 3's n, the ACKs of one RTT, is the round's ACKs scaled
+// from the round's length to the least RTT the worker has seen: a job held back by a straggler
+// gets its ACKs at the straggler's pace while its LCW stays, so its gamma falls below 1.
 //
 // Reliability: a fragment without its result for the retransmission timeout (RFC 6298's, from
 // the worker's RTT samples, at least hosts.timeout_ns, doubled by each timeout since the last
