@@ -5,8 +5,8 @@
 // aggregators with ATP's, A2TP's and static sharing; the PS sends one result per fragment; a
 // lost gradient is sent again straight to the PS, which completes the switch's partial sum; a
 // lost result is sent again by the PS to its worker alone; ECN marks reach the workers as ECE; a
-// PS with an aggregation rate queues what it sums; fragments never answered are given up and the
-// run fails saying so;
+// PS with an aggregation rate queues what it sums; background traffic on a worker's link makes
+// its job straggle; fragments never answered are given up and the run fails saying so;
 // set-ups the jobs cannot run are refused naming the key.
 #include <gtest/gtest.h>
 
@@ -137,6 +137,27 @@ TEST(A2tpJobs, AParameterServerWithAnAggregationRateQueuesWhatItSums) {
   EXPECT_EQ(s["allreduce"]["results_ok"], true);
   EXPECT_EQ(s["allreduce"]["details"]["ps_queue_max"], 0);
   EXPECT_LT(s["allreduce"]["done_us"].get<double>(), slow);
+}
+
+TEST(A2tpJobs, BackgroundTrafficOnAWorkersLinkMakesItsJobStraggle) {
+  ScratchDir dir;
+  // Jobs of hosts 0-4 and 5-9; host 8 (job 1's worker 3) also sends background messages to host
+  // 10 at 60% of its line rate, ECN-capable, through the same NIC.
+  std::string eleven = kNetwork;
+  eleven.replace(eleven.find("hosts_per_leaf 8"), 16, "hosts_per_leaf 11");
+  const CliResult r = flaresim(
+      eleven + "--hosts.members 0-9 --hosts.groups 2 --a2tp.aggregators 4096 --a2tp.mode static --hosts.bytes 256KiB "
+               "--ports.ecn_bytes 65536 --traffic.pattern incast --traffic.hosts 8,10 --traffic.incast_target 10 "
+               "--traffic.load 0.6 --traffic.messages 200",
+      dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json s = nlohmann::json::parse(slurp(dir / "s.json"));
+  const nlohmann::json& a = s["allreduce"];
+  EXPECT_EQ(a["results_ok"], true);
+  EXPECT_EQ(s["traffic"]["completed"], 200);
+  const double leader = a["jobs"][0]["aggregation_gbps"].get<double>();
+  const double straggler = a["jobs"][1]["aggregation_gbps"].get<double>();
+  EXPECT_LT(straggler, 0.75 * leader) << leader << " " << straggler;
 }
 
 TEST(A2tpJobs, FragmentsThatNeverGetAResultAreGivenUpAndTheRunSaysSo) {
