@@ -28,15 +28,20 @@ namespace {
 
 constexpr const char* kStragglersKey = "a2tp.stragglers";
 
-double parse_level(const std::string& text, const std::string& entry) {
+// The number `text` is, whole (NaN if it is not one).
+double number_of(const std::string& text) {
   size_t used = 0;
-  double v = 0;
   try {
-    v = std::stod(text, &used);
+    const double v = std::stod(text, &used);
+    if (used == text.size()) return v;
   } catch (const std::exception&) {
-    used = 0;
   }
-  if (used != text.size() || !(v > 0 && v <= 1))
+  return std::nan("");
+}
+
+double parse_level(const std::string& text, const std::string& entry) {
+  const double v = number_of(text);
+  if (!(v > 0 && v <= 1))
     throw InputError(std::string(kStragglersKey) + ": '" + entry + "': the level '" + text +
                      "' is not a number above 0 and at most 1");
   return v;
@@ -95,14 +100,8 @@ std::vector<A2tpStraggler> parse_a2tp_stragglers(const std::string& text) {
 double a2tp_threshold(const std::string& text, unsigned aggregators, unsigned jobs) {
   const std::string t = trim(text);
   if (t == "auto") return least_collision_threshold(aggregators, jobs);
-  size_t used = 0;
-  double h = -1;
-  try {
-    h = std::stod(t, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != t.size() || !(h >= 0 && h < 1))
+  const double h = number_of(t);
+  if (!(h >= 0 && h < 1))
     throw InputError("a2tp.threshold: '" + t + "' is neither auto nor a number from 0 to below 1");
   return h;
 }
