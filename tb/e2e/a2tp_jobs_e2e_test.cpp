@@ -4,14 +4,20 @@
 // from the generated gradients; a wrong or missing one fails the run), under collisions in 4
 // aggregators with ATP's, A2TP's and static sharing; the PS sends one result per fragment; a
 // lost gradient is sent again straight to the PS, which completes the switch's partial sum; a
-// lost result is sent again by the PS to its worker alone; ECN marks reach the workers as ECE; a
+// lost result is sent again by the PS to its worker alone; the Col bit reaches the holder's
+// workers in a2tp mode only; ECN marks on the PS's link follow the queue depth each frame finds,
+// and reach the workers as ECE; a
 // PS with an aggregation rate queues what it sums; background traffic on a worker's link makes
 // its job straggle; fragments never answered are given up and the run fails saying so;
 // set-ups the jobs cannot run are refused naming the key.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <utility>
+
 #include <nlohmann/json.hpp>
 
+#include "a2tp/a2tp_proto.h"
 #include "support/cli_runner.h"
 
 namespace fs::test {
@@ -123,6 +129,71 @@ TEST(A2tpJobs, EcnMarksOnTheWayComeBackToTheWorkers) {
   EXPECT_EQ(s["allreduce"]["results_ok"], true);
   EXPECT_EQ(s["network"]["ecn_marked"], 0);
   EXPECT_EQ(s["allreduce"]["details"]["ecn_acks"], 0);
+}
+
+// One aggregator, two jobs of 3 workers with one fragment each, all six sent at once: the first
+// gradient to reach the switch takes the aggregator, its job's other two are summed in, and the
+// other job's three find it held (one collision, then two bypassed). The collider's fragment is
+// completed by its PS, whose result is flagged Col (a gradient of it collided) in either mode. The
+// holder's result carries the Col bit only in a2tp mode (A2TP 4.3.1): all three of its workers
+// count it there, none under ATP.
+TEST(A2tpJobs, TheColBitReachesTheHoldersWorkersInA2tpModeOnly) {
+  for (const char* mode : {"a2tp", "atp"}) {
+    SCOPED_TRACE(mode);
+    ScratchDir dir;
+    const nlohmann::json s = run_ok(std::string("--a2tp.mode ") + mode +
+                                        " --hosts.groups 2 --a2tp.aggregators 1 --hosts.bytes 248",
+                                    dir);
+    const nlohmann::json& a = s["allreduce"];
+    EXPECT_EQ(a["results_ok"], true);
+    EXPECT_EQ(outcome(s, "taken"), 1u);
+    EXPECT_EQ(outcome(s, "aggregated"), 1u);
+    EXPECT_EQ(outcome(s, "completed"), 1u);
+    EXPECT_EQ(outcome(s, "collision"), 1u);
+    EXPECT_EQ(outcome(s, "bypassed"), 2u);
+    EXPECT_EQ(outcome(s, "released"), 1u);   // the holder's result from its PS frees the aggregator
+    EXPECT_EQ(outcome(s, "forwarded"), 1u);  // the collider's passes by
+    const uint64_t col0 = a["jobs"][0]["col_acks"].get<uint64_t>(), col1 = a["jobs"][1]["col_acks"].get<uint64_t>();
+    const uint64_t holder = std::min(col0, col1), collider = std::max(col0, col1);
+    EXPECT_EQ(collider, 3u);
+    EXPECT_EQ(holder, std::string(mode) == "a2tp" ? 3u : 0u);
+    EXPECT_EQ(a["details"]["col_acks"], col0 + col1);
+  }
+}
+
+// One job of 3 workers and one fragment; worker 0's gradient is lost. The three time out at the
+// same instant and send it again straight to the PS: the first RESEND to reach the switch is sent
+// on, then the partial sum of workers 1 and 2 it flushes, then the other two RESENDs, four frames
+// of F bytes at once onto the PS's link. They find 0, F, 2F and 3F bytes queued there (a frame
+// leaves the queue with its last bit), and a frame is marked when it finds more than
+// ports.ecn_bytes: 3, 2, 1 and 0 marks at 1, F, 2F and 3F. Marked frames that reach the PS before
+// it completes the fragment come back to every worker as ECE: at 1 the second frame, which is
+// always before the end, is marked; at 3F nothing is.
+TEST(A2tpJobs, EcnMarksOnThePsLinkFollowTheQueueDepthTheyFind) {
+  const uint64_t frame = A2TP_PAYLOAD_OFFSET + A2TP_HEADER_BYTES + A2TP_ELEMENTS * A2TP_ELEMENT_BYTES;
+  const std::pair<uint64_t, uint64_t> marks[] = {{1, 3}, {frame, 2}, {2 * frame, 1}, {3 * frame, 0}};
+  for (const auto& [threshold, marked] : marks) {
+    SCOPED_TRACE(threshold);
+    ScratchDir dir;
+    const nlohmann::json s = run_ok("--hosts.members 0-3 --a2tp.aggregators 8 --hosts.bytes 248 "
+                                    "--network.lose 'host0>leaf0:1' --ports.ecn_bytes " + std::to_string(threshold),
+                                    dir);
+    EXPECT_EQ(s["allreduce"]["results_ok"], true);
+    EXPECT_EQ(s["allreduce"]["retransmissions"], 3);
+    const nlohmann::json* ps_link = nullptr;
+    for (const nlohmann::json& l : s["network"]["per_link"])
+      if (l["from"] == "leaf0:3" && l["to"] == "host3:0") ps_link = &l;
+    ASSERT_NE(ps_link, nullptr);
+    EXPECT_EQ((*ps_link)["packets"], 4);
+    EXPECT_EQ((*ps_link)["queue_max_bytes"], 4 * frame);
+    EXPECT_EQ((*ps_link)["ecn_marked"], marked);
+    if (threshold == 1) {
+      EXPECT_EQ(s["allreduce"]["details"]["ecn_acks"], 3);
+    }
+    if (marked == 0) {
+      EXPECT_EQ(s["allreduce"]["details"]["ecn_acks"], 0);
+    }
+  }
 }
 
 TEST(A2tpJobs, AParameterServerWithAnAggregationRateQueuesWhatItSums) {

@@ -350,7 +350,8 @@ void A2tpJobs::Worker::accept(PacketPtr p) {
   round_.to_switch += k.first_to_switch;
   acked_bytes += uint64_t(a.values.size()) * A2TP_ELEMENT_BYTES;
   if (k.sends == 1) sample_rtt(now_ps() - k.sent_at);  // Karn: no sample from a fragment sent again
-  if (k.first_to_switch && (a.h.flags & A2TP_FLAG_COL)) ++round_.collided, ++owner_.counts_.col_acks;
+  if (k.first_to_switch && (a.h.flags & A2TP_FLAG_COL))
+    ++round_.collided, ++owner_.counts_.col_acks, ++owner_.jobs_[job_].col_acks;
   if ((a.h.flags & A2TP_FLAG_ECE) || ecn_of(p->data) == Ecn::kCe) ++round_.ecn_marked, ++owner_.counts_.ecn_acks;
   wake_.notify(sc_core::SC_ZERO_TIME);
 }
@@ -620,6 +621,7 @@ AllreduceStats A2tpJobs::stats() const {
     row["iteration_us"] = done ? iteration_ps / done / double(kPicosPerUs) : 0.0;
     row["aggregation_gbps"] = push_ps > 0 ? double(gradient_bytes_) * done * 8.0 * 1e3 / push_ps : 0.0;
     row["push_us"] = push_ps / double(kPicosPerUs);
+    row["col_acks"] = double(j.col_acks);
     double rtt = 0;
     for (size_t r = 0; r < j.workers.size(); ++r) rtt += double(workers_[first + r]->base_rtt()) / double(j.workers.size());
     row["base_rtt_us"] = rtt / double(kPicosPerUs);

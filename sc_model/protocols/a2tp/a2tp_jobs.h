@@ -113,6 +113,7 @@ class A2tpJobs : public sc_core::sc_module, public NetworkAllreduce {
     std::vector<Picos> started, ended;  // per iteration: first compute start, last result
     std::vector<Picos> pushed;          // per iteration: the end of the compute (the push's start)
     unsigned done = 0;                  // workers with every iteration
+    uint64_t col_acks = 0;              // its workers' results with the Col bit (A2tpJobCounts')
   };
   void iteration_started(unsigned job, unsigned iteration, Picos compute_end);
   void sample();  // the thread taking a2tp.sample_us's samples while workers run
