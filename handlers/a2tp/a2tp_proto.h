@@ -2,14 +2,16 @@
  * (host and RISC-V builds) and the simulator's workers and parameter servers. Carried over
  * Ethernet II, IPv4 without options and UDP (fs_packet.h) to A2TP_UDP_PORT_DEFAULT; a gradient's
  * IPv4 destination is its job's parameter server (PS), and the switch aggregates it on the way.
- * ECN travels in the IPv4 header as usual. The 20-byte header, big-endian fields:
+ * ECN travels in the IPv4 header as usual. The 22-byte header, big-endian fields:
  *   0 job | 4 sequence (the gradient fragment's number, unique within the job's run) | 8
- *   aggregator (the index the worker hashed job and sequence to, or the slot in its job's static
- *   share) | 10 flags | 11 worker (the sender's rank in its job, its bit in the bitmap) | 12
- *   bitmap (the workers whose values the packet holds) | 16 elements (int32 values that follow)
- *   | 18 workers (the job's fan-in, 1..32) | 19 reserved (0)
+ *   aggregator (the index the worker hashed job and sequence to, or its fragment's entry in its
+ *   job's table of aggregators, or the slot in its job's static share) | 10 flags | 11 worker
+ *   (the sender's rank in its job, its bit in the bitmap) | 12 bitmap (the workers whose values
+ *   the packet holds) | 16 elements (int32 values that follow) | 18 workers (the job's fan-in,
+ *   1..32) | 19 reserved (0) | 20 next (in a result flagged MOVE, the aggregator the fragment's
+ *   table entry moves to; 0 otherwise)
  * then the values: little-endian int32, A2TP_ELEMENTS in a full fragment (248 bytes, what an A2TP
- * aggregator holds, §4.3). Flags:
+ * aggregator holds, §4.3), from byte 64 of the frame. Flags:
  *   RESULT     an aggregation result (from the switch to the PS, from the PS to the workers: the
  *              ACK of A2TP §4.2)
  *   COLLISION  this gradient found its aggregator held by another aggregation: the PS sums it
@@ -17,7 +19,11 @@
  *   RESEND     sent straight to the PS (A2TP §5's is_resend): the switch forwards it, first sending
  *              the partial sum of its fragment to the PS if an aggregator holds it
  *   ECE        in a result: a gradient summed into it arrived ECN-marked (CE)
- * The low three bits are padding, 0. Job and sequence are the block group and id flaresim's
+ *   MOVE       in a PS's result: a gradient of the fragment collided, and its job's workers name
+ *              `next` for the fragment's table entry from now on (ATP's dynamic allocation:
+ *              sc_model/protocols/a2tp/a2tp_slots.h); `aggregator` is still the old one, which
+ *              the switch the result passes frees if it holds the fragment there
+ * The low two bits are padding, 0. Job and sequence are the block group and id flaresim's
  * block statistics read. */
 #ifndef A2TP_PROTO_H
 #define A2TP_PROTO_H
@@ -32,7 +38,7 @@ extern "C" {
 #endif
 
 #define A2TP_UDP_PORT_DEFAULT 4960u
-#define A2TP_HEADER_BYTES 20u
+#define A2TP_HEADER_BYTES 22u
 #define A2TP_ELEMENTS 62u /* int32 values of a full fragment: 248 bytes */
 #define A2TP_ELEMENT_BYTES 4u
 #define A2TP_MAX_WORKERS 32u
@@ -48,13 +54,15 @@ extern "C" {
 #define A2TP_OFF_ELEMENTS 16u
 #define A2TP_OFF_WORKERS 18u
 #define A2TP_OFF_RESERVED 19u
+#define A2TP_OFF_NEXT 20u
 
 #define A2TP_FLAG_RESULT 0x80u
 #define A2TP_FLAG_COLLISION 0x40u
 #define A2TP_FLAG_COL 0x20u
 #define A2TP_FLAG_RESEND 0x10u
 #define A2TP_FLAG_ECE 0x08u
-#define A2TP_FLAG_PADDING 0x07u /* must be 0 */
+#define A2TP_FLAG_MOVE 0x04u
+#define A2TP_FLAG_PADDING 0x03u /* must be 0 */
 
 typedef struct a2tp_header {
   uint32_t job, sequence;
@@ -63,6 +71,7 @@ typedef struct a2tp_header {
   uint32_t bitmap;
   uint16_t elements;
   uint8_t workers;
+  uint16_t next;
 } a2tp_header_t;
 
 static inline void a2tp_decode(const uint8_t* h, a2tp_header_t* out) {
@@ -74,6 +83,7 @@ static inline void a2tp_decode(const uint8_t* h, a2tp_header_t* out) {
   out->bitmap = (uint32_t)fs_be32(h + A2TP_OFF_BITMAP);
   out->elements = (uint16_t)fs_be16(h + A2TP_OFF_ELEMENTS);
   out->workers = h[A2TP_OFF_WORKERS];
+  out->next = (uint16_t)fs_be16(h + A2TP_OFF_NEXT);
 }
 
 /* Writes the header, the reserved byte 0. */
@@ -87,6 +97,7 @@ static inline void a2tp_encode(const a2tp_header_t* in, uint8_t* h) {
   fs_put_be16(h + A2TP_OFF_ELEMENTS, in->elements);
   h[A2TP_OFF_WORKERS] = in->workers;
   h[A2TP_OFF_RESERVED] = 0;
+  fs_put_be16(h + A2TP_OFF_NEXT, in->next);
 }
 
 /* A job's group address: the PS sends a result to it once, and the switch sends a copy to each
@@ -113,8 +124,9 @@ enum a2tp_problem {
   A2TP_BAD_PADDING,         /* padding flags set */
   A2TP_RESULT_AS_GRADIENT,  /* a result flagged COLLISION or RESEND */
   A2TP_EMPTY_RESULT,        /* a result with an empty bitmap */
-  A2TP_GRADIENT_AS_RESULT,  /* a gradient flagged COL or ECE */
-  A2TP_GRADIENT_BITMAP      /* a gradient whose bitmap is not its worker's bit alone */
+  A2TP_GRADIENT_AS_RESULT,  /* a gradient flagged COL, ECE or MOVE */
+  A2TP_GRADIENT_BITMAP,     /* a gradient whose bitmap is not its worker's bit alone */
+  A2TP_STRAY_NEXT           /* `next` set in a packet not flagged MOVE */
 };
 
 static inline int a2tp_header_problem(const a2tp_header_t* h) {
@@ -126,9 +138,10 @@ static inline int a2tp_header_problem(const a2tp_header_t* h) {
     if (h->flags & (A2TP_FLAG_COLLISION | A2TP_FLAG_RESEND)) return A2TP_RESULT_AS_GRADIENT;
     if (!h->bitmap) return A2TP_EMPTY_RESULT;
   } else {
-    if (h->flags & (A2TP_FLAG_COL | A2TP_FLAG_ECE)) return A2TP_GRADIENT_AS_RESULT;
+    if (h->flags & (A2TP_FLAG_COL | A2TP_FLAG_ECE | A2TP_FLAG_MOVE)) return A2TP_GRADIENT_AS_RESULT;
     if (h->bitmap != (1u << h->worker)) return A2TP_GRADIENT_BITMAP;
   }
+  if (h->next && !(h->flags & A2TP_FLAG_MOVE)) return A2TP_STRAY_NEXT;
   return A2TP_FINE;
 }
 

@@ -1,7 +1,8 @@
 -- Wireshark/tshark dissector for flaresim's a2tp protocol (ATP and A2TP gradients and results):
--- the 20-byte header of handlers/a2tp/a2tp_proto.h (job, worker, fan-in, sequence, aggregator,
--- the RESULT, COLLISION, COL, RESEND and ECE flags, the bitmap of workers summed in, the value
--- count) and the int32 values after it, with expert info wherever a receiver
+-- the 22-byte header of handlers/a2tp/a2tp_proto.h (job, worker, fan-in, sequence, aggregator,
+-- the RESULT, COLLISION, COL, RESEND, ECE and MOVE flags, the bitmap of workers summed in, the
+-- value count, the aggregator a MOVE result moves its fragment's table entry to) and the int32
+-- values after it, with expert info wherever a receiver
 -- (sc_model/protocols/a2tp/a2tp_frame.cpp) would refuse the packet.Each expert item hangs
 -- under the field it is about (their names are a2tp.expert.*, apart from the fields').
 --
@@ -9,7 +10,7 @@
 --
 -- Registered on UDP port 4960; for another port, Decode As (tshark -d udp.port==N,a2tp).
 
-local HEADER_BYTES = 20
+local HEADER_BYTES = 22
 local VALUE_BYTES = 4
 local DEFAULT_UDP_PORT = 4960
 local MAX_WORKERS = 32
@@ -18,7 +19,8 @@ local FLAG_COLLISION = 0x40
 local FLAG_COL = 0x20
 local FLAG_RESEND = 0x10
 local FLAG_ECE = 0x08
-local FLAG_PADDING = 0x07
+local FLAG_MOVE = 0x04
+local FLAG_PADDING = 0x03
 
 local a2tp = Proto("a2tp", "ATP/A2TP in-network aggregation")
 
@@ -34,10 +36,12 @@ local f = {
   col = ProtoField.bool("a2tp.flags.col", "Col (its aggregator saw a collision)", 8, nil, FLAG_COL),
   resend = ProtoField.bool("a2tp.flags.resend", "Resend (straight to the PS)", 8, nil, FLAG_RESEND),
   ece = ProtoField.bool("a2tp.flags.ece", "ECE (a summed gradient was CE-marked)", 8, nil, FLAG_ECE),
+  move = ProtoField.bool("a2tp.flags.move", "Move (the fragment's table entry moves to next)", 8, nil, FLAG_MOVE),
   padding = ProtoField.uint8("a2tp.flags.padding", "Padding", base.HEX, nil, FLAG_PADDING),
   reserved = ProtoField.bytes("a2tp.reserved", "Reserved"),
   bitmap = ProtoField.uint32("a2tp.bitmap", "Bitmap", base.HEX),
   elements = ProtoField.uint16("a2tp.elements", "Values", base.DEC),
+  next = ProtoField.uint16("a2tp.next", "Next aggregator", base.DEC),
   data = ProtoField.bytes("a2tp.data", "Data"),
   value = ProtoField.int32("a2tp.value", "Value", base.DEC),
 }
@@ -55,6 +59,7 @@ local ex = {
   worker = malformed("worker", "a2tp worker outside its job"),
   bitmap = malformed("bitmap", "a2tp bitmap names workers it cannot"),
   flags = malformed("flags", "a2tp flags of the other kind of packet"),
+  next = malformed("next", "a2tp next aggregator without MOVE"),
 }
 a2tp.experts = ex
 
@@ -74,27 +79,29 @@ function a2tp.dissector(tvb, pinfo, root)
   end
   local job, sequence, aggregator = tvb(0, 4):uint(), tvb(4, 4):uint(), tvb(8, 2):uint()
   local byte, worker, bitmap = tvb(10, 1):uint(), tvb(11, 1):uint(), tvb(12, 4):uint()
-  local count, workers = tvb(16, 2):uint(), tvb(18, 1):uint()
+  local count, workers, next = tvb(16, 2):uint(), tvb(18, 1):uint(), tvb(20, 2):uint()
   tree:add(f.job, tvb(0, 4))
   tree:add(f.sequence, tvb(4, 4))
   tree:add(f.aggregator, tvb(8, 2))
   local is_result = has_flag(byte, FLAG_RESULT)
   local names = {}
   for _, flag in ipairs({{FLAG_RESULT, "result"}, {FLAG_COLLISION, "collision"}, {FLAG_COL, "col"},
-                         {FLAG_RESEND, "resend"}, {FLAG_ECE, "ece"}}) do
+                         {FLAG_RESEND, "resend"}, {FLAG_ECE, "ece"}, {FLAG_MOVE, "move"}}) do
     if has_flag(byte, flag[1]) then table.insert(names, flag[2]) end
   end
   local flags = tree:add(f.flags, tvb(10, 1))
   if #names > 0 then flags:append_text(" (" .. table.concat(names, ", ") .. ")") end
-  for _, field in ipairs({f.result, f.collision, f.col, f.resend, f.ece, f.padding}) do flags:add(field, tvb(10, 1)) end
+  for _, field in ipairs({f.result, f.collision, f.col, f.resend, f.ece, f.move, f.padding}) do
+    flags:add(field, tvb(10, 1))
+  end
   if byte % (FLAG_PADDING + 1) ~= 0 then
     flags:add_proto_expert_info(ex.padding, string.format("Padding bits 0x%02x set (they are 0)",
                                                           byte % (FLAG_PADDING + 1)))
   end
   if is_result and (has_flag(byte, FLAG_COLLISION) or has_flag(byte, FLAG_RESEND)) then
     flags:add_proto_expert_info(ex.flags, "A result flagged COLLISION or RESEND (gradients' flags)")
-  elseif not is_result and (has_flag(byte, FLAG_COL) or has_flag(byte, FLAG_ECE)) then
-    flags:add_proto_expert_info(ex.flags, "A gradient flagged COL or ECE (results' flags)")
+  elseif not is_result and (has_flag(byte, FLAG_COL) or has_flag(byte, FLAG_ECE) or has_flag(byte, FLAG_MOVE)) then
+    flags:add_proto_expert_info(ex.flags, "A gradient flagged COL, ECE or MOVE (results' flags)")
   end
   local worker_item = tree:add(f.worker, tvb(11, 1))
   local bitmap_item = tree:add(f.bitmap, tvb(12, 4))
@@ -102,6 +109,10 @@ function a2tp.dissector(tvb, pinfo, root)
   local workers_item = tree:add(f.workers, tvb(18, 1))
   if tvb(19, 1):uint() ~= 0 then
     tree:add(f.reserved, tvb(19, 1)):add_proto_expert_info(ex.reserved, "Reserved byte 19 is not 0")
+  end
+  local next_item = tree:add(f.next, tvb(20, 2))
+  if next ~= 0 and not has_flag(byte, FLAG_MOVE) then
+    next_item:add_proto_expert_info(ex.next, string.format("Next aggregator %d in a packet not flagged MOVE", next))
   end
   if workers == 0 or workers > MAX_WORKERS then
     workers_item:add_proto_expert_info(ex.fan_in, string.format("A fan-in of %d workers (1 to %d)", workers,

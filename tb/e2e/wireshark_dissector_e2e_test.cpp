@@ -558,12 +558,14 @@ TEST(WiresharkDissector, A2tpFramesShowTheirFieldsValuesAndFaults) {
   grad.bitmap = 1u << 3;
   a2tp_header_t result{};
   result.job = 7, result.workers = 32, result.sequence = 99, result.aggregator = 12;
-  result.flags = A2TP_FLAG_RESULT | A2TP_FLAG_COL | A2TP_FLAG_ECE, result.bitmap = 0xFFFFFFFF;
+  result.flags = A2TP_FLAG_RESULT | A2TP_FLAG_COL | A2TP_FLAG_ECE | A2TP_FLAG_MOVE, result.bitmap = 0xFFFFFFFF;
+  result.next = 300;
   // Job 1, sequence 2, aggregator 3, flags COL and a padding bit, worker 5, bitmap 0x20, a count
-  // of 2 values, a fan-in of 4, the reserved byte 1, and one value behind the header.
+  // of 2 values, a fan-in of 4, the reserved byte 1, next aggregator 7 (without MOVE), and one
+  // value behind the header.
   Bytes bad;
   put_be(bad, 1, 4), put_be(bad, 2, 4), put_be(bad, 3, 2), bad.push_back(0x21), bad.push_back(5);
-  put_be(bad, 0x20, 4), put_be(bad, 2, 2), bad.push_back(4), bad.push_back(1);
+  put_be(bad, 0x20, 4), put_be(bad, 2, 2), bad.push_back(4), bad.push_back(1), put_be(bad, 7, 2);
   put_le32(bad, 9);
   ASSERT_NO_FATAL_FAILURE(write_capture(dir / "a.pcapng", {build_a2tp_packet(grad, 5, fs_host_ipv4(9), {1, -2}),
                                                            build_a2tp_packet(result, 1, fs_host_ipv4(2), {5}),
@@ -572,19 +574,20 @@ TEST(WiresharkDissector, A2tpFramesShowTheirFieldsValuesAndFaults) {
   const std::string load = "-X lua_script:" + kScripts + "a2tp.lua";
   auto rows = [&](const std::string& args) { return lines_of(tshark(dir, "-r a.pcapng " + args, "", load).out); };
   EXPECT_EQ(rows("-T fields -E aggregator='|' -e ip.dst -e a2tp.job -e a2tp.worker -e a2tp.workers -e a2tp.sequence "
-                 "-e a2tp.aggregator -e a2tp.flags.result -e a2tp.flags.col -e a2tp.flags.ece -e a2tp.bitmap "
-                 "-e a2tp.elements -e a2tp.value -e _ws.expert.message"),
+                 "-e a2tp.aggregator -e a2tp.flags.result -e a2tp.flags.col -e a2tp.flags.ece -e a2tp.flags.move "
+                 "-e a2tp.bitmap -e a2tp.elements -e a2tp.next -e a2tp.value -e _ws.expert.message"),
             (std::vector<std::string>{
-                "10.1.0.9\t258\t3\t4\t168496141\t449\t0\t0\t0\t0x00000008\t2\t1|-2\t",
-                "10.1.0.2\t7\t0\t32\t99\t12\t1\t1\t1\t0xffffffff\t1\t5\t",
-                "10.0.0.1\t1\t5\t4\t2\t3\t0\t1\t0\t0x00000020\t2\t9\tPadding bits 0x01 set (they are 0)|"
-                "A gradient flagged COL or ECE (results' flags)|Worker 5 of a job of 4 workers|"
-                "Reserved byte 19 is not 0|4 bytes of values where the header says 2 int32 values",
-                "10.0.0.1\t\t\t\t\t\t\t\t\t\t\t\ta2tp header truncated: 10 of 20 bytes"}));
+                "10.1.0.9\t258\t3\t4\t168496141\t449\t0\t0\t0\t0\t0x00000008\t2\t0\t1|-2\t",
+                "10.1.0.2\t7\t0\t32\t99\t12\t1\t1\t1\t1\t0xffffffff\t1\t300\t5\t",
+                "10.0.0.1\t1\t5\t4\t2\t3\t0\t1\t0\t0\t0x00000020\t2\t7\t9\tPadding bits 0x01 set (they are 0)|"
+                "A gradient flagged COL, ECE or MOVE (results' flags)|Worker 5 of a job of 4 workers|"
+                "Reserved byte 19 is not 0|Next aggregator 7 in a packet not flagged MOVE|"
+                "4 bytes of values where the header says 2 int32 values",
+                "10.0.0.1\t\t\t\t\t\t\t\t\t\t\t\t\t\ta2tp header truncated: 10 of 22 bytes"}));
   EXPECT_EQ(rows("-T fields -e _ws.col.Protocol -e _ws.col.Info"),
             (std::vector<std::string>{
                 "a2tp\ta2tp gradient job=258 seq=168496141 agg=449 worker=3/4 bitmap=0x8 values=2",
-                "a2tp\ta2tp result job=7 seq=99 agg=12 worker=0/32 bitmap=0xffffffff values=1 col ece",
+                "a2tp\ta2tp result job=7 seq=99 agg=12 worker=0/32 bitmap=0xffffffff values=1 col ece move",
                 "a2tp\ta2tp gradient job=1 seq=2 agg=3 worker=5/4 bitmap=0x20 values=2 col",
                 "a2tp\ta2tp, header truncated"}));
   // The other refusals, one frame each: a result flagged RESEND with an empty bitmap, a fan-in of
@@ -592,7 +595,7 @@ TEST(WiresharkDissector, A2tpFramesShowTheirFieldsValuesAndFaults) {
   auto header = [](uint8_t worker, uint8_t workers, uint8_t flags, uint32_t bitmap) {
     Bytes h;
     put_be(h, 2, 4), put_be(h, 1, 4), put_be(h, 0, 2), h.push_back(flags), h.push_back(worker);
-    put_be(h, bitmap, 4), put_be(h, 0, 2), h.push_back(workers), h.push_back(0);
+    put_be(h, bitmap, 4), put_be(h, 0, 2), h.push_back(workers), h.push_back(0), put_be(h, 0, 2);
     return h;
   };
   ASSERT_NO_FATAL_FAILURE(write_capture(

@@ -27,6 +27,7 @@ TEST(A2tpFrame, AGradientsHeaderBytesAndValues) {
                               0x00, 0x00, 0x00, 0x08,  // bitmap: worker 3's bit
                               0x00, 0x03,              // 3 values
                               4,    0x00,              // workers, reserved
+                              0x00, 0x00,              // next: none
                               1,    0,    0,    0,    0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F};
   ASSERT_EQ(f.size(), A2TP_PAYLOAD_OFFSET + sizeof expected);
   EXPECT_EQ(Bytes(h, h + sizeof expected), Bytes(expected, expected + sizeof expected));
@@ -47,8 +48,9 @@ TEST(A2tpFrame, AGradientsHeaderBytesAndValues) {
 
 TEST(A2tpFrame, AResultWithColAndEceAndAFullFragment) {
   a2tp_header_t h = gradient(7, 0, 32, 99, 12);
-  h.flags = A2TP_FLAG_RESULT | A2TP_FLAG_COL | A2TP_FLAG_ECE;
+  h.flags = A2TP_FLAG_RESULT | A2TP_FLAG_COL | A2TP_FLAG_ECE | A2TP_FLAG_MOVE;
   h.bitmap = a2tp_full_bitmap(32);
+  h.next = 0x1234;
   std::vector<int32_t> values(A2TP_ELEMENTS);
   for (size_t k = 0; k < values.size(); ++k) values[k] = int32_t(k * 1000 - 7);
   const Bytes f = build_a2tp_packet(h, 1, fs_host_ipv4(2), values, false);
@@ -57,7 +59,12 @@ TEST(A2tpFrame, AResultWithColAndEceAndAFullFragment) {
   A2tpPacket p;
   std::string why;
   ASSERT_TRUE(parse_a2tp_packet(f.data(), f.size(), &p, &why)) << why;
-  EXPECT_EQ(p.h.flags, A2TP_FLAG_RESULT | A2TP_FLAG_COL | A2TP_FLAG_ECE);
+  EXPECT_EQ(p.h.flags, A2TP_FLAG_RESULT | A2TP_FLAG_COL | A2TP_FLAG_ECE | A2TP_FLAG_MOVE);
+  EXPECT_EQ(f[A2TP_PAYLOAD_OFFSET + 10], 0xACu);  // RESULT 0x80, COL 0x20, ECE 0x08, MOVE 0x04
+  EXPECT_EQ(f[A2TP_PAYLOAD_OFFSET + 20], 0x12u);  // next, big-endian, where the values began before
+  EXPECT_EQ(f[A2TP_PAYLOAD_OFFSET + 21], 0x34u);
+  EXPECT_EQ(A2TP_PAYLOAD_OFFSET + A2TP_HEADER_BYTES, 64u);  // the values start at byte 64 of the frame
+  EXPECT_EQ(p.h.next, 0x1234);
   EXPECT_EQ(p.h.bitmap, 0xFFFFFFFFu);
   EXPECT_EQ(p.values, values);
 }
@@ -82,14 +89,21 @@ TEST(A2tpFrame, BuildingABadHeaderIsRefused) {
   EXPECT_EQ(refused(h), "a2tp packet of job 1: bitmap 0x00000010 names workers beyond the job's 4");
   h = gradient(1, 1, 4, 0, 0);
   h.flags = A2TP_FLAG_COL;
-  EXPECT_EQ(refused(h), "a2tp packet of job 1: a gradient flagged COL or ECE (results' flags)");
+  EXPECT_EQ(refused(h), "a2tp packet of job 1: a gradient flagged COL, ECE or MOVE (results' flags)");
+  h.flags = A2TP_FLAG_MOVE;
+  EXPECT_EQ(refused(h), "a2tp packet of job 1: a gradient flagged COL, ECE or MOVE (results' flags)");
+  h.flags = 0, h.next = 5;
+  EXPECT_EQ(refused(h), "a2tp packet of job 1: next aggregator 5 in a packet not flagged MOVE");
+  h.flags = A2TP_FLAG_RESULT, h.bitmap = 0xF;
+  EXPECT_EQ(refused(h), "a2tp packet of job 1: next aggregator 5 in a packet not flagged MOVE");
+  h.next = 0;
   h.flags = A2TP_FLAG_RESULT | A2TP_FLAG_RESEND;
   EXPECT_EQ(refused(h), "a2tp packet of job 1: a result flagged COLLISION or RESEND");
   h.flags = A2TP_FLAG_RESULT, h.bitmap = 0;
   EXPECT_EQ(refused(h), "a2tp packet of job 1: a result with an empty bitmap");
   h = gradient(1, 1, 4, 0, 0);
-  h.flags = 0x01;
-  EXPECT_EQ(refused(h), "a2tp packet of job 1: padding bits set in the flags byte (1)");
+  h.flags = 0x02;
+  EXPECT_EQ(refused(h), "a2tp packet of job 1: padding bits set in the flags byte (2)");
   EXPECT_EQ(refused(gradient(1, 1, 4, 0, 0), 16371), "built");
   EXPECT_EQ(refused(gradient(1, 1, 4, 0, 0), 16372), "a2tp packet with 16372 values exceeds the IPv4 limit of 16371");
 }
@@ -110,7 +124,7 @@ TEST(A2tpFrame, MalformedPacketsAreNotRead) {
   fs_put_be16(&cut[FS_ETH_BYTES + 10], 0);
   fs_put_be16(&cut[FS_ETH_BYTES + 10], fs_ipv4_checksum(&cut[FS_ETH_BYTES], FS_IPV4_BYTES));
   fs_put_be16(&cut[FS_ETH_BYTES + FS_IPV4_BYTES + 4], FS_UDP_BYTES + 12);
-  EXPECT_EQ(why_not(cut), "UDP payload of 12 bytes, shorter than the 20-byte a2tp header");
+  EXPECT_EQ(why_not(cut), "UDP payload of 12 bytes, shorter than the 22-byte a2tp header");
   auto with = [&good](size_t offset, uint8_t byte) {
     Bytes f = good;
     f[A2TP_PAYLOAD_OFFSET + offset] = byte;
@@ -118,9 +132,11 @@ TEST(A2tpFrame, MalformedPacketsAreNotRead) {
   };
   EXPECT_EQ(why_not(with(A2TP_OFF_ELEMENTS + 1, 3)), "8 bytes of values where the header says 3 int32 values");
   EXPECT_EQ(why_not(with(A2TP_OFF_RESERVED, 1)), "reserved header byte not 0");
-  EXPECT_EQ(why_not(with(A2TP_OFF_FLAGS, 0x04)), "padding bits set in the flags byte (4)");
+  EXPECT_EQ(why_not(with(A2TP_OFF_FLAGS, 0x01)), "padding bits set in the flags byte (1)");
+  EXPECT_EQ(why_not(with(A2TP_OFF_FLAGS, A2TP_FLAG_MOVE)), "a gradient flagged COL, ECE or MOVE (results' flags)");
+  EXPECT_EQ(why_not(with(A2TP_OFF_NEXT + 1, 9)), "next aggregator 9 in a packet not flagged MOVE");
   EXPECT_EQ(why_not(with(A2TP_OFF_WORKERS, 0)), "a fan-in of 0 workers (1 to 32)");
-  EXPECT_EQ(why_not(with(A2TP_OFF_FLAGS, A2TP_FLAG_ECE)), "a gradient flagged COL or ECE (results' flags)");
+  EXPECT_EQ(why_not(with(A2TP_OFF_FLAGS, A2TP_FLAG_ECE)), "a gradient flagged COL, ECE or MOVE (results' flags)");
 }
 
 }  // namespace

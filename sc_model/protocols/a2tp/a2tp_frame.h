@@ -33,8 +33,8 @@ bool parse_a2tp_packet(const uint8_t* frame, size_t len, A2tpPacket* out, std::s
 
 // What is wrong with a header, or "" if nothing: a fan-in of 0 or above 32; a worker outside it;
 // bitmap bits outside it; a gradient whose bitmap is not its worker's bit alone, or that carries
-// COL or ECE (results' flags); a result with COLLISION or RESEND (gradients' flags) or with an
-// empty bitmap; padding flags.
+// COL, ECE or MOVE (results' flags); a result with COLLISION or RESEND (gradients' flags) or with
+// an empty bitmap; padding flags; a next aggregator without MOVE.
 std::string a2tp_packet_problem(const a2tp_header_t& h);
 
 }  // namespace fs
