@@ -4,7 +4,8 @@
 // from the generated gradients; a wrong or missing one fails the run), under collisions in 4
 // aggregators with ATP's, A2TP's and static sharing; the PS sends one result per fragment; a
 // lost gradient is sent again straight to the PS, which completes the switch's partial sum; a
-// lost result is sent again by the PS to its worker alone; the Col bit reaches the holder's
+// lost result is sent again by the PS to its worker alone; with ATP's tables of aggregators a job
+// never meets itself and two jobs' tables move apart; the Col bit reaches the holder's
 // workers in a2tp mode only; ECN marks on the PS's link follow the queue depth each frame finds,
 // and reach the workers as ECE; a
 // PS with an aggregation rate queues what it sums; background traffic on a worker's link makes
@@ -196,6 +197,45 @@ TEST(A2tpJobs, EcnMarksOnThePsLinkFollowTheQueueDepthTheyFind) {
   }
 }
 
+// ATP's dynamic allocation (a2tp.slots): a job's fragments cycle through a table of distinct
+// aggregators and fragment s waits for s - T's result, so one job alone never meets itself, where
+// hashing every fragment anew (16 in flight over 16 aggregators) makes it collide with itself.
+TEST(A2tpJobs, WithATableOfAggregatorsAJobNeverMeetsItself) {
+  ScratchDir dir;
+  const std::string job = "--a2tp.mode atp --hosts.members 0-3 --a2tp.aggregators 16 --a2tp.window 16 --hosts.bytes 64KiB ";
+  nlohmann::json s = run_ok(job + "--a2tp.slots 16", dir);
+  EXPECT_EQ(s["allreduce"]["results_ok"], true);
+  // 64 KiB is 16384 values: 264 fragments of 62 and one of 16, each taken, completed and released.
+  EXPECT_EQ(s["allreduce"]["details"]["fragments"], 265);
+  EXPECT_EQ(outcome(s, "taken"), 265u);
+  EXPECT_EQ(outcome(s, "completed"), 265u);
+  EXPECT_EQ(outcome(s, "released"), 265u);
+  EXPECT_EQ(outcome(s, "collision"), 0u);
+  EXPECT_EQ(s["allreduce"]["details"]["ps_moves"], 0);
+  s = run_ok(job + "--a2tp.slots 0", dir);
+  EXPECT_EQ(s["allreduce"]["results_ok"], true);
+  EXPECT_GT(outcome(s, "collision"), 0u);
+}
+
+// Two jobs' tables of 24 over 64 aggregators overlap at first. Each fragment that collides is
+// moved by its PS to an aggregator its job has not met (its other gradients are bypassed: one
+// collision a fragment), until the tables are apart; from then on nothing collides, so six
+// iterations collide no more than three. Every result stays exact throughout.
+TEST(A2tpJobs, TwoJobsTablesMoveApartAndThenNeverCollide) {
+  ScratchDir dir;
+  const std::string jobs = "--a2tp.mode atp --hosts.groups 2 --a2tp.aggregators 64 --a2tp.slots 24 --a2tp.window 32 "
+                           "--hosts.bytes 16KiB --a2tp.compute_us 1 --a2tp.iterations ";
+  const nlohmann::json three = run_ok(jobs + "3", dir);
+  const nlohmann::json six = run_ok(jobs + "6", dir);
+  for (const nlohmann::json* s : {&three, &six}) {
+    EXPECT_EQ((*s)["allreduce"]["results_ok"], true);
+    EXPECT_GT(outcome(*s, "collision"), 0u);
+    EXPECT_EQ((*s)["allreduce"]["details"]["ps_moves"], outcome(*s, "collision"));
+  }
+  EXPECT_EQ(outcome(six, "collision"), outcome(three, "collision"));
+  EXPECT_EQ(outcome(six, "completed") + outcome(six, "collision"), 2u * 6 * 67);
+}
+
 TEST(A2tpJobs, AParameterServerWithAnAggregationRateQueuesWhatItSums) {
   ScratchDir dir;
   // Two jobs through 4 aggregators send many gradients to their PSes; at 1 Gbit/s they queue.
@@ -265,6 +305,12 @@ TEST(A2tpJobs, SetUpsTheJobsCannotRunAreRefusedNamingTheKey) {
                 .find("a2tp.stragglers: job 1 has no worker 3 (2 jobs)"),
             std::string::npos);
   EXPECT_NE(refused("--a2tp.aggregators 8 --a2tp.threshold 1").find("a2tp.threshold: '1' is neither auto nor"),
+            std::string::npos);
+  EXPECT_NE(refused("--a2tp.aggregators 8 --a2tp.slots 9")
+                .find("a2tp.slots: a job's table of 9 aggregators is longer than the 8 the switch has"),
+            std::string::npos);
+  EXPECT_NE(refused("--a2tp.aggregators 8 --a2tp.slots 4 --a2tp.mode static")
+                .find("a2tp.slots: a2tp.mode static names each fragment's slot in its job's share"),
             std::string::npos);
   EXPECT_NE(refused("--a2tp.aggregators 8 --hosts.members '0,2,3,4'")
                 .find("hosts.members: job 0's workers must be consecutive hosts"),

@@ -27,6 +27,8 @@ std::vector<ConfigKey> a2tp_config_keys() {
                          {}, A2TP(threshold)));
   s.push_back(uint_key("a2tp.window", "hosts.model a2tp: the workers' windows (ATP's, A2TP's ACW and LCW) at the start, in gradient packets", 1, 1u << 16,
                        A2TP(window)));
+  s.push_back(uint_key("a2tp.slots", "hosts.model a2tp, a2tp.mode atp or a2tp: ATP's dynamic aggregator allocation: each job's fragments cycle through a table of this many aggregators (fragment s names entry s mod a2tp.slots, hashed from the job and the entry at first, none twice; a worker sends fragment s only once s - a2tp.slots is answered), and a fragment that collided has its entry moved by its PS to an aggregator none of the job's packets named (docs/PROTOCOLS.md); 0 = every fragment hashes job and sequence anew; at most a2tp.aggregators", 0, 1u << 16,
+                       A2TP(slots)));
   s.push_back(uint_key("a2tp.fragment_bytes", "hosts.model a2tp: bytes of int32 values in a full gradient packet (a multiple of 4; an aggregator holds 248)", 4, A2TP_ELEMENTS * A2TP_ELEMENT_BYTES,
                        A2TP(fragment_bytes)));
   s.push_back(string_key("a2tp.stragglers", "hosts.model a2tp: workers with less bandwidth: 'JOB.WORKER=LEVEL' entries separated by ';', LEVEL (0 < LEVEL <= 1) the share of its link's rate the worker sends at (A2TP's straggling level); 'JOB.WORKER=LEVEL@TIME,LEVEL@TIME...' changes it at those times (e.g. '1.3=0.2' or '0.0=1@0,0.5@2ms')",

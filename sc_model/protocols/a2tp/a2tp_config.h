@@ -20,6 +20,7 @@ struct A2tpConfig {
   unsigned iterations = 1;
   std::string threshold = "auto";  // H, or auto: the least Eq. 14 allows (a2tp_model.h)
   unsigned window = 8;             // the workers' windows at the start, in fragments
+  unsigned slots = 0;              // ATP's dynamic allocation: a job's table of aggregators (a2tp_slots.h); 0: none
   unsigned fragment_bytes = 248;   // values in a full gradient packet
   std::string stragglers;          // 'JOB.WORKER=LEVEL[@TIME]...' (a2tp_jobs.h)
   double ps_gbps = 0;              // a PS takes packets at this rate (0: at once)

@@ -21,6 +21,7 @@
 #include "protocols/a2tp/a2tp_model.h"
 #include "protocols/a2tp/a2tp_presets.h"
 #include "protocols/a2tp/a2tp_ps.h"
+#include "protocols/a2tp/a2tp_slots.h"
 #include "protocols/a2tp/a2tp_windows.h"
 
 namespace fs {
@@ -121,6 +122,7 @@ class A2tpJobs::Worker : public sc_core::sc_module, public PacketSinkIf {
     b.initial_window = a.initial_window;
     atp_ = std::make_unique<AtpWindow>(b);
     last_acw = last_lcw = a.initial_window;
+    if (owner.slots_) table_ = std::make_unique<A2tpSlotTable>(job, owner.slots_, owner.aggregators_);
     for (const A2tpStraggler& s : owner.stragglers_)
       if (s.job == job && s.worker == rank) levels_ = s.levels;
     owner.net_.host(host_).bind_udp(A2TP_UDP_PORT_DEFAULT, this);
@@ -148,6 +150,14 @@ class A2tpJobs::Worker : public sc_core::sc_module, public PacketSinkIf {
     return owner_.mode_ == "static" ? std::min(w, owner_.share_) : w;
   }
   uint32_t link_limit() const { return a2tp_mode() ? a2tp_->link_slots() : switch_limit(); }
+  // How far past the oldest unanswered fragment a worker may send: its job's table or static
+  // share (fragments that far apart share an aggregator); 0: no bound.
+  uint64_t span() const { return table_ ? table_->slots() : owner_.mode_ == "static" ? owner_.share_ : 0; }
+  uint16_t aggregator_of(uint32_t seq) const {
+    if (table_) return table_->aggregator(seq);
+    if (owner_.mode_ == "static") return uint16_t(seq % owner_.share_);
+    return uint16_t(splitmix64_mix(uint64_t(job_) << 32 | seq) % owner_.aggregators_);
+  }
   double level() const {
     double l = 1;
     for (const auto& [from, v] : levels_)
@@ -191,11 +201,13 @@ class A2tpJobs::Worker : public sc_core::sc_module, public PacketSinkIf {
   const unsigned job_, rank_, host_;
   std::unique_ptr<A2tpWindows> a2tp_;
   std::unique_ptr<AtpWindow> atp_;
+  std::unique_ptr<A2tpSlotTable> table_;  // a2tp.slots: the job's table, as this worker knows it
   std::vector<std::pair<Picos, double>> levels_;
   unsigned iteration_ = 0;
   uint64_t gave_up_now_ = 0;  // fragments of this iteration given up
   std::vector<Fragment> frags_;
   uint64_t acked_ = 0, in_flight_ = 0, at_switch_ = 0;
+  uint64_t first_open_ = 0;  // the oldest fragment neither answered nor given up
   std::set<std::pair<Picos, uint64_t>> due_;
   A2tpRound round_;
   Picos round_start_ = 0;  // 0: no round under way (before the first send of a push)
@@ -227,19 +239,20 @@ void A2tpJobs::Worker::run() {
 // result.
 void A2tpJobs::Worker::push() {
   frags_.assign(owner_.fragments_, Fragment());
-  acked_ = in_flight_ = at_switch_ = gave_up_now_ = 0;
+  acked_ = in_flight_ = at_switch_ = gave_up_now_ = first_open_ = 0;
   due_.clear();
   uint64_t next = 0;
   round_ = A2tpRound();
   round_start_ = 0;
   while (acked_ + gave_up_now_ < owner_.fragments_) {
     const Picos now = now_ps();
+    while (frags_[first_open_].acked || frags_[first_open_].given_up) ++first_open_;
     if (!due_.empty() && due_.begin()->first <= now) {
       const uint64_t f = due_.begin()->second;
       due_.erase(due_.begin());
       frags_[f].due = 0;
       timed_out(f);
-    } else if (next < owner_.fragments_ && in_flight_ < link_limit()) {
+    } else if (next < owner_.fragments_ && in_flight_ < link_limit() && (!span() || next < first_open_ + span())) {
       const bool to_switch = at_switch_ < switch_limit();
       send(next++, to_switch);
     } else if (due_.empty()) {
@@ -260,9 +273,7 @@ void A2tpJobs::Worker::send(uint64_t f, bool to_switch) {
   a2tp_header_t h{};
   h.job = job_, h.sequence = seq, h.worker = uint8_t(rank_), h.bitmap = 1u << rank_;
   h.workers = uint8_t(owner_.jobs_[job_].workers.size());
-  h.aggregator = owner_.mode_ == "static"
-                     ? uint16_t(seq % owner_.share_)
-                     : uint16_t(splitmix64_mix(uint64_t(job_) << 32 | seq) % owner_.aggregators_);
+  h.aggregator = aggregator_of(seq);
   h.flags = uint8_t(to_switch ? 0u : A2TP_FLAG_RESEND);
   std::vector<int32_t> values(owner_.elements(seq));
   for (unsigned i = 0; i < values.size(); ++i) values[i] = owner_.value(job_, rank_, seq, i);
@@ -341,6 +352,7 @@ void A2tpJobs::Worker::accept(PacketPtr p) {
     return void(++(k.sent ? owner_.counts_.duplicate_results : owner_.base_.stray_packets));
   if (a.values.size() != owner_.elements(a.h.sequence)) return void(++owner_.base_.stray_packets);
   owner_.check(job_, rank_, a.h.sequence, a.values);
+  if (table_ && (a.h.flags & A2TP_FLAG_MOVE)) table_->move(a.h.sequence, a.h.next);
   k.acked = true;
   ++acked_;
   --in_flight_;
@@ -364,7 +376,7 @@ class A2tpJobs::Server : public sc_core::sc_module, public PacketSinkIf {
  public:
   SC_HAS_PROCESS(Server);
   Server(sc_core::sc_module_name name, A2tpJobs& owner, unsigned job)
-      : sc_core::sc_module(name), owner_(owner), job_(job), ps_(unsigned(owner.jobs_[job].workers.size())) {
+      : sc_core::sc_module(name), owner_(owner), job_(job), ps_(make_ps(owner, job)) {
     owner.net_.host(owner.jobs_[job].ps).bind_udp(A2TP_UDP_PORT_DEFAULT, this);
     if (owner.ps_gbps_ > 0) SC_THREAD(serve);
   }
@@ -376,6 +388,12 @@ class A2tpJobs::Server : public sc_core::sc_module, public PacketSinkIf {
   }
 
  private:
+  static A2tpParameterServer make_ps(const A2tpJobs& owner, unsigned job) {
+    const unsigned workers = unsigned(owner.jobs_[job].workers.size());
+    if (!owner.slots_) return A2tpParameterServer(workers);
+    const A2tpSlotTable table(job, owner.slots_, owner.aggregators_);
+    return A2tpParameterServer(workers, A2tpSlotMover(table, component_seed(owner.cfg_.seed, "a2tp.ps" + std::to_string(job))));
+  }
   // A switch's result with every worker in: the PS only sends it on, with no summing to do.
   bool whole_result(const Packet& p) const {
     if (p.data.size() < A2TP_PAYLOAD_OFFSET + A2TP_HEADER_BYTES) return false;
@@ -404,13 +422,14 @@ class A2tpJobs::Server : public sc_core::sc_module, public PacketSinkIf {
     }
     const Job& j = owner_.jobs_[job_];
     a2tp_header_t h{};
-    h.job = job_, h.sequence = act.sequence, h.aggregator = act.aggregator, h.flags = act.flags;
+    h.job = job_, h.sequence = act.sequence, h.aggregator = act.aggregator, h.flags = act.flags, h.next = act.next;
     h.bitmap = a2tp_full_bitmap(unsigned(j.workers.size())), h.workers = uint8_t(j.workers.size());
     const bool group = act.kind == A2tpParameterServer::Action::kMulticast;
     const uint32_t to = group ? a2tp_group_ipv4(j.workers[0]) : fs_host_ipv4(j.workers.at(act.worker));
     auto out = std::make_shared<Packet>();
     out->data = build_a2tp_packet(h, j.ps, to, act.values);
     ++(group ? owner_.counts_.ps_results : owner_.counts_.ps_resends);
+    if (group && (act.flags & A2TP_FLAG_MOVE)) ++owner_.counts_.ps_moves;
     owner_.base_.bytes_sent += out->data.size();
     owner_.net_.host(j.ps).send(std::move(out));
     // Once a fragment of iteration i is complete every worker is past iteration i - 1.
@@ -461,6 +480,12 @@ void check_setup(const Config& cfg) {
     throw InputError("a2tp.aggregators: hosts.model a2tp needs the switch's aggregators (a2tp.aggregators >= 1)");
   if (c.fragment_bytes % A2TP_ELEMENT_BYTES)
     throw InputError("a2tp.fragment_bytes: " + std::to_string(c.fragment_bytes) + " is not a multiple of 4");
+  if (c.slots && c.mode == "static")
+    throw InputError("a2tp.slots: a2tp.mode static names each fragment's slot in its job's share; a table of "
+                     "aggregators (ATP's dynamic allocation) is for a2tp.mode atp or a2tp");
+  if (c.slots > c.aggregators)
+    throw InputError("a2tp.slots: a job's table of " + std::to_string(c.slots) + " aggregators is longer than the " +
+                     std::to_string(c.aggregators) + " the switch has (a2tp.aggregators)");
   if (cfg.hosts.dtype != "int32" || cfg.hosts.op != "sum")
     throw InputError("hosts.dtype: the a2tp jobs push int32 gradients, summed (hosts.dtype int32, hosts.op sum)");
   parse_a2tp_stragglers(c.stragglers);
@@ -482,6 +507,7 @@ A2tpJobs::A2tpJobs(sc_core::sc_module_name name, const Config& cfg, Network& net
     throw InputError("a2tp.iterations: " + std::to_string(iterations_) + " iterations of " +
                      std::to_string(fragments_) + " fragments overflow the 32-bit sequence numbers");
   aggregators_ = c.aggregators;
+  slots_ = c.slots;
   const std::vector<std::vector<unsigned>> cut = job_hosts(cfg, members);
   share_ = std::max(1u, aggregators_ / unsigned(cut.size()));
   threshold_ = a2tp_threshold(c.threshold, aggregators_, unsigned(cut.size()));
@@ -602,7 +628,8 @@ AllreduceStats A2tpJobs::stats() const {
                {"ps_results", counts_.ps_results},
                {"ps_resends", counts_.ps_resends},
                {"ps_refused", counts_.ps_refused},
-               {"ps_queue_max", counts_.ps_queue_max}};
+               {"ps_queue_max", counts_.ps_queue_max},
+               {"ps_moves", counts_.ps_moves}};
   s.conclude(done_at_, !wrong_);
   s.series = series_;
   s.goodput_gbps = 0;

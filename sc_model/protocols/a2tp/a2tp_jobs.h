@@ -7,8 +7,12 @@
 // An iteration: every worker computes (the model's time), then pushes its gradients, F fragments
 // of a2tp.fragment_bytes (the last may be shorter); fragment f of iteration i has sequence i F + f
 // and goes to the PS's address, aggregated on the way. The aggregator a worker names is a hash
-// of (job, sequence) mod a2tp.aggregators (atp, a2tp), or the sequence mod the job's share
-// (static: M / jobs, the slot in its share). The ACK of a fragment is its result: the PS sends it once, to the
+// of (job, sequence) mod a2tp.aggregators (atp, a2tp), or, with a2tp.slots, the fragment's entry
+// in its job's table (ATP's dynamic allocation, a2tp_slots.h: the PS moves an entry whose
+// fragment collided, and its result tells the workers), or the sequence mod the job's share
+// (static: M / jobs, the slot in its share). With a table or a share a worker sends fragment s
+// only once s - T is answered (T the table's or share's length), so that two fragments of a job
+// never name one aggregator at once. The ACK of a fragment is its result: the PS sends it once, to the
 // job's group address (a2tp_group_ipv4 of the first worker's host), and the switch copies it to
 // every worker. An iteration ends for a worker with its last result; it then computes the next.
 //
@@ -83,6 +87,7 @@ struct A2tpJobCounts {
   uint64_t ps_resends = 0;    // results a PS sent again to one worker
   uint64_t ps_refused = 0;    // packets a PS refused
   uint64_t ps_queue_max = 0;  // the most packets waiting at a PS (a2tp.ps_gbps)
+  uint64_t ps_moves = 0;      // a2tp.slots: results that moved their fragment's table entry
 };
 
 class A2tpJobs : public sc_core::sc_module, public NetworkAllreduce {
@@ -124,7 +129,7 @@ class A2tpJobs : public sc_core::sc_module, public NetworkAllreduce {
   Network& net_;
   std::string mode_;
   uint64_t gradient_bytes_ = 0, fragments_ = 0;
-  unsigned per_fragment_ = 0, aggregators_ = 0, share_ = 0, iterations_ = 0;
+  unsigned per_fragment_ = 0, aggregators_ = 0, share_ = 0, iterations_ = 0, slots_ = 0;
   double threshold_ = 0, ps_gbps_ = 0;
   Picos compute_ = 0, timeout_ = 0, sample_every_ = 0;
   std::vector<std::map<std::string, double>> series_;

@@ -11,11 +11,18 @@ A2tpParameterServer::A2tpParameterServer(unsigned workers) : workers_(workers), 
                      std::to_string(A2TP_MAX_WORKERS) + ")");
 }
 
+A2tpParameterServer::A2tpParameterServer(unsigned workers, const A2tpSlotMover& mover)
+    : A2tpParameterServer(workers) {
+  mover_ = mover;
+}
+
 A2tpParameterServer::Action A2tpParameterServer::result(uint32_t sequence, const Fragment& f, Action::Kind kind,
                                                         unsigned worker) const {
   Action a;
   a.kind = kind, a.sequence = sequence, a.aggregator = f.aggregator, a.worker = worker, a.values = f.sum;
-  a.flags = uint8_t(A2TP_FLAG_RESULT | (f.col ? A2TP_FLAG_COL : 0u) | (f.ece ? A2TP_FLAG_ECE : 0u));
+  a.flags = uint8_t(A2TP_FLAG_RESULT | (f.col ? A2TP_FLAG_COL : 0u) | (f.ece ? A2TP_FLAG_ECE : 0u) |
+                    (f.next ? A2TP_FLAG_MOVE : 0u));
+  a.next = f.next.value_or(0);
   return a;
 }
 
@@ -29,6 +36,7 @@ A2tpParameterServer::Action A2tpParameterServer::take(const A2tpPacket& p, bool 
   if (p.h.workers != workers_)
     return refuse("a fan-in of " + std::to_string(p.h.workers) + " for a job of " + std::to_string(workers_));
   const bool single = !(p.h.flags & A2TP_FLAG_RESULT);
+  if (mover_) mover_->seen(p.h.aggregator);
   Fragment& f = fragments_[p.h.sequence];
   if (f.have == 0 && f.sum.empty()) f.sum.assign(p.values.size(), 0), f.aggregator = p.h.aggregator;
   if (p.values.size() != f.sum.size())
@@ -58,11 +66,16 @@ A2tpParameterServer::Action A2tpParameterServer::take(const A2tpPacket& p, bool 
   if (single) f.singles[p.h.worker] = p.values;
   f.have |= p.h.bitmap;
   f.col |= (p.h.flags & (A2TP_FLAG_COLLISION | A2TP_FLAG_COL)) != 0;
+  f.collided |= (p.h.flags & A2TP_FLAG_COLLISION) != 0;
   f.ece |= ce || (p.h.flags & A2TP_FLAG_ECE);
   if (f.have != full_) return a;
   f.done = true;
   f.singles.clear();
   ++completed_;
+  if (mover_ && f.collided) {
+    f.next = mover_->move(p.h.sequence);
+    moves_ += f.next.has_value();
+  }
   return result(p.h.sequence, f, Action::kMulticast, 0);
 }
 

@@ -6,17 +6,21 @@
 // one that overlaps what came as single gradients has those gradients taken out again (the switch
 // summed them too). Once every worker is in, the fragment's result goes to every worker, flagged
 // COL if any packet of the fragment collided or came flagged COL, and ECE if any was CE-marked or
-// flagged ECE. A worker's gradient for a fragment already complete means its result was lost: the
+// flagged ECE. With ATP's dynamic allocation (a2tp_slots.h), a fragment a gradient of which
+// collided has its table entry moved when it completes: its results are flagged MOVE and name the
+// new aggregator. A worker's gradient for a fragment already complete means its result was lost: the
 // PS sends that worker the result again. Arithmetic only: the PS host agent receives and sends
 // (a result to each worker, with the fragment's aggregator index, so that the switch it passes
 // frees an aggregation of the fragment left there: a2tp.c).
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "protocols/a2tp/a2tp_frame.h"
+#include "protocols/a2tp/a2tp_slots.h"
 
 namespace fs {
 
@@ -24,6 +28,8 @@ class A2tpParameterServer {
  public:
   // A PS of a job of `workers` workers (1 to 32).
   explicit A2tpParameterServer(unsigned workers);
+  // The same, moving its job's table entries as `mover` says (ATP's dynamic allocation).
+  A2tpParameterServer(unsigned workers, const A2tpSlotMover& mover);
 
   struct Action {
     enum Kind {
@@ -34,7 +40,8 @@ class A2tpParameterServer {
     uint32_t sequence = 0;
     uint16_t aggregator = 0;  // the fragment's, as its packets named it (a result frees it on its way)
     unsigned worker = 0;
-    uint8_t flags = 0;  // RESULT, and COL and ECE as the fragment saw them
+    uint8_t flags = 0;  // RESULT, COL and ECE as the fragment saw them, MOVE if its entry moved
+    uint16_t next = 0;  // with MOVE, the aggregator the fragment's table entry moved to
     std::vector<int32_t> values;
     std::string why;  // for kNone: "" (summed in), "duplicate", or why the packet was refused
   };
@@ -47,12 +54,15 @@ class A2tpParameterServer {
   uint64_t completed() const { return completed_; }
   uint64_t duplicates() const { return duplicates_; }
   uint64_t refused() const { return refused_; }
+  uint64_t moves() const { return moves_; }  // table entries moved
 
  private:
   struct Fragment {
     uint32_t have = 0;  // workers summed in
     uint16_t aggregator = 0;
     bool done = false, col = false, ece = false;
+    bool collided = false;  // a gradient of it collided at the switch
+    std::optional<uint16_t> next;  // where its table entry moved
     std::vector<int32_t> sum;
     std::map<unsigned, std::vector<int32_t>> singles;  // gradients that came alone, by worker
   };
@@ -61,7 +71,8 @@ class A2tpParameterServer {
   unsigned workers_;
   uint32_t full_;
   std::map<uint32_t, Fragment> fragments_;
-  uint64_t completed_ = 0, duplicates_ = 0, refused_ = 0;
+  std::optional<A2tpSlotMover> mover_;
+  uint64_t completed_ = 0, duplicates_ = 0, refused_ = 0, moves_ = 0;
 };
 
 }  // namespace fs
