@@ -13,6 +13,7 @@
 #include "net/ecn.h"
 #include "net/frame.h"
 #include "net/headers.h"
+#include "net/trace_reader.h"
 
 namespace fs {
 namespace {
@@ -40,8 +41,60 @@ Picos message_wire_time(uint64_t bytes, unsigned mtu, const LinkParams& link) {
 
 }  // namespace
 
+std::vector<std::pair<Picos, double>> parse_traffic_schedule(const std::string& text) {
+  std::vector<std::pair<Picos, double>> out;
+  size_t start = 0;
+  while (start <= text.size() && !text.empty()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string entry = text.substr(start, comma - start);
+    const auto fail = [&](const std::string& why) {
+      throw InputError("traffic.schedule: '" + entry + "': " + why);
+    };
+    const size_t at = entry.find('@');
+    const std::string load_text = entry.substr(0, at);
+    size_t used = 0;
+    double load = -1;
+    try {
+      load = std::stod(load_text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (load_text.empty() || used != load_text.size() || !(load >= 0 && load <= 1))
+      fail("the load '" + load_text + "' is not a number from 0 to 1");
+    Picos from = 0;
+    std::string err;
+    if (at != std::string::npos && entry.substr(at + 1) != "0" && !parse_time_token(entry.substr(at + 1), &from, &err))
+      fail(err);
+    if (out.empty() ? from != 0 : from <= out.back().first)
+      fail("the times must start at 0 and increase (a load with no @TIME is from 0)");
+    out.emplace_back(from, load);
+    start = comma + 1;
+  }
+  return out;
+}
+
+Picos BackgroundTraffic::next_start(Picos from, double draw, double wire) const {
+  if (schedule_.empty()) return from + Picos(std::llround(draw * (wire / cfg_.load)));
+  size_t k = 0;
+  while (k + 1 < schedule_.size() && schedule_[k + 1].first <= from) ++k;
+  for (Picos t = from;; ++k) {
+    const double load = schedule_[k].second;
+    const bool last = k + 1 == schedule_.size();
+    if (load > 0) {
+      const double mean = wire / load;  // ps between messages in this step, on average
+      const double need = draw * mean;
+      if (last || double(t) + need <= double(schedule_[k + 1].first)) return t + Picos(std::llround(need));
+      draw -= double(schedule_[k + 1].first - t) / mean;
+    } else if (last) {
+      return kNever;
+    }
+    t = schedule_[k + 1].first;
+  }
+}
+
 BackgroundTraffic::BackgroundTraffic(sc_core::sc_module_name name, const Config& cfg, Network& net)
     : sc_core::sc_module(name), cfg_(cfg.traffic), net_(net) {
+  schedule_ = parse_traffic_schedule(cfg_.schedule);
   const unsigned n = unsigned(net.host_count());
   if (cfg_.hosts == "all") {
     for (unsigned h = 0; h < n; ++h) hosts_.push_back(h);
@@ -121,23 +174,23 @@ void BackgroundTraffic::send_all() {
   // Each sender's next start, earliest first (ties: lower rank).
   using Start = std::pair<Picos, unsigned>;
   std::priority_queue<Start, std::vector<Start>, std::greater<Start>> next;
-  std::vector<double> mean_gap(hosts_.size());
-  auto gap = [&](unsigned r) {
+  std::vector<double> wire(hosts_.size());  // a message's time on the sender's link
+  auto after = [&](Picos t, unsigned r) {
     rng_[r] += kSplitmixGolden;
     const double u = double(splitmix64_mix(rng_[r]) >> 11) * 0x1.0p-53;  // [0, 1)
-    return Picos(std::llround(-std::log1p(-u) * mean_gap[r]));
+    return next_start(t, -std::log1p(-u), wire[r]);
   };
   for (unsigned r : senders_) {
-    mean_gap[r] = double(message_wire_time(cfg_.message_bytes, cfg_.mtu_payload, net_.host(hosts_[r]).nic().params())) /
-                  cfg_.load;
-    next.push({gap(r), r});
+    wire[r] = double(message_wire_time(cfg_.message_bytes, cfg_.mtu_payload, net_.host(hosts_[r]).nic().params()));
+    if (const Picos t = after(0, r); t != kNever) next.push({t, r});
   }
   while (!next.empty()) {
     const auto [t, r] = next.top();
     next.pop();
     if (t > now_ps()) wait(ps_time(t - now_ps()));
     start_message(r);
-    if (++sent_[r] < cfg_.messages) next.push({t + gap(r), r});
+    if (++sent_[r] < cfg_.messages)
+      if (const Picos u = after(t, r); u != kNever) next.push({u, r});
   }
 }
 

@@ -1,6 +1,7 @@
 // Background traffic between a network's hosts (the traffic section): each sending host starts
 // traffic.messages messages of traffic.message_bytes at exponentially distributed intervals
-// (mean: the message's time on its link / traffic.load), to a peer the pattern picks: uniform
+// (mean: the message's time on its link / traffic.load; with traffic.schedule, a load that steps
+// in time: a Poisson process whose rate follows it), to a peer the pattern picks: uniform
 // (a random other sending host per message: Canary's background), permutation (one peer for the
 // run, a random derangement) or incast (traffic.incast_target). A message is UDP packets of at
 // most traffic.mtu_payload bytes from its own source port (a flow per message, for ECMP), marked
@@ -9,6 +10,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/stats_tree.h"
@@ -25,6 +27,10 @@ void report_traffic(const std::string& pattern, size_t hosts, size_t senders,
 
 // The UDP destination port of background packets.
 constexpr uint16_t kTrafficUdpPort = 5201;
+
+// traffic.schedule: (from, load) steps in time order, the first from 0; InputError naming the key
+// and the entry for a malformed one. Empty text: no steps.
+std::vector<std::pair<Picos, double>> parse_traffic_schedule(const std::string& text);
 
 struct TrafficMessage {
   unsigned src = 0, dst = 0;
@@ -58,7 +64,12 @@ class BackgroundTraffic : public sc_core::sc_module, public PacketSinkIf {
   std::vector<unsigned> perm_;     // permutation: each rank's peer rank
   std::vector<uint64_t> rng_;      // per rank: its splitmix64 state
   std::vector<uint32_t> sent_;     // messages started, per rank
-  Picos mean_gap_ = 0;
+  // Where the next message of a host starts after one at `from`: `draw` (an exponential of mean
+  // 1) spent at the rate of the load in force, load / `wire` messages per ps (`wire`: a message's
+  // time on the host's link); kNever if the load stays 0 from then on.
+  Picos next_start(Picos from, double draw, double wire) const;
+  static constexpr Picos kNever = ~Picos(0);
+  std::vector<std::pair<Picos, double>> schedule_;  // (from, load); traffic.load alone if empty
   std::vector<TrafficMessage> messages_;
   std::vector<std::vector<uint32_t>> by_sender_;  // message indices per sending host
   uint64_t stray_ = 0;  // background packets that named no message
