@@ -143,7 +143,7 @@ TEST(A2tpJobs, TheColBitReachesTheHoldersWorkersInA2tpModeOnly) {
     SCOPED_TRACE(mode);
     ScratchDir dir;
     const nlohmann::json s = run_ok(std::string("--a2tp.mode ") + mode +
-                                        " --hosts.groups 2 --a2tp.aggregators 1 --hosts.bytes 248",
+                                        " --hosts.groups 2 --a2tp.aggregators 1 --hosts.bytes 248 --a2tp.threshold 0.25",
                                     dir);
     const nlohmann::json& a = s["allreduce"];
     EXPECT_EQ(a["results_ok"], true);
@@ -159,6 +159,7 @@ TEST(A2tpJobs, TheColBitReachesTheHoldersWorkersInA2tpModeOnly) {
     EXPECT_EQ(collider, 3u);
     EXPECT_EQ(holder, std::string(mode) == "a2tp" ? 3u : 0u);
     EXPECT_EQ(a["details"]["col_acks"], col0 + col1);
+    EXPECT_EQ(a["jobs"][0]["threshold"], 0.25);  // the H the workers use, in the stats
   }
 }
 

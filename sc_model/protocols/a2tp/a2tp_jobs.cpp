@@ -649,6 +649,7 @@ AllreduceStats A2tpJobs::stats() const {
     row["aggregation_gbps"] = push_ps > 0 ? double(gradient_bytes_) * done * 8.0 * 1e3 / push_ps : 0.0;
     row["push_us"] = push_ps / double(kPicosPerUs);
     row["col_acks"] = double(j.col_acks);
+    row["threshold"] = threshold_;
     double rtt = 0;
     for (size_t r = 0; r < j.workers.size(); ++r) rtt += double(workers_[first + r]->base_rtt()) / double(j.workers.size());
     row["base_rtt_us"] = rtt / double(kPicosPerUs);
