@@ -124,7 +124,7 @@ RunResult run_simulation(const RunRequest& req) {
   validate_config(req.cfg);
   // Not a protocol's host model: the ring allreduce runs on a network's hosts (network_run.h).
   if (req.cfg.hosts.model == "ring")
-    throw InputError("hosts.model = ring runs on a network (network.topology leaf_spine, fat_tree or file; a file can "
+    throw InputError("hosts.model = ring runs on a network (network.topology leaf_spine, fat_tree, fat_tree3, dragonfly or file; a file can "
                      "declare one switch)");
   if (req.cfg.hosts.groups != 1)
     throw InputError("hosts.groups = " + std::to_string(req.cfg.hosts.groups) +

@@ -188,6 +188,10 @@ Topology topology_of(const NetworkConfig& net) {
     t = leaf_spine(net.leaves, net.spines, net.hosts_per_leaf, kind);
   } else if (net.topology == "fat_tree") {
     t = fat_tree(net.k, kind);
+  } else if (net.topology == "fat_tree3") {
+    t = fat_tree3(net.k, kind);
+  } else if (net.topology == "dragonfly") {
+    t = dragonfly(net.dragonfly_a, net.dragonfly_g, net.dragonfly_h, net.dragonfly_p, kind);
   } else if (net.topology == "file") {
     if (net.file.empty()) throw InputError("network.topology = file needs network.file");
     t = parse_topology_file(net.file);

@@ -1,4 +1,5 @@
-// A network's shape (network/topology.h): the leaf-spine, fat-tree and single-switch builders,
+// A network's shape (network/topology.h): the leaf-spine, fat-tree, three-level fat-tree,
+// dragonfly and single-switch builders,
 // the checks every topology must pass (validate), each port's peer, and the shortest-path routes
 // from every switch to every host (next_hops). Edge-list files are topology_file.cpp's.
 #include "network/topology.h"
@@ -144,6 +145,70 @@ Topology fat_tree(unsigned k, SwitchKind kind) {
     throw InputError("fat tree: k must be at most " + std::to_string(kMaxSwitchPorts) + " (a switch's ports), not " +
                      std::to_string(k));
   return build_leaf_spine(k, k / 2, k / 2, kind, "fat_tree");
+}
+
+Topology fat_tree3(unsigned k, SwitchKind kind) {
+  const std::string prefix = "three-level fat tree: ";
+  if (k < 2 || k % 2 != 0) throw InputError(prefix + "k must be even and at least 2, not " + std::to_string(k));
+  if (k > 256) throw InputError(prefix + "k must be at most 256 (k^3 / 4 hosts), not " + std::to_string(k));
+  const unsigned half = k / 2, edges = k * half, cores = half * half;
+  const unsigned first_agg = edges, first_core = 2 * edges, first_host = 2 * edges + cores;
+  const char* where = "fat_tree3";
+  Topology t;
+  for (unsigned e = 0; e < edges; ++e) t.nodes.push_back(switch_node("edge" + std::to_string(e), k, kind, where));
+  for (unsigned a = 0; a < edges; ++a) t.nodes.push_back(switch_node("agg" + std::to_string(a), k, kind, where));
+  for (unsigned c = 0; c < cores; ++c) t.nodes.push_back(switch_node("core" + std::to_string(c), k, kind, where));
+  for (unsigned h = 0; h < edges * half; ++h) t.nodes.push_back(host_node(h, where));
+  for (unsigned pod = 0; pod < k; ++pod)
+    for (unsigned i = 0; i < half; ++i) {
+      const unsigned edge = pod * half + i, agg = first_agg + pod * half + i;
+      for (unsigned p = 0; p < half; ++p) {
+        add_link(t, edge, p, first_host + edge * half + p, 0, where);              // edge i's hosts
+        add_link(t, edge, half + p, first_agg + pod * half + p, i, where);         // to the pod's aggregation switches
+        add_link(t, agg, half + p, first_core + i * half + p, pod, where);         // aggregation i to cores i*k/2..
+      }
+    }
+  validate(t);
+  return t;
+}
+
+Topology dragonfly(unsigned a, unsigned g, unsigned h, unsigned p, SwitchKind kind) {
+  const std::string prefix = "dragonfly: ";
+  if (a == 0 || h == 0 || p == 0)
+    throw InputError(prefix + "routers per group (a), global links per router (h) and hosts per router (p) must be "
+                     "at least 1");
+  if (g < 2 || uint64_t(g) > uint64_t(a) * h + 1)
+    throw InputError(prefix + std::to_string(g) + " groups: from 2 to a h + 1 = " + std::to_string(uint64_t(a) * h + 1) +
+                     " (each pair of groups shares one global link)");
+  const uint64_t ports = uint64_t(p) + (a - 1) + h;
+  if (ports > kMaxSwitchPorts)
+    throw InputError(prefix + "a router would have " + std::to_string(ports) + " ports (p + a - 1 + h), more than " +
+                     std::to_string(kMaxSwitchPorts));
+  if (uint64_t(g) * a * p > 65536) throw InputError(prefix + "more than 65536 hosts (g a p)");
+  const char* where = "dragonfly";
+  Topology t;
+  const unsigned routers = g * a, first_host = routers;
+  for (unsigned grp = 0; grp < g; ++grp)
+    for (unsigned r = 0; r < a; ++r)
+      t.nodes.push_back(switch_node("router" + std::to_string(grp) + "_" + std::to_string(r), unsigned(ports), kind, where));
+  for (unsigned x = 0; x < routers * p; ++x) t.nodes.push_back(host_node(x, where));
+  const auto router = [a](unsigned grp, unsigned r) { return grp * a + r; };
+  for (unsigned grp = 0; grp < g; ++grp)
+    for (unsigned r = 0; r < a; ++r) {
+      for (unsigned q = 0; q < p; ++q) add_link(t, router(grp, r), q, first_host + router(grp, r) * p + q, 0, where);
+      // Local links: router r's port p + j leads to the j-th other router of its group.
+      for (unsigned o = r + 1; o < a; ++o) add_link(t, router(grp, r), p + o - 1, router(grp, o), p + r, where);
+    }
+  // Global links: group grp's l-th one (router l / h, its global port l mod h) leads to group
+  // (grp + l + 1) mod g, whose (g - 2 - l)-th one leads back; each pair of groups once.
+  for (unsigned grp = 0; grp < g; ++grp)
+    for (unsigned l = 0; l + 1 < g; ++l) {
+      const unsigned far = (grp + l + 1) % g, back = g - 2 - l;
+      if (far < grp) continue;
+      add_link(t, router(grp, l / h), p + a - 1 + l % h, router(far, back / h), p + a - 1 + back % h, where);
+    }
+  validate(t);
+  return t;
 }
 
 Topology single_switch(unsigned ports, SwitchKind kind) {

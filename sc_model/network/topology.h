@@ -1,7 +1,8 @@
 // A network's shape, before anything is simulated: its nodes (switches, each of a kind, and
 // hosts), the links between their ports with each link's own parameters, and the routes every
 // switch gets from it (shortest paths; equal-cost ports become one multipath route). Built by
-// the leaf-spine and k-ary fat-tree builders, from an edge-list file, or as the single switch
+// the leaf-spine, fat-tree (two- and three-level) and dragonfly builders, from an edge-list
+// file, or as the single switch
 // flaresim has always simulated. network/network.h turns a Topology into switches and hosts.
 #pragma once
 #include <cstdint>
@@ -73,6 +74,19 @@ Topology leaf_spine(unsigned leaves, unsigned spines, unsigned hosts_per_leaf, S
 // The two-level k-ary fat tree (k even, >= 2): leaf_spine(k, k/2, k/2): k-port switches, k²/2
 // hosts.
 Topology fat_tree(unsigned k, SwitchKind kind);
+// The standard three-level k-ary fat tree (k even, 2 to 256): k pods of k/2 edge switches
+// edge0.. (k/2 hosts each, on ports 0..k/2-1; the pod's aggregation switches on ports k/2..) and
+// k/2 aggregation switches agg0.. (the pod's edges on ports 0..k/2-1, cores on k/2..), and
+// (k/2)² cores core0.. (core i k/2 + j on aggregation switch i of every pod, pod p on port p):
+// k³/4 hosts, numbered edge by edge.
+Topology fat_tree3(unsigned k, SwitchKind kind);
+// A dragonfly (Kim et al., ISCA 2008) of g groups of a routers router<group>_<r>, fully linked
+// inside a group, each with p hosts (ports 0..p-1; the group's other routers on p..p+a-2, in
+// order) and h global links (ports p+a-1..), 2 <= g <= a h + 1: group i's l-th global link
+// (router l / h, its global port l mod h) leads to group (i + l + 1) mod g, so that each pair of
+// groups shares one (with g < a h + 1 the last global ports stay unlinked). g a p hosts, numbered
+// router by router; g a (a - 1) / 2 local and g (g - 1) / 2 global links.
+Topology dragonfly(unsigned a, unsigned g, unsigned h, unsigned p, SwitchKind kind);
 // One switch "switch0" of `ports` ports with a host on each (host p on port p): what a
 // single-switch run is.
 Topology single_switch(unsigned ports, SwitchKind kind);

@@ -97,7 +97,7 @@ TEST(CanaryE2e, RefusedSetUpsWriteNothing) {
     std::string args, error;
   } cases[] = {
       {"run --hosts.model canary --stats s.json",
-       "hosts.model = canary runs on a network (network.topology leaf_spine, fat_tree or file; a single switch is a "
+       "hosts.model = canary runs on a network (network.topology leaf_spine, fat_tree, fat_tree3, dragonfly or file; a single switch is a "
        "file with one switch)"},
       {kCanary + "--hosts.dtype float32 --stats s.json",
        "hosts.dtype, hosts.op: Canary's switches sum int32 elements; set hosts.dtype int32 and hosts.op sum"},

@@ -75,7 +75,7 @@ TEST(FlareSparseFabricE2e, SparcmlRunsOnNetworksOnly) {
   ScratchDir dir;
   const CliResult r = flaresim("run --hosts.model sparcml --hosts.bytes 4KiB", dir);
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("hosts.model = sparcml runs on a network (network.topology leaf_spine, fat_tree or file)"),
+  EXPECT_NE(r.err.find("hosts.model = sparcml runs on a network (network.topology leaf_spine, fat_tree, fat_tree3, dragonfly or file)"),
             std::string::npos)
       << r.err;
 }

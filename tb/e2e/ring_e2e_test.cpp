@@ -197,7 +197,7 @@ TEST(RingE2e, WhatARingRunRefuses) {
   ScratchDir dir;
   const CliResult single = flaresim("run --hosts.model ring", dir);
   EXPECT_EQ(single.code, 2);  // bad input
-  EXPECT_NE(single.err.find("hosts.model = ring runs on a network (network.topology leaf_spine, fat_tree or file; a "
+  EXPECT_NE(single.err.find("hosts.model = ring runs on a network (network.topology leaf_spine, fat_tree, fat_tree3, dragonfly or file; a "
                             "file can declare one switch)"),
             std::string::npos)
       << single.err;

@@ -38,7 +38,7 @@ class Canary : public Protocol {
     return std::make_unique<CanaryFabricRole>(cfg, t);
   }
   std::unique_ptr<HostAgents> make_hosts(const std::string&, const Config&, Switch&) const override {
-    throw InputError("hosts.model = canary runs on a network (network.topology leaf_spine, fat_tree or file; a "
+    throw InputError("hosts.model = canary runs on a network (network.topology leaf_spine, fat_tree, fat_tree3, dragonfly or file; a "
                      "single switch is a file with one switch)");
   }
 

@@ -166,7 +166,7 @@ class FlareSparse : public Protocol {
   int gen(const std::string& name, const std::vector<std::string>& args) const override;
   std::unique_ptr<HostAgents> make_hosts(const std::string& model, const Config& cfg, Switch& sw) const override {
     if (model == kSparcmlModel)
-      throw InputError("hosts.model = sparcml runs on a network (network.topology leaf_spine, fat_tree or file)");
+      throw InputError("hosts.model = sparcml runs on a network (network.topology leaf_spine, fat_tree, fat_tree3, dragonfly or file)");
     return std::make_unique<FlareSparseHosts>(cfg, sw);
   }
   std::string expected_header() const override { return "flaresim-expected-sparse 1"; }

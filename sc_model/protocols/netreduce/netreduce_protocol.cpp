@@ -37,7 +37,7 @@ class NetReduce : public Protocol {
     return std::make_unique<NetReduceFabricRole>(cfg, t);
   }
   std::unique_ptr<HostAgents> make_hosts(const std::string& model, const Config&, Switch&) const override {
-    throw InputError("hosts.model = " + model + " runs on a network (network.topology leaf_spine, fat_tree or file; "
+    throw InputError("hosts.model = " + model + " runs on a network (network.topology leaf_spine, fat_tree, fat_tree3, dragonfly or file; "
                      "one rack is a file with one switch, or leaf_spine with one leaf)");
   }
 
