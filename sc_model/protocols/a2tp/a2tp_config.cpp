@@ -3,6 +3,7 @@
 
 #include "a2tp/a2tp_proto.h"
 #include "config/config_keys.h"
+#include "network/training_models.h"
 
 namespace fs {
 
@@ -16,8 +17,8 @@ std::vector<ConfigKey> a2tp_config_keys() {
                        A2TP(aggregators)));
   s.push_back(uint_key("a2tp.jobs", "a2tp.mode static: the jobs the aggregators are split between, a2tp.aggregators / a2tp.jobs each (jobs 0 to a2tp.jobs - 1; the remainder stays unused; another job's gradients go on to its parameter server)", 1, 1u << 16,
                        A2TP(jobs)));
-  s.push_back(string_key("a2tp.model", "hosts.model a2tp: what each job trains: custom (hosts.bytes of gradients and a2tp.compute_us of compute an iteration) or a preset (resnet50, vgg16, alexnet, bert: docs/PROTOCOLS.md gives their sizes, times and sources)",
-                         {"custom", "resnet50", "vgg16", "alexnet", "bert"}, A2TP(model)));
+  s.push_back(string_key("a2tp.model", "hosts.model a2tp: what each job trains: custom (hosts.bytes of gradients and a2tp.compute_us of compute an iteration) or a preset (docs/PROTOCOLS.md, \"Training-model presets\", gives their sizes, times and sources; compute times for a batch of 32)",
+                         training_model_choices(), A2TP(model)));
   s.push_back(double_key("a2tp.compute_us", "hosts.model a2tp, a2tp.model custom: the workers' compute time an iteration, before they push its gradients", 0, 1e9,
                          A2TP(compute_us)));
   s.push_back(double_key("a2tp.scale", "hosts.model a2tp: a preset's gradient bytes and compute time are multiplied by this (a shorter run with the same ratio of computing to communicating)", 1e-9, 1,

@@ -16,10 +16,10 @@
 #include "fs_packet.h"
 #include "net/ecn.h"
 #include "net/trace_reader.h"
+#include "network/training_models.h"
 #include "protocols/a2tp/a2tp_config.h"
 #include "protocols/a2tp/a2tp_frame.h"
 #include "protocols/a2tp/a2tp_model.h"
-#include "protocols/a2tp/a2tp_presets.h"
 #include "protocols/a2tp/a2tp_ps.h"
 #include "protocols/a2tp/a2tp_slots.h"
 #include "protocols/a2tp/a2tp_windows.h"
@@ -450,10 +450,11 @@ namespace {
 std::pair<uint64_t, Picos> workload(const Config& cfg) {
   const A2tpConfig& c = a2tp_config(cfg);
   if (c.model == "custom") return {cfg.hosts.bytes, Picos(std::llround(c.compute_us * double(kPicosPerUs)))};
-  const A2tpModelPreset* p = find_a2tp_model_preset(c.model);
+  const TrainingModel* p = find_training_model(c.model);
   if (!p) throw InputError("a2tp.model: no preset '" + c.model + "'");
   const uint64_t bytes = std::max<uint64_t>(4, uint64_t(std::llround(double(p->gradient_bytes) * c.scale)) / 4 * 4);
-  return {bytes, Picos(std::llround(p->compute_us * c.scale * double(kPicosPerUs)))};
+  const double compute_us = training_compute_us(*p, kA2tpBatch);
+  return {bytes, Picos(std::llround(compute_us * c.scale * double(kPicosPerUs)))};
 }
 
 // The jobs' hosts: hosts.members cut into hosts.groups; InputError for a job the switch cannot

@@ -64,6 +64,7 @@ namespace fs {
 constexpr const char* kA2tpModel = "a2tp";
 static_assert(A2TP_UDP_PORT_DEFAULT != kTrafficUdpPort, "a2tp's frames share a host's UDP port");
 constexpr unsigned kA2tpMaxSends = 16;  // sends of one fragment without a result, then it is given up
+constexpr double kA2tpBatch = 32;       // samples an iteration a preset's compute time is estimated for
 
 // a2tp.stragglers: a worker's straggling levels from given times on.
 struct A2tpStraggler {
