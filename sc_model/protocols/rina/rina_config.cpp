@@ -1,0 +1,35 @@
+// The rina configuration section (see rina_config.h).
+#include "protocols/rina/rina_config.h"
+
+#include "config/config_keys.h"
+#include "network/training_models.h"
+#include "rina/rina_proto.h"
+
+namespace fs {
+
+#define RINA(field) FS_SECTION_FIELD(RinaConfig, kRinaSection, field)
+
+std::vector<ConfigKey> rina_config_keys() {
+  std::vector<ConfigKey> s;
+  s.push_back(uint_key("rina.aggregators", "an in-network-aggregation switch's aggregator slots for its rack's sums, of 1 KiB of values each, cut across the clusters' L1; 0 = none (the rina handler set then takes no memory)", 0, 1u << 16,
+                       RINA(aggregators)));
+  s.push_back(uint_key("rina.switch_address", "the switch's fabric address (its IPv4 address is 10.2.x.y of it); network runs with hosts.model rina number their switches 1, 2, ... in topology order", 0, 65535,
+                       RINA(switch_address)));
+  s.push_back(string_key("rina.model", "hosts.model rina: what the workers train: custom (hosts.bytes of gradients and rina.compute_us of compute an iteration) or a preset (docs/PROTOCOLS.md, \"Training-model presets\"; compute times for rina.batch samples)",
+                         training_model_choices(), RINA(model)));
+  s.push_back(double_key("rina.compute_us", "hosts.model rina, rina.model custom: the workers' compute time an iteration, before they reduce its gradients", 0, 1e9,
+                         RINA(compute_us)));
+  s.push_back(double_key("rina.scale", "hosts.model rina: a preset's gradient bytes and compute time are multiplied by this", 1e-9, 1,
+                         RINA(scale)));
+  s.push_back(double_key("rina.batch", "hosts.model rina: samples a worker trains an iteration (a preset's compute time is for them; the training throughput counts them); Rina 6.1 uses 64 for images, 12 for BERT", 1, 1e6,
+                         RINA(batch)));
+  s.push_back(uint_key("rina.iterations", "hosts.model rina: training iterations", 1, 1u << 16, RINA(iterations)));
+  s.push_back(uint_key("rina.packet_bytes", "hosts.model rina: bytes of int32 values in a full packet (a multiple of 4)", 4, RINA_ELEMENTS * RINA_ELEMENT_BYTES,
+                       RINA(packet_bytes)));
+  s.push_back(uint_key("rina.window", "hosts.model rina: the packets a sender may have unacknowledged", 1, 1u << 16, RINA(window)));
+  return s;
+}
+
+#undef RINA
+
+}  // namespace fs
