@@ -98,6 +98,7 @@ static int task(const rina_switch_config_t* c, const fs_handler_args_t* args, co
   g->valid = 1;
   pkt[RINA_PAYLOAD_OFFSET + RINA_OFF_KIND] = RINA_PULL;
   fs_put_be32(pkt + RINA_PAYLOAD_OFFSET + RINA_OFF_NEXT, 0);
+  address(pkt, c->self, c->self); /* the PULL is the switch's */
   return to_rack(g, pkt, RINA_VALUES_OFFSET, RINA_TASKED);
 }
 

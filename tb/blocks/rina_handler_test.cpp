@@ -96,6 +96,8 @@ TEST_F(RinaHandler, ATaskSetsUpTheGroupAndPullsTheRack) {
   EXPECT_EQ(p.h.members, 3);
   EXPECT_EQ(p.h.next, 0u);
   EXPECT_EQ(last_.sent[0].data.size(), size_t(RINA_PAYLOAD_OFFSET + RINA_HEADER_BYTES));  // the header alone
+  EXPECT_EQ(p.src_ipv4, kSelf);
+  EXPECT_EQ(p.dst_ipv4, fs_host_ipv4(0));
   const auto* c = reinterpret_cast<const rina_switch_config_t*>(h_.l1(0));
   const auto* g = reinterpret_cast<const rina_group_t*>(h_.handler_memory().data() + c->group_offset);
   EXPECT_EQ(g->valid, 1u);

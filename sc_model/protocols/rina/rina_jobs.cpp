@@ -1,0 +1,544 @@
+// A Rina training job's members (see rina_jobs.h).
+#include "protocols/rina/rina_jobs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "common/errors.h"
+#include "common/fnv1a.h"
+#include "common/sc_time_util.h"
+#include "fs_packet.h"
+#include "network/training_models.h"
+#include "protocols/rina/rina_config.h"
+#include "protocols/rina/rina_frame.h"
+
+namespace fs {
+namespace {
+
+// A packet of a chunk's step in one iteration.
+using PacketKey = std::tuple<unsigned, unsigned, unsigned, uint32_t>;  // iteration, chunk, step, packet
+constexpr Picos kNever = ~Picos(0);
+
+}  // namespace
+
+// One member: its iterations (compute, then its part of the ring), its sends under its window,
+// and what it takes.
+class RinaJobs::Member : public sc_core::sc_module, public PacketSinkIf {
+ public:
+  SC_HAS_PROCESS(Member);
+  Member(sc_core::sc_module_name name, RinaJobs& owner, unsigned rank)
+      : sc_core::sc_module(name), owner_(owner), rank_(rank), host_(owner.hosts_[rank]) {
+    const unsigned g = owner.group_of_rank_[rank];
+    const RinaGroup& grp = owner.groups_[g];
+    group_ = g;
+    ina_ = grp.ina;
+    member_ = unsigned(std::find(grp.ranks.begin(), grp.ranks.end(), rank) - grp.ranks.begin());
+    if (ina_) tor_ = fs_fabric_switch_ipv4(grp.tor + 1);
+    for (unsigned r : grp.ranks) rack_.push_back(fs_host_ipv4(owner.hosts_[r]));
+    next_entry_ = entry_of((g + 1) % owner.groups_.size());
+    owner.net_.host(host_).bind_udp(RINA_UDP_PORT_DEFAULT, this);
+    SC_THREAD(run);
+    SC_THREAD(send_loop);
+  }
+
+  void accept(PacketPtr p) override;
+  bool done() const { return iterations_done_ == owner_.iterations_; }
+
+ private:
+  struct Send {
+    rina_header_t h{};
+    uint32_t dst = 0;
+    bool ready = true;
+    std::vector<int32_t> values;
+  };
+  struct Iteration {
+    uint64_t have = 0;  // packets of the complete sums taken
+    std::set<std::pair<unsigned, uint32_t>> got;  // (chunk, packet)
+    std::map<std::tuple<unsigned, unsigned, uint32_t>, std::vector<int32_t>> partial;  // (chunk, step, packet)
+    std::set<std::pair<unsigned, unsigned>> tasked;  // (chunk, step) whose TASK the agent sent
+    std::set<std::pair<unsigned, unsigned>> began;   // (chunk, step) the group's entry began
+  };
+  struct Flight {
+    bool grad = false;
+    uint64_t slot_index = 0;  // a GRAD's x
+  };
+
+  unsigned groups() const { return unsigned(owner_.groups_.size()); }
+  bool agent() const { return ina_ && member_ == 0; }
+  uint32_t entry_of(unsigned g) const { return fs_host_ipv4(owner_.hosts_[owner_.groups_[g].ranks[0]]); }
+  uint64_t packets_total() const {
+    uint64_t n = 0;
+    for (unsigned c = 0; c < groups(); ++c) n += owner_.chunk_packets(c);
+    return n;
+  }
+  std::vector<int32_t> local(unsigned iteration, unsigned c, uint32_t j) const {
+    std::vector<int32_t> v(owner_.packet_elements(c, j));
+    const uint64_t first = owner_.chunk_start(c) + uint64_t(j) * owner_.per_packet_;
+    for (unsigned k = 0; k < v.size(); ++k) v[k] = owner_.value(iteration, rank_, first + k);
+    return v;
+  }
+  // The group's summing steps in order over the iterations: step s of iteration i is the
+  // (i G + s - 1)-th.
+  uint64_t ordinal(unsigned iteration, unsigned s) const { return uint64_t(iteration) * groups() + (s - 1); }
+  // The GRAD slot index x of a packet of this group's step s (rina_jobs.h).
+  uint64_t index_of(unsigned iteration, unsigned s, uint32_t j) const {
+    return (uint64_t(iteration) * groups() + (s - 1)) * owner_.most_packets_ + j;
+  }
+  rina_header_t header(uint8_t kind, unsigned iteration, unsigned c, unsigned s, uint32_t j = 0) const {
+    rina_header_t h{};
+    h.kind = kind, h.iteration = uint16_t(iteration), h.chunk = uint16_t(c), h.step = uint16_t(s);
+    h.groups = uint16_t(groups()), h.packet = uint16_t(j);
+    return h;
+  }
+
+  void run();
+  void send_loop();
+  bool sendable(const Send& s) const;
+  void send_now(const rina_header_t& h, uint32_t dst, const std::vector<int32_t>& values,
+                const std::vector<uint32_t>& members = {});
+  void start_iteration(unsigned iteration);
+  void task(unsigned iteration, unsigned c, unsigned s);
+  void pulled(const RinaPacket& p);
+  void partial(const RinaPacket& p);
+  void complete(const RinaPacket& p);
+  void acked(const RinaPacket& p);
+  void ack(const RinaPacket& p, unsigned step);
+  void take_result(const RinaPacket& p);
+  void began(unsigned iteration, unsigned c, unsigned s) {
+    if (iterations_[iteration].began.insert({c, s}).second) owner_.step_began(group_, iteration, c, s);
+  }
+
+  RinaJobs& owner_;
+  const unsigned rank_, host_;
+  unsigned group_ = 0, member_ = 0;
+  bool ina_ = false;
+  uint32_t tor_ = 0, next_entry_ = 0;
+  std::vector<uint32_t> rack_;  // the group's members' IPv4 addresses, member order
+  std::map<unsigned, Iteration> iterations_;
+  unsigned iterations_done_ = 0;
+  unsigned computed_ = 0;  // iterations whose gradients are computed (the first computed_)
+  std::deque<Send> queue_;
+  std::map<PacketKey, Flight> in_flight_;  // sent, unacknowledged
+  std::set<uint64_t> open_slots_;          // the GRADs' slot indices among them
+  std::set<uint64_t> pulled_;              // ordinals of the steps pulled, past pulled_upto_
+  uint64_t pulled_upto_ = 0;               // every step of a lower ordinal has been pulled
+  sc_core::sc_event wake_, progress_;
+};
+
+void RinaJobs::Member::run() {
+  for (unsigned i = 0; i < owner_.iterations_; ++i) {
+    const Picos start = now_ps();
+    wait(ps_time(owner_.compute_));
+    owner_.iteration_began(i, start);
+    start_iteration(i);
+    while (iterations_[i].have < packets_total()) wait(progress_);
+    owner_.iteration_done(i);
+    iterations_.erase(i);
+    ++iterations_done_;
+  }
+  owner_.done_at_ = std::max(owner_.done_at_, now_ps());
+  owner_.net_.member_done();
+}
+
+// The iteration's first step: an agent tasks its switch with its own chunk, an autonomous worker
+// sends its chunk's packets on; with one group its own gradient is the whole sum.
+void RinaJobs::Member::start_iteration(unsigned i) {
+  computed_ = i + 1;
+  wake_.notify(sc_core::SC_ZERO_TIME);
+  const unsigned c = group_;
+  if (member_ == 0) began(i, c, 1);
+  if (agent()) return task(i, c, 1);
+  if (ina_) return;  // its switch pulls it
+  for (uint32_t j = 0; j < owner_.chunk_packets(c); ++j) {
+    RinaPacket own;
+    own.h = header(RINA_DATA, i, c, 1, j);
+    own.values = local(i, c, j);
+    if (groups() == 1) {
+      own.h.flags = RINA_FLAG_FULL;
+      take_result(own);
+      continue;
+    }
+    Send s;
+    s.h = own.h, s.dst = next_entry_, s.values = std::move(own.values);
+    queue_.push_back(std::move(s));
+  }
+  wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void RinaJobs::Member::task(unsigned i, unsigned c, unsigned s) {
+  if (!iterations_[i].tasked.insert({c, s}).second) return;
+  rina_header_t h = header(RINA_TASK, i, c, s);
+  h.packet = uint16_t(owner_.chunk_packets(c)), h.next = next_entry_;
+  ++owner_.counts_.tasks;
+  send_now(h, tor_, {}, rack_);
+}
+
+bool RinaJobs::Member::sendable(const Send& s) const {
+  if (!s.ready || in_flight_.size() >= owner_.window_ || s.h.iteration >= computed_) return false;
+  if (s.h.kind != RINA_GRAD) return true;
+  if (ordinal(s.h.iteration, s.h.step) >= pulled_upto_) return false;  // an earlier step's PULL is still to come
+  return open_slots_.empty() || index_of(s.h.iteration, s.h.step, s.h.packet) < *open_slots_.begin() + owner_.slots_;
+}
+
+// Sends the queue's packets in order, each when it is ready and the window lets it go, paced at
+// the link's rate.
+void RinaJobs::Member::send_loop() {
+  HostPort& port = owner_.net_.host(host_);
+  for (;;) {
+    while (queue_.empty() || !sendable(queue_.front())) wait(wake_);
+    Send s = std::move(queue_.front());
+    queue_.pop_front();
+    Flight f;
+    f.grad = s.h.kind == RINA_GRAD;
+    if (f.grad) f.slot_index = index_of(s.h.iteration, s.h.step, s.h.packet), open_slots_.insert(f.slot_index);
+    in_flight_[{s.h.iteration, s.h.chunk, s.h.step, s.h.packet}] = f;
+    ++(s.h.kind == RINA_GRAD ? owner_.counts_.grads : owner_.counts_.data);
+    const size_t bytes = RINA_PAYLOAD_OFFSET + RINA_HEADER_BYTES + s.values.size() * RINA_ELEMENT_BYTES;
+    send_now(s.h, s.dst, s.values);
+    wait(ps_time(port.nic().params().wire_time_of(bytes)));
+  }
+}
+
+void RinaJobs::Member::send_now(const rina_header_t& h, uint32_t dst, const std::vector<int32_t>& values,
+                                const std::vector<uint32_t>& members) {
+  auto p = std::make_shared<Packet>();
+  p->data = build_rina_packet(h, host_, dst, values, members);
+  ++owner_.base_.packets_sent;
+  owner_.base_.bytes_sent += p->data.size();
+  owner_.net_.host(host_).send(std::move(p));
+}
+
+void RinaJobs::Member::accept(PacketPtr pkt) {
+  RinaPacket p;
+  std::string why;
+  if (!parse_rina_packet(pkt->data.data(), pkt->data.size(), &p, &why) || p.h.groups != groups() ||
+      p.h.iteration >= owner_.iterations_)
+    return void(++owner_.base_.stray_packets);
+  if (p.h.kind == RINA_ACK) return acked(p);  // (of sends of an iteration this member may be done with)
+  if (p.h.iteration < iterations_done_) return void(++owner_.base_.stray_packets);
+  switch (p.h.kind) {
+    case RINA_PULL:
+      if (ina_ && p.src_ipv4 != tor_) break;
+      return pulled(p);
+    case RINA_DATA:
+      return (p.h.flags & RINA_FLAG_FULL) ? complete(p) : partial(p);
+    default:
+      break;
+  }
+  ++owner_.base_.stray_packets;
+}
+
+// The switch pulls this member's packets of the chunk's step: queued in the order of iteration
+// and step, and sent in that order, whatever order the pulls came in (a switch may hand two on
+// out of order): a step's packets wait until every earlier step has been pulled; the agent's wait
+// for the partial sum's packets too (step 1: none). A step waits only for other groups' earlier
+// steps, so with every group going through its steps in order nothing waits in a circle.
+void RinaJobs::Member::pulled(const RinaPacket& p) {
+  ++owner_.counts_.pulls;
+  const unsigned i = p.h.iteration, c = p.h.chunk, s = p.h.step;
+  Iteration& it = iterations_[i];
+  for (pulled_.insert(ordinal(i, s)); pulled_.count(pulled_upto_);) pulled_.erase(pulled_upto_++);
+  auto at = queue_.begin();
+  while (at != queue_.end() && std::make_pair(at->h.iteration, at->h.step) <= std::make_pair(p.h.iteration, p.h.step))
+    ++at;
+  for (uint32_t j = 0; j < owner_.chunk_packets(c); ++j) {
+    Send g;
+    g.h = header(RINA_GRAD, i, c, s, j);
+    g.h.member = uint8_t(member_), g.h.members = uint8_t(rack_.size());
+    g.h.slot = uint16_t(index_of(i, s, j) % owner_.slots_);
+    g.dst = tor_;
+    g.values = local(i, c, j);
+    if (agent() && s > 1) {
+      const auto part = it.partial.find({c, s - 1, j});
+      g.ready = part != it.partial.end();
+      if (g.ready) {
+        for (size_t k = 0; k < g.values.size(); ++k) g.values[k] = int32_t(uint32_t(g.values[k]) + uint32_t(part->second[k]));
+        it.partial.erase(part);
+      }
+    }
+    at = std::next(queue_.insert(at, std::move(g)));
+  }
+  wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+// A packet of a partial sum for this group's next summing step: the agent keeps it for its GRAD
+// (and tasks its switch on the first); an autonomous worker adds its own and sends it on.
+void RinaJobs::Member::partial(const RinaPacket& p) {
+  if (member_ != 0 || p.h.step >= groups() || p.values.size() != owner_.packet_elements(p.h.chunk, p.h.packet))
+    return void(++owner_.base_.stray_packets);
+  ack(p, p.h.step);
+  const unsigned i = p.h.iteration, c = p.h.chunk, s = p.h.step + 1;
+  Iteration& it = iterations_[i];
+  began(i, c, s);
+  if (agent()) {
+    task(i, c, s);
+    // A GRAD of the step already queued waits for this packet.
+    for (Send& q : queue_)
+      if (!q.ready && q.h.iteration == i && q.h.chunk == c && q.h.step == s && q.h.packet == p.h.packet) {
+        for (size_t k = 0; k < q.values.size(); ++k) q.values[k] = int32_t(uint32_t(q.values[k]) + uint32_t(p.values[k]));
+        q.ready = true;
+        wake_.notify(sc_core::SC_ZERO_TIME);
+        return;
+      }
+    it.partial[{c, p.h.step, p.h.packet}] = p.values;
+    return;
+  }
+  Send d;
+  d.h = header(RINA_DATA, i, c, s, p.h.packet);
+  d.h.flags = uint8_t(s == groups() ? RINA_FLAG_FULL : 0);
+  d.dst = next_entry_;
+  d.values = local(i, c, p.h.packet);
+  for (size_t k = 0; k < d.values.size(); ++k) d.values[k] = int32_t(uint32_t(d.values[k]) + uint32_t(p.values[k]));
+  if (s == groups()) {
+    RinaPacket own = p;
+    own.h = d.h, own.values = d.values;
+    take_result(own);
+  }
+  queue_.push_back(std::move(d));
+  wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+// A packet of a chunk's complete sum: this member's result. The group's entry ACKs it unless its
+// own switch made it; an autonomous worker hands it on unless its step is the chunk's last.
+void RinaJobs::Member::complete(const RinaPacket& p) {
+  if (p.values.size() != owner_.packet_elements(p.h.chunk, p.h.packet)) return void(++owner_.base_.stray_packets);
+  const bool own_sum = ina_ && p.src_ipv4 == tor_;
+  if (member_ == 0 && !own_sum) {
+    // An INA switch relays it with its own step; the sender's is the one before.
+    const unsigned s = ina_ ? p.h.step : p.h.step + 1u;
+    ack(p, s - 1);
+    began(p.h.iteration, p.h.chunk, s);
+    if (!ina_ && s < 2 * groups() - 1) {
+      Send d;
+      d.h = p.h, d.h.step = uint16_t(s), d.dst = next_entry_, d.values = p.values;
+      queue_.push_back(std::move(d));
+      wake_.notify(sc_core::SC_ZERO_TIME);
+    }
+  }
+  take_result(p);
+}
+
+void RinaJobs::Member::take_result(const RinaPacket& p) {
+  Iteration& it = iterations_[p.h.iteration];
+  if (!it.got.insert({p.h.chunk, p.h.packet}).second) return void(++owner_.counts_.duplicate_deliveries);
+  ++owner_.counts_.deliveries;
+  owner_.check(p.h.iteration, rank_, p.h.chunk, p.h.packet, p.values);
+  ++it.have;
+  progress_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void RinaJobs::Member::acked(const RinaPacket& p) {
+  const auto it = in_flight_.find({p.h.iteration, p.h.chunk, p.h.step, p.h.packet});
+  if (it == in_flight_.end()) return void(++owner_.base_.stray_packets);
+  if (it->second.grad) open_slots_.erase(it->second.slot_index);
+  in_flight_.erase(it);
+  wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+// An ACK of a DATA this group's entry took, sent at `step`, to the DATA's sender.
+void RinaJobs::Member::ack(const RinaPacket& p, unsigned step) {
+  rina_header_t a = header(RINA_ACK, p.h.iteration, p.h.chunk, step, p.h.packet);
+  ++owner_.counts_.acks;
+  ++owner_.base_.acks_sent;
+  send_now(a, p.src_ipv4, {});
+}
+
+namespace {
+
+// The gradient bytes and compute time of an iteration, as rina.model says.
+std::pair<uint64_t, Picos> workload(const Config& cfg) {
+  const RinaConfig& r = rina_config(cfg);
+  if (r.model == "custom") return {cfg.hosts.bytes, Picos(std::llround(r.compute_us * double(kPicosPerUs)))};
+  const TrainingModel* m = find_training_model(r.model);
+  if (!m) throw InputError("rina.model: no preset '" + r.model + "'");
+  const uint64_t bytes = std::max<uint64_t>(4, uint64_t(std::llround(double(m->gradient_bytes) * r.scale)) / 4 * 4);
+  return {bytes, Picos(std::llround(training_compute_us(*m, r.batch) * r.scale * double(kPicosPerUs)))};
+}
+
+// What the job needs of its set-up; InputError naming the key.
+void check_setup(const Config& cfg, const std::vector<RinaGroup>& groups) {
+  const RinaConfig& r = rina_config(cfg);
+  if (r.packet_bytes % RINA_ELEMENT_BYTES)
+    throw InputError("rina.packet_bytes: " + std::to_string(r.packet_bytes) + " is not a multiple of 4");
+  if (cfg.hosts.dtype != "int32" || cfg.hosts.op != "sum")
+    throw InputError("hosts.dtype: Rina's workers reduce int32 gradients, summed (hosts.dtype int32, hosts.op sum)");
+  if (groups.size() > RINA_MAX_GROUPS)
+    throw InputError("hosts.members: " + std::to_string(groups.size()) + " groups in the ring, more than " +
+                     std::to_string(RINA_MAX_GROUPS));
+  for (const RinaGroup& g : groups) {
+    if (g.ranks.size() > RINA_MAX_MEMBERS)
+      throw InputError("hosts.members: a rack of " + std::to_string(g.ranks.size()) + " members behind one INA "
+                       "switch, more than " + std::to_string(RINA_MAX_MEMBERS));
+    if (g.ina && !r.aggregators)
+      throw InputError("rina.aggregators: the INA switches of hosts.model rina need aggregator slots "
+                       "(rina.aggregators >= 1)");
+  }
+  workload(cfg);
+}
+
+}  // namespace
+
+RinaJobs::RinaJobs(sc_core::sc_module_name name, const Config& cfg, Network& net, const std::vector<unsigned>& members)
+    : sc_core::sc_module(name), cfg_(cfg), net_(net), hosts_(members) {
+  groups_ = rina_groups(net.topology(), members);
+  check_setup(cfg, groups_);
+  const RinaConfig& r = rina_config(cfg);
+  uint64_t bytes;
+  std::tie(bytes, compute_) = workload(cfg);
+  elements_ = bytes / RINA_ELEMENT_BYTES;
+  per_packet_ = r.packet_bytes / RINA_ELEMENT_BYTES;
+  iterations_ = r.iterations, window_ = r.window, slots_ = std::max(1u, r.aggregators), batch_ = r.batch;
+  for (unsigned c = 0; c < groups_.size(); ++c) most_packets_ = std::max(most_packets_, chunk_packets(c));
+  if (uint64_t(most_packets_) > 0xFFFF)
+    throw InputError("rina.packet_bytes: a chunk of " + std::to_string(most_packets_) + " packets; at most 65535 " +
+                     "(larger packets or more groups)");
+  group_of_rank_.assign(members.size(), 0);
+  for (unsigned g = 0; g < groups_.size(); ++g)
+    for (unsigned rank : groups_[g].ranks) group_of_rank_[rank] = g;
+  values_seed_ = component_seed(cfg.seed, "rina.values");
+  began_.assign(iterations_, kNever), ended_.assign(iterations_, 0);
+  sequence_.resize(groups_.size());
+  net.join_allreduce(members.size());
+  for (unsigned rank = 0; rank < members.size(); ++rank)
+    members_.push_back(std::make_unique<Member>(("member" + std::to_string(rank)).c_str(), *this, rank));
+}
+
+RinaJobs::~RinaJobs() = default;
+
+uint64_t RinaJobs::chunk_start(unsigned c) const { return elements_ * c / groups_.size(); }
+
+uint32_t RinaJobs::chunk_packets(unsigned c) const {
+  const uint64_t n = chunk_start(c + 1) - chunk_start(c);
+  return uint32_t((n + per_packet_ - 1) / per_packet_);
+}
+
+unsigned RinaJobs::packet_elements(unsigned c, uint32_t j) const {
+  const uint64_t n = chunk_start(c + 1) - chunk_start(c);
+  return unsigned(std::min<uint64_t>(per_packet_, n - uint64_t(j) * per_packet_));
+}
+
+int32_t RinaJobs::value(unsigned iteration, unsigned rank, uint64_t element) const {
+  return member_value(values_seed_, iteration, rank, element);
+}
+
+const std::vector<int32_t>& RinaJobs::sum_of(unsigned iteration) {
+  if (sum_iteration_ != int(iteration)) {
+    std::vector<uint32_t> sum(elements_, 0);
+    for (unsigned rank = 0; rank < hosts_.size(); ++rank)
+      for (uint64_t e = 0; e < elements_; ++e) sum[e] += uint32_t(value(iteration, rank, e));
+    sum_.assign(sum.begin(), sum.end());
+    sum_iteration_ = int(iteration);
+  }
+  return sum_;
+}
+
+void RinaJobs::check(unsigned iteration, unsigned rank, unsigned c, uint32_t j, const std::vector<int32_t>& got) {
+  const std::vector<int32_t>& sum = sum_of(iteration);
+  const uint64_t first = chunk_start(c) + uint64_t(j) * per_packet_;
+  for (size_t k = 0; k < got.size(); ++k)
+    if (got[k] != sum[first + k]) {
+      if (!wrong_++)
+        first_problem_ = "iteration " + std::to_string(iteration) + ", rank " + std::to_string(rank) + ", element " +
+                         std::to_string(first + k) + ": got " + std::to_string(got[k]) + ", want " +
+                         std::to_string(sum[first + k]);
+      return;
+    }
+}
+
+void RinaJobs::iteration_began(unsigned iteration, Picos compute_start) {
+  began_[iteration] = std::min(began_[iteration], compute_start);
+}
+
+void RinaJobs::iteration_done(unsigned iteration) { ended_[iteration] = std::max(ended_[iteration], now_ps()); }
+
+void RinaJobs::step_began(unsigned group, unsigned iteration, unsigned c, unsigned s) {
+  if (iteration == 0) sequence_[group].push_back({s, c, now_ps()});
+}
+
+AllreduceStats RinaJobs::stats() const {
+  AllreduceStats s = base_;
+  s.model = kRinaModel;
+  s.hosts = hosts_.size();
+  s.bytes = elements_ * RINA_ELEMENT_BYTES * iterations_;
+  s.unfinished_ranks = 0;
+  for (const auto& m : members_) s.unfinished_ranks += !m->done();
+  unsigned ina = 0;
+  for (const RinaGroup& g : groups_) ina += g.ina;
+  const uint64_t G = groups_.size();
+  s.details = {{"ring_groups", G},
+               {"ina_groups", ina},
+               {"autonomous_workers", G - ina},
+               {"steps", 2 * G - 1},
+               {"ring_steps", 2 * (hosts_.size() - 1)},
+               {"tasks", counts_.tasks},
+               {"pulls", counts_.pulls},
+               {"grads", counts_.grads},
+               {"data", counts_.data},
+               {"deliveries", counts_.deliveries},
+               {"duplicate_deliveries", counts_.duplicate_deliveries}};
+  s.conclude(done_at_, !wrong_);
+  double iteration_ps = 0;
+  unsigned done = 0;
+  for (unsigned i = 0; i < iterations_; ++i)
+    if (ended_[i] && !s.unfinished_ranks) ++done, iteration_ps += double(ended_[i] - began_[i]);
+  std::map<std::string, double> row;
+  row["job"] = 0;
+  row["workers"] = double(hosts_.size());
+  row["iterations"] = done;
+  row["iteration_us"] = done ? iteration_ps / done / double(kPicosPerUs) : 0.0;
+  row["samples_per_s"] = done ? batch_ * double(hosts_.size()) / (iteration_ps / done / 1e12) : 0.0;
+  s.jobs.push_back(std::move(row));
+  for (unsigned g = 0; g < groups_.size(); ++g) {
+    std::vector<std::tuple<unsigned, unsigned, Picos>> steps = sequence_[g];
+    std::sort(steps.begin(), steps.end());
+    for (const auto& [step, c, at] : steps)
+      s.series.push_back({{"group", g}, {"chunk", c}, {"step", step}, {"t_us", double(at) / double(kPicosPerUs)}});
+  }
+  return s;
+}
+
+std::string RinaJobs::failure() const {
+  if (wrong_)
+    return "the rina job's results are wrong: " + std::to_string(wrong_) + " wrong packets in all; the first: " +
+           first_problem_;
+  const AllreduceStats s = stats();
+  if (s.unfinished_ranks)
+    return "the rina job did not complete: " + std::to_string(s.unfinished_ranks) + " of " +
+           std::to_string(hosts_.size()) + " members are missing results (a lost packet is not sent again)";
+  return "";
+}
+
+RinaFabricRole::RinaFabricRole(const Config& cfg, const Topology& t) : cfg_(cfg) {
+  if (cfg.hosts.model != kRinaModel) return;
+  members_ = member_hosts(cfg.hosts.members, unsigned(t.hosts().size()));
+  if (cfg.hosts.groups != 1)
+    throw InputError("hosts.groups: hosts.model rina runs one training job (its groups are its racks)");
+  const std::vector<RinaGroup> groups = rina_groups(t, members_);
+  check_setup(cfg, groups);
+  ina_switch_.assign(t.switches().size(), false);
+  for (const RinaGroup& g : groups)
+    if (g.ina) ina_switch_[g.tor] = true;
+}
+
+void RinaFabricRole::configure_switch(unsigned index, Config& c) const {
+  if (cfg_.hosts.model != kRinaModel) return;
+  rina_config(c).switch_address = index + 1;
+  if (!ina_switch_[index]) {
+    rina_config(c).aggregators = 0;  // a switch of no group's: it only forwards
+    return;
+  }
+  const std::string rule = "udp_dport=" + std::to_string(RINA_UDP_PORT_DEFAULT) + " -> rina";
+  if (c.parser.rules.find("-> rina") == std::string::npos)
+    c.parser.rules = rule + (c.parser.rules.empty() ? "" : "; " + c.parser.rules);
+}
+
+std::unique_ptr<NetworkAllreduce> RinaFabricRole::attach(Network& net) const {
+  if (cfg_.hosts.model != kRinaModel) return nullptr;
+  return std::make_unique<RinaJobs>("rina", cfg_, net, members_);
+}
+
+}  // namespace fs
