@@ -25,15 +25,6 @@ namespace {
 
 constexpr unsigned kAggregators = 6, kPs1 = 4, kPs2 = 5;
 
-// Host h is out of port h.
-struct Routes : fs::NextHopIf {
-  int next_hop_ipv4(uint32_t dst) const override {
-    for (unsigned h = 0; h < 8; ++h)
-      if (dst == fs_host_ipv4(h)) return int(h);
-    return -1;
-  }
-};
-
 fs::Config switch_cfg(const std::string& mode = "a2tp", unsigned jobs = 1) {
   fs::Config c;
   c.pspin.clusters = 2;
@@ -93,7 +84,7 @@ class A2tpHandler : public ::testing::Test {
                                                         (index / 2) * A2TP_AGGREGATOR_BYTES);
   }
   HandlerHarness h_;
-  Routes routes_;
+  HostsOnTheirPorts routes_{8};
   HandlerCall last_;
 };
 

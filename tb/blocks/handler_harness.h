@@ -49,6 +49,7 @@
 #include "common/errors.h"
 #include "config/config.h"
 #include "fs_handler.h"
+#include "fs_packet.h"
 #include "net/packet.h"
 #include "pspin/handler_api.h"
 #include "pspin/handler_sets.h"
@@ -73,6 +74,20 @@ struct HandlerFault : fs::SimError {
 struct TimerCommand {
   bool arm = false;  // false: cancel
   uint32_t id = 0, delay_cycles = 0;
+};
+
+// Routes of a switch with hosts 0 .. hosts - 1 on the ports of their numbers (fs_host_ipv4): the
+// port of a host's address, -1 for any other.
+struct HostsOnTheirPorts : fs::NextHopIf {
+  explicit HostsOnTheirPorts(unsigned hosts) : hosts_(hosts) {}
+  int next_hop_ipv4(uint32_t dst) const override {
+    for (unsigned h = 0; h < hosts_; ++h)
+      if (dst == fs_host_ipv4(h)) return int(h);
+    return -1;
+  }
+
+ private:
+  unsigned hosts_;
 };
 
 struct HandlerCall {

@@ -23,15 +23,6 @@ constexpr unsigned kRanks = 3, kWindow = 2, kMsgPackets = 3, kMtu = 64;
 constexpr NetReduceRingShape kRing{kRanks, kMsgPackets, kMtu, 5};
 uint32_t first_psn(unsigned rank) { return NetReduceRingShape::first_psn(rank); }
 
-// Host h is out of port h.
-struct Routes : fs::NextHopIf {
-  int next_hop_ipv4(uint32_t dst) const override {
-    for (unsigned h = 0; h < kRanks; ++h)
-      if (dst == fs_host_ipv4(h)) return int(h);
-    return -1;
-  }
-};
-
 fs::Config switch_cfg() {
   fs::Config c;
   c.pspin.clusters = 2;
@@ -71,7 +62,7 @@ class NetReduceHandler : public ::testing::Test {
     return last;
   }
 
-  Routes routes_;
+  HostsOnTheirPorts routes_{kRanks};
   HandlerHarness h_;
 };
 

@@ -23,15 +23,6 @@ namespace {
 constexpr unsigned kNext = 4;  // the next group's entry
 const uint32_t kSelf = fs_fabric_switch_ipv4(1);
 
-// Host h is out of port h.
-struct Routes : fs::NextHopIf {
-  int next_hop_ipv4(uint32_t dst) const override {
-    for (unsigned h = 0; h < 8; ++h)
-      if (dst == fs_host_ipv4(h)) return int(h);
-    return -1;
-  }
-};
-
 fs::Config switch_cfg() {
   fs::Config c;
   c.pspin.clusters = 2;
@@ -78,7 +69,7 @@ class RinaHandler : public ::testing::Test {
     return *reinterpret_cast<const rina_slot_t*>(h_.l1(index % 2) + c->slots_offset + (index / 2) * RINA_SLOT_BYTES);
   }
   HandlerHarness h_;
-  Routes routes_;
+  HostsOnTheirPorts routes_{8};
   HandlerCall last_;
 };
 

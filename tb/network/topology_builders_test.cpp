@@ -14,25 +14,12 @@
 #include <utility>
 
 #include "common/errors.h"
+#include "network/topology_test_helpers.h"
 
 namespace fs {
 namespace {
 
 using Ports = std::vector<unsigned>;
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-std::string peer_of(const Topology& t, const std::string& node, unsigned port) {
-  const PortPeer p = t.peers()[size_t(t.find(node))][port];
-  return p.node < 0 ? "-" : t.nodes[size_t(p.node)].name + ":" + std::to_string(p.port);
-}
 
 // Links between two switches, and between a switch and a host.
 std::pair<size_t, size_t> switch_and_host_links(const Topology& t) {

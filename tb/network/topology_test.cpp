@@ -10,26 +10,12 @@
 #include <functional>
 
 #include "common/errors.h"
+#include "network/topology_test_helpers.h"
 
 namespace fs {
 namespace {
 
 using Ports = std::vector<unsigned>;
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-// The node and port at the far end of `node`'s `port`, as "name:port" ("-" if unlinked).
-std::string peer_of(const Topology& t, const std::string& node, unsigned port) {
-  const PortPeer p = t.peers()[size_t(t.find(node))][port];
-  return p.node < 0 ? "-" : t.nodes[size_t(p.node)].name + ":" + std::to_string(p.port);
-}
 
 TEST(TopologyBuilder, LeafSpineShape) {
   const Topology t = leaf_spine(4, 2, 3, SwitchKind::kPlain);
