@@ -25,7 +25,8 @@
  *   reserved (0) | 20 next (TASK: the IPv4 address of the next group's entry; 0 otherwise)
  * then, for GRAD and DATA, the values (little-endian int32); for TASK, the group's workers'
  * IPv4 addresses (big-endian, member order, the agent first). Flags: FULL (DATA: the complete sum
- * of the chunk, AllGather); the other bits are padding, 0. */
+ * of the chunk, AllGather); ECE (ACK: the DATA it acknowledges arrived ECN-marked); the other bits
+ * are padding, 0. GRADs and DATA travel ECN-capable. */
 #ifndef RINA_PROTO_H
 #define RINA_PROTO_H
 
@@ -62,7 +63,8 @@ extern "C" {
 
 enum rina_kind { RINA_TASK = 1, RINA_PULL = 2, RINA_GRAD = 3, RINA_DATA = 4, RINA_ACK = 5 };
 #define RINA_FLAG_FULL 0x80u
-#define RINA_FLAG_PADDING 0x7Fu
+#define RINA_FLAG_ECE 0x40u
+#define RINA_FLAG_PADDING 0x3Fu
 
 typedef struct rina_header {
   uint8_t kind, flags;
@@ -109,7 +111,7 @@ enum rina_problem {
   RINA_FINE = 0,
   RINA_BAD_KIND,       /* not one of the five kinds */
   RINA_BAD_PADDING,    /* padding flags set */
-  RINA_FULL_NOT_DATA,  /* FULL on anything but DATA */
+  RINA_OTHER_KINDS_FLAG, /* FULL on anything but DATA, ECE on anything but an ACK */
   RINA_BAD_GROUPS,     /* groups 0 or above RINA_MAX_GROUPS */
   RINA_BAD_STEP,       /* step 0 or beyond 2G - 1 (TASK, PULL, GRAD: beyond G, the last that sums) */
   RINA_BAD_CHUNK,      /* chunk >= groups */
@@ -122,7 +124,8 @@ static inline int rina_header_problem(const rina_header_t* h) {
   const int task = h->kind == RINA_TASK, pull = h->kind == RINA_PULL, grad = h->kind == RINA_GRAD;
   if (h->kind < RINA_TASK || h->kind > RINA_ACK) return RINA_BAD_KIND;
   if (h->flags & RINA_FLAG_PADDING) return RINA_BAD_PADDING;
-  if ((h->flags & RINA_FLAG_FULL) && h->kind != RINA_DATA) return RINA_FULL_NOT_DATA;
+  if (((h->flags & RINA_FLAG_FULL) && h->kind != RINA_DATA) || ((h->flags & RINA_FLAG_ECE) && h->kind != RINA_ACK))
+    return RINA_OTHER_KINDS_FLAG;
   if (h->groups == 0 || h->groups > RINA_MAX_GROUPS) return RINA_BAD_GROUPS;
   if (h->step == 0 || h->step > 2u * h->groups - 1u || ((task || pull || grad) && h->step > h->groups))
     return RINA_BAD_STEP;

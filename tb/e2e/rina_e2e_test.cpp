@@ -5,8 +5,8 @@
 // workers mixed, on native and ISS HPUs and over iterations; the groups, the 2G - 1 steps
 // against the ring's 2(N - 1), and each group's steps worked out by hand from the ring (group g
 // does chunk (g - s + 1) mod G at step s), each chunk's steps beginning one after the other
-// around the ring; the INA switches' counts worked out by hand; set-ups the job cannot run
-// refused naming the key.
+// around the ring; the INA switches' counts worked out by hand; senders paced at full speed and
+// their windows halved on ECN; set-ups the job cannot run refused naming the key.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -131,6 +131,26 @@ TEST(Rina, AllInaRacksAndAllAutonomousWorkersBothReduce) {
   EXPECT_EQ(s["allreduce"]["details"]["ring_groups"], 9);
   EXPECT_EQ(s["allreduce"]["details"]["steps"], 17);
   EXPECT_EQ(s["allreduce"]["details"]["tasks"], 0);
+}
+
+// Full speed (Rina 4.3.1): at rina.rate_gbps 20 a member paces its 1 MiB of GRADs, 1024 frames of
+// 42 + 24 + 1024 bytes, at 20 Gbit/s, so the job takes at least 1024 x 1090 x 8 / 20 Gbit/s =
+// 446.6 us, where at the links' 100 Gbit/s it is quicker than that. ECN marks on every queued
+// frame halve the windows (on ECE ACKs), none without marking.
+TEST(Rina, SendersPaceAtFullSpeedAndHalveTheirWindowsOnEcn) {
+  ScratchDir dir;
+  const std::string job = "--hpu.model native --network.kinds 'leaf*=inc' --hosts.bytes 1MiB ";
+  nlohmann::json s = run_ok(job + "--rina.rate_gbps 20", dir);
+  EXPECT_EQ(s["allreduce"]["results_ok"], true);
+  EXPECT_GE(s["allreduce"]["done_us"].get<double>(), 1024 * 1090 * 8 / 20e3);
+  s = run_ok(job, dir);
+  EXPECT_EQ(s["allreduce"]["results_ok"], true);
+  EXPECT_LT(s["allreduce"]["done_us"].get<double>(), 1024 * 1090 * 8 / 20e3);
+  EXPECT_EQ(s["allreduce"]["details"]["window_cuts"], 0);
+  s = run_ok(job + "--ports.ecn_bytes 1", dir);
+  EXPECT_EQ(s["allreduce"]["results_ok"], true);
+  EXPECT_GT(s["network"]["ecn_marked"].get<uint64_t>(), 0u);
+  EXPECT_GT(s["allreduce"]["details"]["window_cuts"].get<uint64_t>(), 0u);
 }
 
 TEST(Rina, SetUpsTheJobCannotRunAreRefusedNamingTheKey) {

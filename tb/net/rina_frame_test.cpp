@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "common/errors.h"
+#include "net/ecn.h"
 #include "protocols/rina/rina_frame.h"
 
 namespace fs {
@@ -36,6 +37,7 @@ TEST(RinaFrame, AGradsHeaderBytesAndValues) {
   EXPECT_EQ(p.values, (std::vector<int32_t>{1, -2}));
   EXPECT_EQ(p.src_ipv4, fs_host_ipv4(6));
   EXPECT_EQ(p.dst_ipv4, 0x0A020003u);  // 10.2.0.3
+  EXPECT_EQ(ecn_of(f), Ecn::kEct0);
 }
 
 TEST(RinaFrame, ATaskCarriesTheGroupsWorkersAndTheNextGroup) {
@@ -79,7 +81,12 @@ TEST(RinaFrame, BadHeadersAreRefusedWithTheirReason) {
   h.groups = 3, h.kind = 6;
   EXPECT_EQ(refused(h), "rina packet: kind 6 (1 TASK to 5 ACK)");
   h.kind = RINA_ACK, h.flags = RINA_FLAG_FULL;
-  EXPECT_EQ(refused(h), "rina packet: FULL on a packet of kind 5 (only DATA is FULL)");
+  EXPECT_EQ(refused(h), "rina packet: flags 128 on a packet of kind 5 (only DATA is FULL, only an ACK ECE)");
+  h.flags = RINA_FLAG_ECE;
+  EXPECT_EQ(refused(h), "built");
+  h.kind = RINA_DATA;
+  EXPECT_EQ(refused(h, {1}), "rina packet: flags 64 on a packet of kind 4 (only DATA is FULL, only an ACK ECE)");
+  h.kind = RINA_ACK;
   h.flags = 1;
   EXPECT_EQ(refused(h), "rina packet: padding bits set in the flags byte (1)");
   h.flags = 0;

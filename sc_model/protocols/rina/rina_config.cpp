@@ -26,7 +26,9 @@ std::vector<ConfigKey> rina_config_keys() {
   s.push_back(uint_key("rina.iterations", "hosts.model rina: training iterations", 1, 1u << 16, RINA(iterations)));
   s.push_back(uint_key("rina.packet_bytes", "hosts.model rina: bytes of int32 values in a full packet (a multiple of 4)", 4, RINA_ELEMENTS * RINA_ELEMENT_BYTES,
                        RINA(packet_bytes)));
-  s.push_back(uint_key("rina.window", "hosts.model rina: the packets a sender may have unacknowledged", 1, 1u << 16, RINA(window)));
+  s.push_back(uint_key("rina.window", "hosts.model rina: a sender's ScatterReduce window at the start, the packets it may have unacknowledged (AIMD on the ACKs: +1 a round trip up to full speed, halved by ECN once a round trip; an AllGather window starts at 1)", 1, 1u << 16, RINA(window)));
+  s.push_back(double_key("rina.rate_gbps", "hosts.model rina: Rina's full speed, the rate the INA switches aggregate at: senders pace their packets at it and their windows stop growing at its bandwidth-delay product; 0 = each sender's link rate", 0, 1e6,
+                         RINA(rate_gbps)));
   return s;
 }
 

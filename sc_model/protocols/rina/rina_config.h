@@ -19,7 +19,8 @@ struct RinaConfig {
   double batch = 64;             // samples an iteration, for a preset's compute time and the throughput
   unsigned iterations = 1;
   unsigned packet_bytes = 1024;  // int32 values in a full packet
-  unsigned window = 64;          // a sender's packets in flight
+  unsigned window = 64;          // a sender's ScatterReduce window at the start, in packets
+  double rate_gbps = 0;          // "full speed": senders pace at it and windows stop growing at it (0: the link's)
 };
 constexpr const char* kRinaSection = "rina";
 inline RinaConfig& rina_config(Config& cfg) { return cfg.sections.get<RinaConfig>(kRinaSection); }

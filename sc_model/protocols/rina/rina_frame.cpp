@@ -2,6 +2,7 @@
 #include "protocols/rina/rina_frame.h"
 
 #include "common/errors.h"
+#include "net/ecn.h"
 
 namespace fs {
 
@@ -10,7 +11,9 @@ std::string rina_packet_problem(const rina_header_t& h) {
     case RINA_FINE: return "";
     case RINA_BAD_KIND: return "kind " + std::to_string(h.kind) + " (1 TASK to 5 ACK)";
     case RINA_BAD_PADDING: return "padding bits set in the flags byte (" + std::to_string(h.flags) + ")";
-    case RINA_FULL_NOT_DATA: return "FULL on a packet of kind " + std::to_string(h.kind) + " (only DATA is FULL)";
+    case RINA_OTHER_KINDS_FLAG:
+      return "flags " + std::to_string(h.flags) + " on a packet of kind " + std::to_string(h.kind) +
+             " (only DATA is FULL, only an ACK ECE)";
     case RINA_BAD_GROUPS:
       return std::to_string(h.groups) + " groups (1 to " + std::to_string(RINA_MAX_GROUPS) + ")";
     case RINA_BAD_STEP:
@@ -47,8 +50,10 @@ Bytes build_rina_packet(rina_header_t hdr, unsigned from_host, uint32_t to_ipv4,
   uint8_t src[6], dst[6];
   fs_host_mac(from_host, src);
   fs_switch_mac(dst);
-  return build_udp_frame(src, dst, fs_host_ipv4(from_host), to_ipv4, RINA_UDP_PORT_DEFAULT, RINA_UDP_PORT_DEFAULT,
-                         payload.data(), payload.size());
+  Bytes frame = build_udp_frame(src, dst, fs_host_ipv4(from_host), to_ipv4, RINA_UDP_PORT_DEFAULT,
+                                RINA_UDP_PORT_DEFAULT, payload.data(), payload.size());
+  if (hdr.kind == RINA_GRAD || hdr.kind == RINA_DATA) set_ecn(frame, Ecn::kEct0);
+  return frame;
 }
 
 bool parse_rina_packet(const uint8_t* frame, size_t len, RinaPacket* out, std::string* why) {
@@ -73,6 +78,7 @@ bool parse_rina_packet(const uint8_t* frame, size_t len, RinaPacket* out, std::s
            false;
   out->src_ipv4 = uint32_t(fs_be32(frame + FS_ETH_BYTES + 12));
   out->dst_ipv4 = uint32_t(fs_be32(frame + FS_ETH_BYTES + 16));
+  out->ce = (frame[FS_ETH_BYTES + 1] & 3u) == 3u;
   out->values.resize(out->h.kind == RINA_TASK ? 0 : out->h.elements);
   for (size_t k = 0; k < out->values.size(); ++k)
     out->values[k] = int32_t(fs_le32(u + RINA_HEADER_BYTES + k * RINA_ELEMENT_BYTES));

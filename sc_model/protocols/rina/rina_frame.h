@@ -14,13 +14,15 @@ namespace fs {
 // A rina packet from network host `from_host` to IPv4 address `to_ipv4` (a host's, or a switch's
 // fs_fabric_switch_ipv4), over UDP to RINA_UDP_PORT_DEFAULT. GRAD and DATA carry `values`
 // (hdr.elements is set from them); a TASK carries `members`, the group's workers' IPv4 addresses
-// (hdr.members is set from them). Throws InputError for a header rina_packet_problem refuses.
+// (hdr.members is set from them); GRAD and DATA are ECN-capable (ECT(0)). Throws InputError for
+// a header rina_packet_problem refuses.
 Bytes build_rina_packet(rina_header_t hdr, unsigned from_host, uint32_t to_ipv4, const std::vector<int32_t>& values,
                         const std::vector<uint32_t>& members = {});
 
 struct RinaPacket {
   rina_header_t h{};
   uint32_t src_ipv4 = 0, dst_ipv4 = 0;
+  bool ce = false;                 // it arrived ECN-marked (CE)
   std::vector<int32_t> values;     // GRAD, DATA
   std::vector<uint32_t> members;   // TASK
 };

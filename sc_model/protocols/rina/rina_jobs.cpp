@@ -15,6 +15,7 @@
 #include "network/training_models.h"
 #include "protocols/rina/rina_config.h"
 #include "protocols/rina/rina_frame.h"
+#include "protocols/rina/rina_window.h"
 
 namespace fs {
 namespace {
@@ -31,7 +32,14 @@ class RinaJobs::Member : public sc_core::sc_module, public PacketSinkIf {
  public:
   SC_HAS_PROCESS(Member);
   Member(sc_core::sc_module_name name, RinaJobs& owner, unsigned rank)
-      : sc_core::sc_module(name), owner_(owner), rank_(rank), host_(owner.hosts_[rank]) {
+      : sc_core::sc_module(name),
+        owner_(owner),
+        rank_(rank),
+        host_(owner.hosts_[rank]),
+        gbps_(owner.rate_gbps_ > 0 ? std::min(owner.rate_gbps_, owner.net_.host(host_).nic().params().gbps)
+                                   : owner.net_.host(host_).nic().params().gbps),
+        scatter_(owner.window_, gbps_, packet_frame_bytes()),
+        gather_(1, gbps_, packet_frame_bytes()) {
     const unsigned g = owner.group_of_rank_[rank];
     const RinaGroup& grp = owner.groups_[g];
     group_ = g;
@@ -47,6 +55,7 @@ class RinaJobs::Member : public sc_core::sc_module, public PacketSinkIf {
 
   void accept(PacketPtr p) override;
   bool done() const { return iterations_done_ == owner_.iterations_; }
+  uint64_t window_cuts() const { return scatter_.cuts() + gather_.cuts(); }
 
  private:
   struct Send {
@@ -63,9 +72,14 @@ class RinaJobs::Member : public sc_core::sc_module, public PacketSinkIf {
     std::set<std::pair<unsigned, unsigned>> began;   // (chunk, step) the group's entry began
   };
   struct Flight {
-    bool grad = false;
-    uint64_t slot_index = 0;  // a GRAD's x
+    bool grad = false, gather = false;  // a GRAD; a complete sum handed on (the AllGather window's)
+    uint64_t slot_index = 0;            // a GRAD's x
+    Picos sent_at = 0;
   };
+  static bool gathers(const Send& s) { return s.h.kind == RINA_DATA && (s.h.flags & RINA_FLAG_FULL); }
+  uint64_t packet_frame_bytes() const {
+    return RINA_PAYLOAD_OFFSET + RINA_HEADER_BYTES + uint64_t(owner_.per_packet_) * RINA_ELEMENT_BYTES;
+  }
 
   unsigned groups() const { return unsigned(owner_.groups_.size()); }
   bool agent() const { return ina_ && member_ == 0; }
@@ -122,6 +136,9 @@ class RinaJobs::Member : public sc_core::sc_module, public PacketSinkIf {
   unsigned iterations_done_ = 0;
   unsigned computed_ = 0;  // iterations whose gradients are computed (the first computed_)
   std::deque<Send> queue_;
+  const double gbps_;               // the sender's full speed
+  RinaWindow scatter_, gather_;      // the ScatterReduce and AllGather windows
+  uint64_t scatter_flight_ = 0, gather_flight_ = 0;
   std::map<PacketKey, Flight> in_flight_;  // sent, unacknowledged
   std::set<uint64_t> open_slots_;          // the GRADs' slot indices among them
   std::set<uint64_t> pulled_;              // ordinals of the steps pulled, past pulled_upto_
@@ -178,28 +195,29 @@ void RinaJobs::Member::task(unsigned i, unsigned c, unsigned s) {
 }
 
 bool RinaJobs::Member::sendable(const Send& s) const {
-  if (!s.ready || in_flight_.size() >= owner_.window_ || s.h.iteration >= computed_) return false;
+  if (!s.ready || s.h.iteration >= computed_) return false;
+  if (gathers(s) ? gather_flight_ >= gather_.packets() : scatter_flight_ >= scatter_.packets()) return false;
   if (s.h.kind != RINA_GRAD) return true;
   if (ordinal(s.h.iteration, s.h.step) >= pulled_upto_) return false;  // an earlier step's PULL is still to come
   return open_slots_.empty() || index_of(s.h.iteration, s.h.step, s.h.packet) < *open_slots_.begin() + owner_.slots_;
 }
 
-// Sends the queue's packets in order, each when it is ready and the window lets it go, paced at
-// the link's rate.
+// Sends the queue's packets in order, each when it is ready and its window lets it go, paced at
+// the sender's full speed.
 void RinaJobs::Member::send_loop() {
-  HostPort& port = owner_.net_.host(host_);
   for (;;) {
     while (queue_.empty() || !sendable(queue_.front())) wait(wake_);
     Send s = std::move(queue_.front());
     queue_.pop_front();
     Flight f;
-    f.grad = s.h.kind == RINA_GRAD;
+    f.grad = s.h.kind == RINA_GRAD, f.gather = gathers(s), f.sent_at = now_ps();
+    ++(f.gather ? gather_flight_ : scatter_flight_);
     if (f.grad) f.slot_index = index_of(s.h.iteration, s.h.step, s.h.packet), open_slots_.insert(f.slot_index);
     in_flight_[{s.h.iteration, s.h.chunk, s.h.step, s.h.packet}] = f;
     ++(s.h.kind == RINA_GRAD ? owner_.counts_.grads : owner_.counts_.data);
     const size_t bytes = RINA_PAYLOAD_OFFSET + RINA_HEADER_BYTES + s.values.size() * RINA_ELEMENT_BYTES;
     send_now(s.h, s.dst, s.values);
-    wait(ps_time(port.nic().params().wire_time_of(bytes)));
+    wait(ps_time(Picos(std::llround(double(bytes) * 8e3 / gbps_))));
   }
 }
 
@@ -335,6 +353,8 @@ void RinaJobs::Member::acked(const RinaPacket& p) {
   const auto it = in_flight_.find({p.h.iteration, p.h.chunk, p.h.step, p.h.packet});
   if (it == in_flight_.end()) return void(++owner_.base_.stray_packets);
   if (it->second.grad) open_slots_.erase(it->second.slot_index);
+  --(it->second.gather ? gather_flight_ : scatter_flight_);
+  (it->second.gather ? gather_ : scatter_).acked(now_ps(), now_ps() - it->second.sent_at, p.h.flags & RINA_FLAG_ECE);
   in_flight_.erase(it);
   wake_.notify(sc_core::SC_ZERO_TIME);
 }
@@ -342,6 +362,7 @@ void RinaJobs::Member::acked(const RinaPacket& p) {
 // An ACK of a DATA this group's entry took, sent at `step`, to the DATA's sender.
 void RinaJobs::Member::ack(const RinaPacket& p, unsigned step) {
   rina_header_t a = header(RINA_ACK, p.h.iteration, p.h.chunk, step, p.h.packet);
+  a.flags = uint8_t(p.ce ? RINA_FLAG_ECE : 0u);
   ++owner_.counts_.acks;
   ++owner_.base_.acks_sent;
   send_now(a, p.src_ipv4, {});
@@ -392,6 +413,7 @@ RinaJobs::RinaJobs(sc_core::sc_module_name name, const Config& cfg, Network& net
   elements_ = bytes / RINA_ELEMENT_BYTES;
   per_packet_ = r.packet_bytes / RINA_ELEMENT_BYTES;
   iterations_ = r.iterations, window_ = r.window, slots_ = std::max(1u, r.aggregators), batch_ = r.batch;
+  rate_gbps_ = r.rate_gbps;
   for (unsigned c = 0; c < groups_.size(); ++c) most_packets_ = std::max(most_packets_, chunk_packets(c));
   if (uint64_t(most_packets_) > 0xFFFF)
     throw InputError("rina.packet_bytes: a chunk of " + std::to_string(most_packets_) + " packets; at most 65535 " +
@@ -479,7 +501,8 @@ AllreduceStats RinaJobs::stats() const {
                {"grads", counts_.grads},
                {"data", counts_.data},
                {"deliveries", counts_.deliveries},
-               {"duplicate_deliveries", counts_.duplicate_deliveries}};
+               {"duplicate_deliveries", counts_.duplicate_deliveries},
+               {"window_cuts", window_cuts()}};
   s.conclude(done_at_, !wrong_);
   double iteration_ps = 0;
   unsigned done = 0;
@@ -499,6 +522,12 @@ AllreduceStats RinaJobs::stats() const {
       s.series.push_back({{"group", g}, {"chunk", c}, {"step", step}, {"t_us", double(at) / double(kPicosPerUs)}});
   }
   return s;
+}
+
+uint64_t RinaJobs::window_cuts() const {
+  uint64_t n = 0;
+  for (const auto& m : members_) n += m->window_cuts();
+  return n;
 }
 
 std::string RinaJobs::failure() const {

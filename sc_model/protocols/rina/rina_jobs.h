@@ -17,10 +17,13 @@
 // A GRAD names the switch's slot x mod rina.aggregators, x = (iteration G + step - 1) P + packet
 // (P: the most packets a chunk has), and a member sends x only once x - S is acknowledged, so no
 // two open sums share a slot. Every sender (a member sending GRADs, an autonomous worker sending
-// DATA) keeps at most rina.window packets unacknowledged and paces its packets at its link's
-// rate; an entry ACKs every DATA to its sender, an INA switch multicasting the ACK of its sum to
-// its rack. Lossless links are assumed: nothing is sent again, and a run that loses a packet ends
-// unfinished, saying so.
+// DATA) paces its packets at its full speed (rina.rate_gbps, the INA switches' aggregation rate,
+// or its link's) and keeps no more unacknowledged than its window (rina_window.h: AIMD on the
+// ACKs up to full speed; one window for ScatterReduce, starting at rina.window, one for handing
+// complete sums on, starting at 1, Rina §IV-C1); an entry ACKs every DATA to its sender, with ECE
+// if it arrived ECN-marked, an INA switch multicasting the ACK of its sum to its rack. Lossless
+// links are assumed: nothing is sent again, and a run that loses a packet ends unfinished, saying
+// so.
 //
 // Every member checks every packet of every chunk's sum against the sum worked out here from
 // the generated gradients, and counts each delivery (each packet reaches each member once). The
@@ -81,6 +84,7 @@ class RinaJobs : public sc_core::sc_module, public NetworkAllreduce {
   void iteration_done(unsigned iteration);
   void step_began(unsigned group, unsigned iteration, unsigned c, unsigned s);
   const std::vector<int32_t>& sum_of(unsigned iteration);
+  uint64_t window_cuts() const;  // the members' windows halved by ECN
 
   const Config cfg_;
   Network& net_;
@@ -91,7 +95,7 @@ class RinaJobs : public sc_core::sc_module, public NetworkAllreduce {
   unsigned per_packet_ = 0, iterations_ = 0, window_ = 0, slots_ = 0;
   uint32_t most_packets_ = 0;  // P
   Picos compute_ = 0;
-  double batch_ = 0;
+  double batch_ = 0, rate_gbps_ = 0;
   std::vector<std::unique_ptr<Member>> members_;
   std::vector<Picos> began_, ended_;  // per iteration: the first compute start (kNever: none yet), the last result
   // Per group, the steps it began in the first iteration: (step, chunk, when its first packet came).
