@@ -5,7 +5,8 @@
  * group's entry (at the chunk's last summing step, G, it is the complete sum: FULL, and it is
  * also multicast to the rack, AllGather's first delivery). A FULL DATA coming to this group's
  * agent is multicast to the rack and, unless it is the chunk's last step, sent on to the next
- * group. An ACK of this switch's sum is multicast to the rack (the workers' windows); one of a
+ * group. A sum's fan-in is its GRADs' (members), so that a TASK that sets the group up anew, with
+ * a worker excluded, does not disturb the sums still open. An ACK of this switch's sum is multicast to the rack (the workers' windows); one of a
  * relayed DATA is dropped, since nobody waits for it. Every
  * other rina packet is forwarded by the routes. Values are int32 sums, wrapping. */
 #include "rina_switch.h"
@@ -148,7 +149,7 @@ static int grad(const rina_switch_config_t* c, const fs_handler_args_t* args, co
   uint32_t i;
   int outcome;
   if (!g->valid) return RINA_NO_GROUP;
-  if (h->slot >= c->slots || h->members != g->members) return RINA_MALFORMED;
+  if (h->slot >= c->slots) return RINA_MALFORMED;
   s = slot_of(c, h->slot);
   fs_lock(&s->lock);
   if (!s->busy) {
@@ -158,7 +159,7 @@ static int grad(const rina_switch_config_t* c, const fs_handler_args_t* args, co
     for (i = 0; i < h->elements; ++i) s->values[i] = (int32_t)fs_le32(values + 4u * i);
     outcome = RINA_TAKEN;
   } else if (s->iteration != h->iteration || s->chunk != h->chunk || s->step != h->step || s->packet != h->packet ||
-             s->elements != h->elements) {
+             s->elements != h->elements || s->members != h->members) {
     fs_unlock(&s->lock);
     return RINA_SLOT_BUSY;
   } else if (s->bitmap & (1u << h->member)) {

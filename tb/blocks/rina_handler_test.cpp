@@ -232,12 +232,14 @@ TEST_F(RinaHandler, MalformedPacketsAreDropped) {
   bad = good;
   bad[RINA_PAYLOAD_OFFSET + RINA_OFF_SLOT + 1] = 8;  // slot 8 of 8
   EXPECT_EQ(run(bad), "malformed");
-  g.members = 2;  // not the group's fan-in
-  EXPECT_EQ(run(fs::build_rina_packet(g, 0, kSelf, {1, 2})), "malformed");
+  EXPECT_EQ(run(good), "taken");
+  g.members = 2;  // another fan-in for the same packet's sum
+  EXPECT_EQ(run(fs::build_rina_packet(g, 1, kSelf, {1, 2})), "slot_busy");
+  g.members = 3, g.slot = 1;
   rina_header_t p = header(RINA_PULL, 0, 1);  // pulls come from switches, not to them
   p.members = 3;
   EXPECT_EQ(run(fs::build_rina_packet(p, 0, kSelf, {})), "malformed");
-  EXPECT_EQ(slot(1).busy, 0u);
+  EXPECT_EQ(slot(1).busy, 1u);  // only the good GRAD took it
 }
 
 }  // namespace

@@ -6,7 +6,8 @@
 // against the ring's 2(N - 1), and each group's steps worked out by hand from the ring (group g
 // does chunk (g - s + 1) mod G at step s), each chunk's steps beginning one after the other
 // around the ring; the INA switches' counts worked out by hand; senders paced at full speed and
-// their windows halved on ECN; set-ups the job cannot run refused naming the key.
+// their windows halved on ECN; a failed worker excluded by its agent, a failed agent's rack
+// falling back to the ring; set-ups the job cannot run refused naming the key.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -153,6 +154,46 @@ TEST(Rina, SendersPaceAtFullSpeedAndHalveTheirWindowsOnEcn) {
   EXPECT_GT(s["allreduce"]["details"]["window_cuts"].get<uint64_t>(), 0u);
 }
 
+// Failures (Rina 4.3.2) on the mixed network. A worker of rack 0 (host 1) down from the start:
+// its agent runs the rack without it, G stays 5, and rack 0's sums are of 2 GRADs (the first
+// takes the slot, the second completes it). Rack 0's agent (host 0) down: its rack falls back
+// to the plain ring, hosts 1 and 2 autonomous, G = 6 (4096 values: chunks of 682 or 683, 3
+// packets; 18 a member). The agent down from the second iteration: the first has G = 5 and 9
+// members, the second G = 6 and 8. Every sum is of the members up, exactly.
+TEST(Rina, AFailedWorkerIsExcludedAndAFailedAgentsRackFallsBackToTheRing) {
+  ScratchDir dir;
+  const std::string job = "--hpu.model native --network.kinds 'leaf0=inc;leaf2=inc' --hosts.bytes 16KiB ";
+  nlohmann::json s = run_ok(job + "--rina.failed 1@0", dir);
+  const nlohmann::json* d = &s["allreduce"]["details"];
+  EXPECT_EQ(s["allreduce"]["results_ok"], true);
+  EXPECT_EQ(s["allreduce"]["unfinished_ranks"], 0);
+  EXPECT_EQ((*d)["failed"], 1);
+  EXPECT_EQ((*d)["ring_groups"], 5);
+  EXPECT_EQ((*d)["ina_groups"], 2);
+  EXPECT_EQ((*d)["deliveries"], 8 * 20);
+  EXPECT_EQ(outcome(s, 0, "tasked"), 5u);
+  EXPECT_EQ(outcome(s, 0, "taken"), 20u);
+  EXPECT_EQ(outcome(s, 0, "aggregated"), 0u);
+  EXPECT_EQ(outcome(s, 0, "completed"), 20u);
+  EXPECT_EQ(outcome(s, 2, "aggregated"), 20u);  // rack 2 keeps its three
+  s = run_ok(job + "--rina.failed 0@0", dir);
+  d = &s["allreduce"]["details"];
+  EXPECT_EQ(s["allreduce"]["results_ok"], true);
+  EXPECT_EQ((*d)["ring_groups"], 6);
+  EXPECT_EQ((*d)["ina_groups"], 1);
+  EXPECT_EQ((*d)["autonomous_workers"], 5);
+  EXPECT_EQ((*d)["deliveries"], 8 * 18);
+  EXPECT_EQ(outcome(s, 0, "tasked"), 0u);
+  EXPECT_GT(outcome(s, 0, "forwarded"), 0u);
+  s = run_ok(job + "--rina.failed 0@1 --rina.iterations 2", dir);
+  d = &s["allreduce"]["details"];
+  EXPECT_EQ(s["allreduce"]["results_ok"], true);
+  EXPECT_EQ((*d)["ring_groups"], 5);
+  EXPECT_EQ((*d)["last_ring_groups"], 6);
+  EXPECT_EQ((*d)["deliveries"], 9 * 20 + 8 * 18);
+  EXPECT_EQ(s["allreduce"]["jobs"][0]["iterations"], 2);
+}
+
 TEST(Rina, SetUpsTheJobCannotRunAreRefusedNamingTheKey) {
   ScratchDir dir;
   const auto refused = [&](const std::string& args) {
@@ -168,6 +209,17 @@ TEST(Rina, SetUpsTheJobCannotRunAreRefusedNamingTheKey) {
   EXPECT_NE(refused("--rina.packet_bytes 1022").find("rina.packet_bytes: 1022 is not a multiple of 4"),
             std::string::npos);
   EXPECT_NE(refused("--hosts.dtype float32").find("hosts.dtype: Rina's workers reduce int32 gradients"),
+            std::string::npos);
+  EXPECT_NE(refused("--rina.failed 'x@0'").find("rina.failed: 'x@0': the host 'x' is not a number"),
+            std::string::npos);
+  EXPECT_NE(refused("--rina.failed 3").find("rina.failed: '3' is not HOST@ITERATION"), std::string::npos);
+  EXPECT_NE(refused("--hosts.members 0-5 --rina.failed 7@0").find("rina.failed: host 7 is not a member"),
+            std::string::npos);
+  EXPECT_NE(refused("--rina.failed 1@1").find("rina.failed: '1@1': iteration 1 of 1 (rina.iterations"),
+            std::string::npos);
+  EXPECT_NE(refused("--rina.iterations 3 --rina.failed '1@0,1@2'").find("rina.failed: host 1 fails twice"),
+            std::string::npos);
+  EXPECT_NE(refused("--hosts.members 0-1 --rina.failed '0@0,1@0'").find("rina.failed: every member is down by iteration 0"),
             std::string::npos);
   const CliResult single = flaresim("run --hosts.model rina -q", dir);
   EXPECT_NE(single.err.find("hosts.model = rina runs on a network"), std::string::npos) << single.err;

@@ -29,6 +29,8 @@ std::vector<ConfigKey> rina_config_keys() {
   s.push_back(uint_key("rina.window", "hosts.model rina: a sender's ScatterReduce window at the start, the packets it may have unacknowledged (AIMD on the ACKs: +1 a round trip up to full speed, halved by ECN once a round trip; an AllGather window starts at 1)", 1, 1u << 16, RINA(window)));
   s.push_back(double_key("rina.rate_gbps", "hosts.model rina: Rina's full speed, the rate the INA switches aggregate at: senders pace their packets at it and their windows stop growing at its bandwidth-delay product; 0 = each sender's link rate", 0, 1e6,
                          RINA(rate_gbps)));
+  s.push_back(string_key("rina.failed", "hosts.model rina: members that fail: 'HOST@ITERATION' entries separated by ',' (host numbers of hosts.members); a member is down from that iteration on (the first is 0): a rack whose agent failed falls back to the plain ring, one that lost another worker runs without it (Rina 4.3.2)",
+                         {}, RINA(failed)));
   return s;
 }
 

@@ -21,6 +21,7 @@ struct RinaConfig {
   unsigned packet_bytes = 1024;  // int32 values in a full packet
   unsigned window = 64;          // a sender's ScatterReduce window at the start, in packets
   double rate_gbps = 0;          // "full speed": senders pace at it and windows stop growing at it (0: the link's)
+  std::string failed;            // 'HOST@ITERATION,...': members that fail (rina_jobs.h)
 };
 constexpr const char* kRinaSection = "rina";
 inline RinaConfig& rina_config(Config& cfg) { return cfg.sections.get<RinaConfig>(kRinaSection); }

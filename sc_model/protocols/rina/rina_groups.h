@@ -6,7 +6,8 @@
 // A rack is the members whose hosts link to the same switch. A rack behind a switch that is not
 // plain (an inc or calibrated switch, which runs the rina handler) with at least two members is
 // an INA group, its agent its lowest-ranked member; every other member is a group of its own,
-// an autonomous worker. The ring visits the groups in the order of their lowest ranks.
+// an autonomous worker. The ring visits the groups in the order of their lowest ranks. A member
+// that failed (rina.failed) takes no part from its failure on.
 //
 // With G groups the gradient is cut into G chunks; chunk c's step s (1 .. 2G - 1) is done by
 // group (c + s - 1) mod G: steps 1 .. G add the groups' gradients in turn (the step-G group
@@ -26,8 +27,31 @@ struct RinaGroup {
   std::vector<unsigned> ranks;  // its members' ranks, ascending: the first is the agent
 };
 
-// The groups of the members `members` (their hosts, by rank) on `t`, in ring order.
-std::vector<RinaGroup> rina_groups(const Topology& t, const std::vector<unsigned>& members);
+// The groups of the members `members` (their hosts, by rank) on `t`, in ring order. With
+// `failed` (by rank; empty: none), the failed members take no part (Rina §IV-C2): a rack whose
+// agent failed runs as autonomous workers, as plain ring members; a rack that lost other
+// members runs without them (excluded by its agent), as autonomous workers once its agent is
+// alone.
+std::vector<RinaGroup> rina_groups(const Topology& t, const std::vector<unsigned>& members,
+                                   const std::vector<bool>& failed = {});
+
+// The ring of one iteration: its groups, each rank's group (-1: failed), and the gradient's cut
+// into one chunk a group, each chunk into packets of at most `per_packet` values.
+struct RinaRing {
+  std::vector<RinaGroup> groups;
+  std::vector<int> group_of_rank;
+  uint64_t elements = 0;
+  unsigned per_packet = 1;
+  uint32_t most_packets = 0;  // P: the most packets a chunk has
+
+  RinaRing() = default;
+  RinaRing(std::vector<RinaGroup> g, size_t ranks, uint64_t elements, unsigned per_packet);
+  unsigned size() const { return unsigned(groups.size()); }
+  uint64_t chunk_start(unsigned c) const { return elements * c / groups.size(); }
+  uint32_t chunk_packets(unsigned c) const;
+  unsigned packet_elements(unsigned c, uint32_t j) const;
+  uint64_t packets() const;  // of every chunk
+};
 
 // The group that does chunk c's step s in a ring of `groups` groups; the step (1 .. G) at which
 // group g adds its gradients to chunk c (it delivers chunk c's sum at that step + G, or, for the

@@ -6,10 +6,12 @@
 #include <deque>
 #include <map>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 #include "common/errors.h"
 #include "common/fnv1a.h"
+#include "common/text.h"
 #include "common/sc_time_util.h"
 #include "fs_packet.h"
 #include "network/training_models.h"
@@ -26,8 +28,8 @@ constexpr Picos kNever = ~Picos(0);
 
 }  // namespace
 
-// One member: its iterations (compute, then its part of the ring), its sends under its window,
-// and what it takes.
+// One member: its iterations (compute, then its part of that iteration's ring), its sends under
+// its windows, and what it takes. A member that fails stops before its failure's iteration.
 class RinaJobs::Member : public sc_core::sc_module, public PacketSinkIf {
  public:
   SC_HAS_PROCESS(Member);
@@ -40,24 +42,27 @@ class RinaJobs::Member : public sc_core::sc_module, public PacketSinkIf {
                                    : owner.net_.host(host_).nic().params().gbps),
         scatter_(owner.window_, gbps_, packet_frame_bytes()),
         gather_(1, gbps_, packet_frame_bytes()) {
-    const unsigned g = owner.group_of_rank_[rank];
-    const RinaGroup& grp = owner.groups_[g];
-    group_ = g;
-    ina_ = grp.ina;
-    member_ = unsigned(std::find(grp.ranks.begin(), grp.ranks.end(), rank) - grp.ranks.begin());
-    if (ina_) tor_ = fs_fabric_switch_ipv4(grp.tor + 1);
-    for (unsigned r : grp.ranks) rack_.push_back(fs_host_ipv4(owner.hosts_[r]));
-    next_entry_ = entry_of((g + 1) % owner.groups_.size());
     owner.net_.host(host_).bind_udp(RINA_UDP_PORT_DEFAULT, this);
     SC_THREAD(run);
     SC_THREAD(send_loop);
   }
 
   void accept(PacketPtr p) override;
-  bool done() const { return iterations_done_ == owner_.iterations_; }
+  // Done: every iteration it takes part in has its results.
+  bool done() const { return iterations_done_ == owner_.live_iterations(rank_); }
   uint64_t window_cuts() const { return scatter_.cuts() + gather_.cuts(); }
 
  private:
+  // What the member is in one iteration's ring.
+  struct Role {
+    bool live = false;
+    unsigned group = 0, member = 0;
+    bool ina = false;
+    uint32_t tor = 0, next_entry = 0;
+    std::vector<uint32_t> rack;  // the group's members' IPv4 addresses, member order
+    bool agent() const { return ina && member == 0; }
+    bool entry() const { return member == 0; }  // the group's entry: its agent, or the autonomous worker
+  };
   struct Send {
     rina_header_t h{};
     uint32_t dst = 0;
@@ -81,31 +86,25 @@ class RinaJobs::Member : public sc_core::sc_module, public PacketSinkIf {
     return RINA_PAYLOAD_OFFSET + RINA_HEADER_BYTES + uint64_t(owner_.per_packet_) * RINA_ELEMENT_BYTES;
   }
 
-  unsigned groups() const { return unsigned(owner_.groups_.size()); }
-  bool agent() const { return ina_ && member_ == 0; }
-  uint32_t entry_of(unsigned g) const { return fs_host_ipv4(owner_.hosts_[owner_.groups_[g].ranks[0]]); }
-  uint64_t packets_total() const {
-    uint64_t n = 0;
-    for (unsigned c = 0; c < groups(); ++c) n += owner_.chunk_packets(c);
-    return n;
-  }
+  const RinaRing& ring(unsigned i) const { return owner_.rings_[i]; }
+  const Role& role(unsigned i);
   std::vector<int32_t> local(unsigned iteration, unsigned c, uint32_t j) const {
-    std::vector<int32_t> v(owner_.packet_elements(c, j));
-    const uint64_t first = owner_.chunk_start(c) + uint64_t(j) * owner_.per_packet_;
+    const RinaRing& r = ring(iteration);
+    std::vector<int32_t> v(r.packet_elements(c, j));
+    const uint64_t first = r.chunk_start(c) + uint64_t(j) * r.per_packet;
     for (unsigned k = 0; k < v.size(); ++k) v[k] = owner_.value(iteration, rank_, first + k);
     return v;
   }
-  // The group's summing steps in order over the iterations: step s of iteration i is the
-  // (i G + s - 1)-th.
-  uint64_t ordinal(unsigned iteration, unsigned s) const { return uint64_t(iteration) * groups() + (s - 1); }
-  // The GRAD slot index x of a packet of this group's step s (rina_jobs.h).
-  uint64_t index_of(unsigned iteration, unsigned s, uint32_t j) const {
-    return (uint64_t(iteration) * groups() + (s - 1)) * owner_.most_packets_ + j;
+  // The summing steps over the iterations, in order: step s of iteration i is the
+  // (G_0 + .. + G_{i-1} + s - 1)-th; and the GRAD slot index x of a packet of it (rina_jobs.h).
+  uint64_t ordinal(unsigned i, unsigned s) const { return owner_.first_ordinal_[i] + (s - 1); }
+  uint64_t index_of(unsigned i, unsigned s, uint32_t j) const {
+    return owner_.first_index_[i] + uint64_t(s - 1) * ring(i).most_packets + j;
   }
   rina_header_t header(uint8_t kind, unsigned iteration, unsigned c, unsigned s, uint32_t j = 0) const {
     rina_header_t h{};
     h.kind = kind, h.iteration = uint16_t(iteration), h.chunk = uint16_t(c), h.step = uint16_t(s);
-    h.groups = uint16_t(groups()), h.packet = uint16_t(j);
+    h.groups = uint16_t(ring(iteration).size()), h.packet = uint16_t(j);
     return h;
   }
 
@@ -123,15 +122,12 @@ class RinaJobs::Member : public sc_core::sc_module, public PacketSinkIf {
   void ack(const RinaPacket& p, unsigned step);
   void take_result(const RinaPacket& p);
   void began(unsigned iteration, unsigned c, unsigned s) {
-    if (iterations_[iteration].began.insert({c, s}).second) owner_.step_began(group_, iteration, c, s);
+    if (iterations_[iteration].began.insert({c, s}).second) owner_.step_began(role(iteration).group, iteration, c, s);
   }
 
   RinaJobs& owner_;
   const unsigned rank_, host_;
-  unsigned group_ = 0, member_ = 0;
-  bool ina_ = false;
-  uint32_t tor_ = 0, next_entry_ = 0;
-  std::vector<uint32_t> rack_;  // the group's members' IPv4 addresses, member order
+  std::map<unsigned, Role> roles_;
   std::map<unsigned, Iteration> iterations_;
   unsigned iterations_done_ = 0;
   unsigned computed_ = 0;  // iterations whose gradients are computed (the first computed_)
@@ -146,17 +142,37 @@ class RinaJobs::Member : public sc_core::sc_module, public PacketSinkIf {
   sc_core::sc_event wake_, progress_;
 };
 
+const RinaJobs::Member::Role& RinaJobs::Member::role(unsigned i) {
+  auto it = roles_.find(i);
+  if (it != roles_.end()) return it->second;
+  Role r;
+  const RinaRing& rg = ring(i);
+  if (rg.group_of_rank[rank_] >= 0) {
+    r.live = true;
+    r.group = unsigned(rg.group_of_rank[rank_]);
+    const RinaGroup& grp = rg.groups[r.group];
+    r.ina = grp.ina;
+    r.member = unsigned(std::find(grp.ranks.begin(), grp.ranks.end(), rank_) - grp.ranks.begin());
+    if (r.ina) r.tor = fs_fabric_switch_ipv4(grp.tor + 1);
+    for (unsigned k : grp.ranks) r.rack.push_back(fs_host_ipv4(owner_.hosts_[k]));
+    r.next_entry = fs_host_ipv4(owner_.hosts_[rg.groups[(r.group + 1) % rg.size()].ranks[0]]);
+  }
+  return roles_.emplace(i, std::move(r)).first->second;
+}
+
 void RinaJobs::Member::run() {
-  for (unsigned i = 0; i < owner_.iterations_; ++i) {
+  const unsigned live = owner_.live_iterations(rank_);
+  for (unsigned i = 0; i < live; ++i) {
     const Picos start = now_ps();
     wait(ps_time(owner_.compute_));
     owner_.iteration_began(i, start);
     start_iteration(i);
-    while (iterations_[i].have < packets_total()) wait(progress_);
+    while (iterations_[i].have < ring(i).packets()) wait(progress_);
     owner_.iteration_done(i);
     iterations_.erase(i);
     ++iterations_done_;
   }
+  if (live < owner_.iterations_) ++owner_.counts_.failed;  // from then on it is down
   owner_.done_at_ = std::max(owner_.done_at_, now_ps());
   owner_.net_.member_done();
 }
@@ -166,21 +182,22 @@ void RinaJobs::Member::run() {
 void RinaJobs::Member::start_iteration(unsigned i) {
   computed_ = i + 1;
   wake_.notify(sc_core::SC_ZERO_TIME);
-  const unsigned c = group_;
-  if (member_ == 0) began(i, c, 1);
-  if (agent()) return task(i, c, 1);
-  if (ina_) return;  // its switch pulls it
-  for (uint32_t j = 0; j < owner_.chunk_packets(c); ++j) {
+  const Role& me = role(i);
+  const unsigned c = me.group, groups = ring(i).size();
+  if (me.entry()) began(i, c, 1);
+  if (me.agent()) return task(i, c, 1);
+  if (me.ina) return;  // its switch pulls it
+  for (uint32_t j = 0; j < ring(i).chunk_packets(c); ++j) {
     RinaPacket own;
     own.h = header(RINA_DATA, i, c, 1, j);
     own.values = local(i, c, j);
-    if (groups() == 1) {
+    if (groups == 1) {
       own.h.flags = RINA_FLAG_FULL;
       take_result(own);
       continue;
     }
     Send s;
-    s.h = own.h, s.dst = next_entry_, s.values = std::move(own.values);
+    s.h = own.h, s.dst = me.next_entry, s.values = std::move(own.values);
     queue_.push_back(std::move(s));
   }
   wake_.notify(sc_core::SC_ZERO_TIME);
@@ -188,10 +205,11 @@ void RinaJobs::Member::start_iteration(unsigned i) {
 
 void RinaJobs::Member::task(unsigned i, unsigned c, unsigned s) {
   if (!iterations_[i].tasked.insert({c, s}).second) return;
+  const Role& me = role(i);
   rina_header_t h = header(RINA_TASK, i, c, s);
-  h.packet = uint16_t(owner_.chunk_packets(c)), h.next = next_entry_;
+  h.packet = uint16_t(ring(i).chunk_packets(c)), h.next = me.next_entry;
   ++owner_.counts_.tasks;
-  send_now(h, tor_, {}, rack_);
+  send_now(h, me.tor, {}, me.rack);
 }
 
 bool RinaJobs::Member::sendable(const Send& s) const {
@@ -233,14 +251,16 @@ void RinaJobs::Member::send_now(const rina_header_t& h, uint32_t dst, const std:
 void RinaJobs::Member::accept(PacketPtr pkt) {
   RinaPacket p;
   std::string why;
-  if (!parse_rina_packet(pkt->data.data(), pkt->data.size(), &p, &why) || p.h.groups != groups() ||
-      p.h.iteration >= owner_.iterations_)
+  if (!parse_rina_packet(pkt->data.data(), pkt->data.size(), &p, &why) || p.h.iteration >= owner_.iterations_ ||
+      p.h.groups != ring(p.h.iteration).size())
     return void(++owner_.base_.stray_packets);
+  if (p.h.iteration >= owner_.live_iterations(rank_)) return void(++owner_.counts_.to_failed);  // it is down
   if (p.h.kind == RINA_ACK) return acked(p);  // (of sends of an iteration this member may be done with)
   if (p.h.iteration < iterations_done_) return void(++owner_.base_.stray_packets);
+  const Role& me = role(p.h.iteration);
   switch (p.h.kind) {
     case RINA_PULL:
-      if (ina_ && p.src_ipv4 != tor_) break;
+      if (!me.ina || p.src_ipv4 != me.tor) break;
       return pulled(p);
     case RINA_DATA:
       return (p.h.flags & RINA_FLAG_FULL) ? complete(p) : partial(p);
@@ -258,19 +278,20 @@ void RinaJobs::Member::accept(PacketPtr pkt) {
 void RinaJobs::Member::pulled(const RinaPacket& p) {
   ++owner_.counts_.pulls;
   const unsigned i = p.h.iteration, c = p.h.chunk, s = p.h.step;
+  const Role& me = role(i);
   Iteration& it = iterations_[i];
   for (pulled_.insert(ordinal(i, s)); pulled_.count(pulled_upto_);) pulled_.erase(pulled_upto_++);
   auto at = queue_.begin();
   while (at != queue_.end() && std::make_pair(at->h.iteration, at->h.step) <= std::make_pair(p.h.iteration, p.h.step))
     ++at;
-  for (uint32_t j = 0; j < owner_.chunk_packets(c); ++j) {
+  for (uint32_t j = 0; j < ring(i).chunk_packets(c); ++j) {
     Send g;
     g.h = header(RINA_GRAD, i, c, s, j);
-    g.h.member = uint8_t(member_), g.h.members = uint8_t(rack_.size());
+    g.h.member = uint8_t(me.member), g.h.members = uint8_t(me.rack.size());
     g.h.slot = uint16_t(index_of(i, s, j) % owner_.slots_);
-    g.dst = tor_;
+    g.dst = me.tor;
     g.values = local(i, c, j);
-    if (agent() && s > 1) {
+    if (me.agent() && s > 1) {
       const auto part = it.partial.find({c, s - 1, j});
       g.ready = part != it.partial.end();
       if (g.ready) {
@@ -286,13 +307,16 @@ void RinaJobs::Member::pulled(const RinaPacket& p) {
 // A packet of a partial sum for this group's next summing step: the agent keeps it for its GRAD
 // (and tasks its switch on the first); an autonomous worker adds its own and sends it on.
 void RinaJobs::Member::partial(const RinaPacket& p) {
-  if (member_ != 0 || p.h.step >= groups() || p.values.size() != owner_.packet_elements(p.h.chunk, p.h.packet))
+  const Role& me = role(p.h.iteration);
+  const unsigned groups = ring(p.h.iteration).size();
+  if (!me.entry() || p.h.step >= groups ||
+      p.values.size() != ring(p.h.iteration).packet_elements(p.h.chunk, p.h.packet))
     return void(++owner_.base_.stray_packets);
   ack(p, p.h.step);
   const unsigned i = p.h.iteration, c = p.h.chunk, s = p.h.step + 1;
   Iteration& it = iterations_[i];
   began(i, c, s);
-  if (agent()) {
+  if (me.agent()) {
     task(i, c, s);
     // A GRAD of the step already queued waits for this packet.
     for (Send& q : queue_)
@@ -307,11 +331,11 @@ void RinaJobs::Member::partial(const RinaPacket& p) {
   }
   Send d;
   d.h = header(RINA_DATA, i, c, s, p.h.packet);
-  d.h.flags = uint8_t(s == groups() ? RINA_FLAG_FULL : 0);
-  d.dst = next_entry_;
+  d.h.flags = uint8_t(s == groups ? RINA_FLAG_FULL : 0);
+  d.dst = me.next_entry;
   d.values = local(i, c, p.h.packet);
   for (size_t k = 0; k < d.values.size(); ++k) d.values[k] = int32_t(uint32_t(d.values[k]) + uint32_t(p.values[k]));
-  if (s == groups()) {
+  if (s == groups) {
     RinaPacket own = p;
     own.h = d.h, own.values = d.values;
     take_result(own);
@@ -323,16 +347,18 @@ void RinaJobs::Member::partial(const RinaPacket& p) {
 // A packet of a chunk's complete sum: this member's result. The group's entry ACKs it unless its
 // own switch made it; an autonomous worker hands it on unless its step is the chunk's last.
 void RinaJobs::Member::complete(const RinaPacket& p) {
-  if (p.values.size() != owner_.packet_elements(p.h.chunk, p.h.packet)) return void(++owner_.base_.stray_packets);
-  const bool own_sum = ina_ && p.src_ipv4 == tor_;
-  if (member_ == 0 && !own_sum) {
+  if (p.values.size() != ring(p.h.iteration).packet_elements(p.h.chunk, p.h.packet))
+    return void(++owner_.base_.stray_packets);
+  const Role& me = role(p.h.iteration);
+  const bool own_sum = me.ina && p.src_ipv4 == me.tor;
+  if (me.entry() && !own_sum) {
     // An INA switch relays it with its own step; the sender's is the one before.
-    const unsigned s = ina_ ? p.h.step : p.h.step + 1u;
+    const unsigned s = me.ina ? p.h.step : p.h.step + 1u;
     ack(p, s - 1);
     began(p.h.iteration, p.h.chunk, s);
-    if (!ina_ && s < 2 * groups() - 1) {
+    if (!me.ina && s < 2 * ring(p.h.iteration).size() - 1) {
       Send d;
-      d.h = p.h, d.h.step = uint16_t(s), d.dst = next_entry_, d.values = p.values;
+      d.h = p.h, d.h.step = uint16_t(s), d.dst = me.next_entry, d.values = p.values;
       queue_.push_back(std::move(d));
       wake_.notify(sc_core::SC_ZERO_TIME);
     }
@@ -380,6 +406,40 @@ std::pair<uint64_t, Picos> workload(const Config& cfg) {
   return {bytes, Picos(std::llround(training_compute_us(*m, r.batch) * r.scale * double(kPicosPerUs)))};
 }
 
+}  // namespace
+
+std::vector<unsigned> rina_failures(const std::string& text, const std::vector<unsigned>& members, unsigned iterations) {
+  std::vector<unsigned> at(members.size(), iterations + 1);
+  std::stringstream in(text);
+  for (std::string entry; std::getline(in, entry, ',');) {
+    entry = trim(entry);
+    if (entry.empty()) continue;
+    const size_t sep = entry.find('@');
+    const auto number = [&](const std::string& t, const char* what) {
+      const std::string v = trim(t);
+      if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos)
+        throw InputError("rina.failed: '" + entry + "': the " + what + " '" + v + "' is not a number");
+      return unsigned(std::stoul(v));
+    };
+    if (sep == std::string::npos) throw InputError("rina.failed: '" + entry + "' is not HOST@ITERATION");
+    const unsigned host = number(entry.substr(0, sep), "host"), iteration = number(entry.substr(sep + 1), "iteration");
+    const auto rank = std::find(members.begin(), members.end(), host);
+    if (rank == members.end()) throw InputError("rina.failed: host " + std::to_string(host) + " is not a member (hosts.members)");
+    if (iteration >= iterations)
+      throw InputError("rina.failed: '" + entry + "': iteration " + std::to_string(iteration) + " of " +
+                       std::to_string(iterations) + " (rina.iterations; the first is 0)");
+    if (at[size_t(rank - members.begin())] <= iterations)
+      throw InputError("rina.failed: host " + std::to_string(host) + " fails twice");
+    at[size_t(rank - members.begin())] = iteration;
+  }
+  for (unsigned i = 0; i < iterations; ++i)
+    if (std::all_of(at.begin(), at.end(), [i](unsigned f) { return f <= i; }))
+      throw InputError("rina.failed: every member is down by iteration " + std::to_string(i));
+  return at;
+}
+
+namespace {
+
 // What the job needs of its set-up; InputError naming the key.
 void check_setup(const Config& cfg, const std::vector<RinaGroup>& groups) {
   const RinaConfig& r = rina_config(cfg);
@@ -405,25 +465,29 @@ void check_setup(const Config& cfg, const std::vector<RinaGroup>& groups) {
 
 RinaJobs::RinaJobs(sc_core::sc_module_name name, const Config& cfg, Network& net, const std::vector<unsigned>& members)
     : sc_core::sc_module(name), cfg_(cfg), net_(net), hosts_(members) {
-  groups_ = rina_groups(net.topology(), members);
-  check_setup(cfg, groups_);
   const RinaConfig& r = rina_config(cfg);
+  fails_at_ = rina_failures(r.failed, members, r.iterations);
   uint64_t bytes;
   std::tie(bytes, compute_) = workload(cfg);
-  elements_ = bytes / RINA_ELEMENT_BYTES;
   per_packet_ = r.packet_bytes / RINA_ELEMENT_BYTES;
   iterations_ = r.iterations, window_ = r.window, slots_ = std::max(1u, r.aggregators), batch_ = r.batch;
   rate_gbps_ = r.rate_gbps;
-  for (unsigned c = 0; c < groups_.size(); ++c) most_packets_ = std::max(most_packets_, chunk_packets(c));
-  if (uint64_t(most_packets_) > 0xFFFF)
-    throw InputError("rina.packet_bytes: a chunk of " + std::to_string(most_packets_) + " packets; at most 65535 " +
-                     "(larger packets or more groups)");
-  group_of_rank_.assign(members.size(), 0);
-  for (unsigned g = 0; g < groups_.size(); ++g)
-    for (unsigned rank : groups_[g].ranks) group_of_rank_[rank] = g;
+  uint64_t ordinal = 0, index = 0;
+  for (unsigned i = 0; i < iterations_; ++i) {
+    std::vector<bool> down(members.size());
+    for (unsigned rank = 0; rank < members.size(); ++rank) down[rank] = fails_at_[rank] <= i;
+    rings_.emplace_back(rina_groups(net.topology(), members, down), members.size(), bytes / RINA_ELEMENT_BYTES,
+                        per_packet_);
+    check_setup(cfg, rings_.back().groups);
+    if (rings_.back().most_packets > 0xFFFF)
+      throw InputError("rina.packet_bytes: a chunk of " + std::to_string(rings_.back().most_packets) +
+                       " packets; at most 65535 (larger packets or more groups)");
+    first_ordinal_.push_back(ordinal), first_index_.push_back(index);
+    ordinal += rings_.back().size(), index += uint64_t(rings_.back().size()) * rings_.back().most_packets;
+  }
   values_seed_ = component_seed(cfg.seed, "rina.values");
   began_.assign(iterations_, kNever), ended_.assign(iterations_, 0);
-  sequence_.resize(groups_.size());
+  sequence_.resize(rings_[0].size());
   net.join_allreduce(members.size());
   for (unsigned rank = 0; rank < members.size(); ++rank)
     members_.push_back(std::make_unique<Member>(("member" + std::to_string(rank)).c_str(), *this, rank));
@@ -431,27 +495,20 @@ RinaJobs::RinaJobs(sc_core::sc_module_name name, const Config& cfg, Network& net
 
 RinaJobs::~RinaJobs() = default;
 
-uint64_t RinaJobs::chunk_start(unsigned c) const { return elements_ * c / groups_.size(); }
-
-uint32_t RinaJobs::chunk_packets(unsigned c) const {
-  const uint64_t n = chunk_start(c + 1) - chunk_start(c);
-  return uint32_t((n + per_packet_ - 1) / per_packet_);
-}
-
-unsigned RinaJobs::packet_elements(unsigned c, uint32_t j) const {
-  const uint64_t n = chunk_start(c + 1) - chunk_start(c);
-  return unsigned(std::min<uint64_t>(per_packet_, n - uint64_t(j) * per_packet_));
-}
+unsigned RinaJobs::live_iterations(unsigned rank) const { return std::min(fails_at_[rank], iterations_); }
 
 int32_t RinaJobs::value(unsigned iteration, unsigned rank, uint64_t element) const {
   return member_value(values_seed_, iteration, rank, element);
 }
 
+// The sum of the live members' gradients (the failed take no part).
 const std::vector<int32_t>& RinaJobs::sum_of(unsigned iteration) {
   if (sum_iteration_ != int(iteration)) {
-    std::vector<uint32_t> sum(elements_, 0);
+    const RinaRing& r = rings_[iteration];
+    std::vector<uint32_t> sum(r.elements, 0);
     for (unsigned rank = 0; rank < hosts_.size(); ++rank)
-      for (uint64_t e = 0; e < elements_; ++e) sum[e] += uint32_t(value(iteration, rank, e));
+      if (r.group_of_rank[rank] >= 0)
+        for (uint64_t e = 0; e < r.elements; ++e) sum[e] += uint32_t(value(iteration, rank, e));
     sum_.assign(sum.begin(), sum.end());
     sum_iteration_ = int(iteration);
   }
@@ -460,7 +517,7 @@ const std::vector<int32_t>& RinaJobs::sum_of(unsigned iteration) {
 
 void RinaJobs::check(unsigned iteration, unsigned rank, unsigned c, uint32_t j, const std::vector<int32_t>& got) {
   const std::vector<int32_t>& sum = sum_of(iteration);
-  const uint64_t first = chunk_start(c) + uint64_t(j) * per_packet_;
+  const uint64_t first = rings_[iteration].chunk_start(c) + uint64_t(j) * per_packet_;
   for (size_t k = 0; k < got.size(); ++k)
     if (got[k] != sum[first + k]) {
       if (!wrong_++)
@@ -485,12 +542,12 @@ AllreduceStats RinaJobs::stats() const {
   AllreduceStats s = base_;
   s.model = kRinaModel;
   s.hosts = hosts_.size();
-  s.bytes = elements_ * RINA_ELEMENT_BYTES * iterations_;
+  s.bytes = rings_[0].elements * RINA_ELEMENT_BYTES * iterations_;
   s.unfinished_ranks = 0;
   for (const auto& m : members_) s.unfinished_ranks += !m->done();
   unsigned ina = 0;
-  for (const RinaGroup& g : groups_) ina += g.ina;
-  const uint64_t G = groups_.size();
+  for (const RinaGroup& g : rings_[0].groups) ina += g.ina;
+  const uint64_t G = rings_[0].size();
   s.details = {{"ring_groups", G},
                {"ina_groups", ina},
                {"autonomous_workers", G - ina},
@@ -502,7 +559,10 @@ AllreduceStats RinaJobs::stats() const {
                {"data", counts_.data},
                {"deliveries", counts_.deliveries},
                {"duplicate_deliveries", counts_.duplicate_deliveries},
-               {"window_cuts", window_cuts()}};
+               {"window_cuts", window_cuts()},
+               {"failed", counts_.failed},
+               {"to_failed", counts_.to_failed},
+               {"last_ring_groups", rings_.back().size()}};
   s.conclude(done_at_, !wrong_);
   double iteration_ps = 0;
   unsigned done = 0;
@@ -513,9 +573,12 @@ AllreduceStats RinaJobs::stats() const {
   row["workers"] = double(hosts_.size());
   row["iterations"] = done;
   row["iteration_us"] = done ? iteration_ps / done / double(kPicosPerUs) : 0.0;
-  row["samples_per_s"] = done ? batch_ * double(hosts_.size()) / (iteration_ps / done / 1e12) : 0.0;
+  double live = 0;  // members an iteration, on average (the failed train no more)
+  for (unsigned i = 0; i < iterations_; ++i)
+    for (int g : rings_[i].group_of_rank) live += g >= 0 ? 1.0 / iterations_ : 0.0;
+  row["samples_per_s"] = done ? batch_ * live / (iteration_ps / done / 1e12) : 0.0;
   s.jobs.push_back(std::move(row));
-  for (unsigned g = 0; g < groups_.size(); ++g) {
+  for (unsigned g = 0; g < sequence_.size(); ++g) {
     std::vector<std::tuple<unsigned, unsigned, Picos>> steps = sequence_[g];
     std::sort(steps.begin(), steps.end());
     for (const auto& [step, c, at] : steps)
@@ -548,6 +611,7 @@ RinaFabricRole::RinaFabricRole(const Config& cfg, const Topology& t) : cfg_(cfg)
     throw InputError("hosts.groups: hosts.model rina runs one training job (its groups are its racks)");
   const std::vector<RinaGroup> groups = rina_groups(t, members_);
   check_setup(cfg, groups);
+  rina_failures(rina_config(cfg).failed, members_, rina_config(cfg).iterations);
   ina_switch_.assign(t.switches().size(), false);
   for (const RinaGroup& g : groups)
     if (g.ina) ina_switch_[g.tor] = true;

@@ -25,6 +25,11 @@
 // links are assumed: nothing is sent again, and a run that loses a packet ends unfinished, saying
 // so.
 //
+// Failures (rina.failed, Rina §IV-C2), at iteration boundaries: a member that fails takes no part
+// from that iteration on, and the ring of every iteration is made of the members still up
+// (rina_groups.h): a rack whose agent failed runs as autonomous workers, one that lost a worker
+// runs without it, its agent excluding it; the sums are of the members up.
+//
 // Every member checks every packet of every chunk's sum against the sum worked out here from
 // the generated gradients, and counts each delivery (each packet reaches each member once). The
 // stats say the ring's groups and steps, each group's steps in the first iteration (which chunk,
@@ -50,6 +55,10 @@ namespace fs {
 constexpr const char* kRinaModel = "rina";
 static_assert(RINA_UDP_PORT_DEFAULT != kTrafficUdpPort, "rina's frames share a host's UDP port");
 
+// rina.failed: each member's (by rank) first iteration it is down in, past the last
+// (iterations + 1) for those that never fail; InputError naming the key and the entry.
+std::vector<unsigned> rina_failures(const std::string& text, const std::vector<unsigned>& members, unsigned iterations);
+
 struct RinaCounts {
   uint64_t tasks = 0;          // TASKs the agents sent
   uint64_t pulls = 0;          // PULLs the members took
@@ -58,6 +67,8 @@ struct RinaCounts {
   uint64_t acks = 0;           // ACKs the entries sent
   uint64_t deliveries = 0;     // packets of a chunk's complete sum the members took
   uint64_t duplicate_deliveries = 0;
+  uint64_t failed = 0;     // members that failed (rina.failed)
+  uint64_t to_failed = 0;  // packets that reached a failed member's host
 };
 
 class RinaJobs : public sc_core::sc_module, public NetworkAllreduce {
@@ -70,11 +81,9 @@ class RinaJobs : public sc_core::sc_module, public NetworkAllreduce {
   AllreduceStats stats() const override;
   std::string failure() const override;
 
-  const std::vector<RinaGroup>& groups() const { return groups_; }
-  uint64_t chunk_start(unsigned c) const;       // the chunk's first element
-  uint32_t chunk_packets(unsigned c) const;
-  unsigned packet_elements(unsigned c, uint32_t j) const;
+  const RinaRing& ring(unsigned iteration) const { return rings_.at(iteration); }
   int32_t value(unsigned iteration, unsigned rank, uint64_t element) const;
+  unsigned live_iterations(unsigned rank) const;  // the iterations the member takes part in
 
  private:
   class Member;
@@ -89,11 +98,11 @@ class RinaJobs : public sc_core::sc_module, public NetworkAllreduce {
   const Config cfg_;
   Network& net_;
   std::vector<unsigned> hosts_;  // by rank
-  std::vector<RinaGroup> groups_;
-  std::vector<unsigned> group_of_rank_;
-  uint64_t elements_ = 0, values_seed_ = 0;
+  std::vector<unsigned> fails_at_;  // by rank: the first iteration it is down in
+  std::vector<RinaRing> rings_;     // by iteration
+  std::vector<uint64_t> first_ordinal_, first_index_;  // by iteration: its first summing step's ordinal and GRAD x
+  uint64_t values_seed_ = 0;
   unsigned per_packet_ = 0, iterations_ = 0, window_ = 0, slots_ = 0;
-  uint32_t most_packets_ = 0;  // P
   Picos compute_ = 0;
   double batch_ = 0, rate_gbps_ = 0;
   std::vector<std::unique_ptr<Member>> members_;
