@@ -19,10 +19,11 @@
  * The 24-byte header, big-endian fields:
  *   0 kind (RINA_TASK .. RINA_ACK) | 1 flags | 2 iteration | 4 chunk | 6 step (1 .. 2G - 1) |
  *   8 groups (G) | 10 packet (the packet's index in its chunk; TASK, PULL: the chunk's packet
- *   count) | 12 slot (GRAD: the switch's aggregator the packet's sum is kept in) | 14 elements
- *   (int32 values that follow) | 16 member (GRAD: the sender's index in its group, its bit in
- *   the switch's bitmap) | 17 members (TASK, PULL, GRAD: the group's workers, 1 .. 32) | 18
- *   reserved (0) | 20 next (TASK: the IPv4 address of the next group's entry; 0 otherwise)
+ *   count; ACK: the first packet it acknowledges) | 12 slot (GRAD: the switch's aggregator the
+ *   packet's sum is kept in) | 14 elements (int32 values that follow) | 16 member (GRAD: the
+ *   sender's index in its group, its bit in the switch's bitmap) | 17 members (TASK, PULL, GRAD:
+ *   the group's workers, 1 .. 32; ACK: the packets it acknowledges, from `packet` on, 1 .. 255)
+ *   | 18 reserved (0) | 20 next (TASK: the IPv4 address of the next group's entry; 0 otherwise)
  * then, for GRAD and DATA, the values (little-endian int32); for TASK, the group's workers'
  * IPv4 addresses (big-endian, member order, the agent first). Flags: FULL (DATA: the complete sum
  * of the chunk, AllGather); ECE (ACK: the DATA it acknowledges arrived ECN-marked); the other bits
@@ -115,7 +116,8 @@ enum rina_problem {
   RINA_BAD_GROUPS,     /* groups 0 or above RINA_MAX_GROUPS */
   RINA_BAD_STEP,       /* step 0 or beyond 2G - 1 (TASK, PULL, GRAD: beyond G, the last that sums) */
   RINA_BAD_CHUNK,      /* chunk >= groups */
-  RINA_BAD_MEMBERS,    /* TASK, PULL, GRAD: members 0 or above RINA_MAX_MEMBERS; GRAD: member >= members */
+  RINA_BAD_MEMBERS,    /* TASK, PULL, GRAD: members 0 or above RINA_MAX_MEMBERS; GRAD: member >= members;
+                          ACK: members (packets acknowledged) 0 */
   RINA_STRAY_NEXT,     /* next set on anything but a TASK, or 0 on a TASK */
   RINA_BAD_ELEMENTS    /* values on a kind that carries none (TASK, PULL, ACK), or above RINA_ELEMENTS */
 };
@@ -132,6 +134,7 @@ static inline int rina_header_problem(const rina_header_t* h) {
   if (h->chunk >= h->groups) return RINA_BAD_CHUNK;
   if ((task || pull || grad) && (h->members == 0 || h->members > RINA_MAX_MEMBERS)) return RINA_BAD_MEMBERS;
   if (grad && h->member >= h->members) return RINA_BAD_MEMBERS;
+  if (h->kind == RINA_ACK && h->members == 0) return RINA_BAD_MEMBERS;
   if (task ? h->next == 0 : h->next != 0) return RINA_STRAY_NEXT;
   if (((task || pull || h->kind == RINA_ACK) && h->elements) || h->elements > RINA_ELEMENTS) return RINA_BAD_ELEMENTS;
   return RINA_FINE;

@@ -160,11 +160,12 @@ TEST_F(RinaHandler, AOneGroupRingsCompleteSumOnlyGoesToItsRack) {
 TEST_F(RinaHandler, AcksOfTheSwitchsSumsGoToTheRackAndAcksOfRelaysStopHere) {
   ASSERT_EQ(task(1, 2), "tasked");
   rina_header_t a = header(RINA_ACK, 1, 2);
-  a.packet = 4;
+  a.packet = 4, a.members = 3;  // packets 4 to 6
   EXPECT_EQ(run(fs::build_rina_packet(a, kNext, kSelf, {}), kNext), "acked");
   ASSERT_EQ(last_.sent.size(), 1u);
   EXPECT_EQ(last_.sent[0].ports, (std::vector<uint32_t>{0, 1, 2}));
   EXPECT_EQ(read(last_.sent[0].data).h.packet, 4);
+  EXPECT_EQ(read(last_.sent[0].data).h.members, 3);
   EXPECT_EQ(read(last_.sent[0].data).src_ipv4, fs_host_ipv4(kNext));  // the workers see who ACKed
   a.step = 4;  // of a FULL DATA this switch relayed at step 4
   EXPECT_EQ(run(fs::build_rina_packet(a, kNext, kSelf, {}), kNext), "relay_acked");
@@ -211,6 +212,7 @@ TEST(RinaHandlerFresh, GradientsAndAcksBeforeAnyTaskAreDropped) {
   g.members = 3;
   EXPECT_EQ(h.outcome_name(h.run(fs::build_rina_packet(g, 0, kSelf, {1})).outcome), "no_group");
   rina_header_t a = header(RINA_ACK, 0, 1);
+  a.members = 1;
   EXPECT_EQ(h.outcome_name(h.run(fs::build_rina_packet(a, 0, kSelf, {})).outcome), "no_group");
 }
 

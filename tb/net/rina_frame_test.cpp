@@ -80,7 +80,9 @@ TEST(RinaFrame, BadHeadersAreRefusedWithTheirReason) {
   EXPECT_EQ(refused(h, {1}), "rina packet: 0 groups (1 to 4096)");
   h.groups = 3, h.kind = 6;
   EXPECT_EQ(refused(h), "rina packet: kind 6 (1 TASK to 5 ACK)");
-  h.kind = RINA_ACK, h.flags = RINA_FLAG_FULL;
+  h.kind = RINA_ACK, h.flags = 0;
+  EXPECT_EQ(refused(h), "rina packet: an ACK of no packets (members 0)");
+  h.members = 1, h.flags = RINA_FLAG_FULL;
   EXPECT_EQ(refused(h), "rina packet: flags 128 on a packet of kind 5 (only DATA is FULL, only an ACK ECE)");
   h.flags = RINA_FLAG_ECE;
   EXPECT_EQ(refused(h), "built");

@@ -31,6 +31,10 @@ std::vector<ConfigKey> rina_config_keys() {
                          RINA(rate_gbps)));
   s.push_back(string_key("rina.failed", "hosts.model rina: members that fail: 'HOST@ITERATION' entries separated by ',' (host numbers of hosts.members); a member is down from that iteration on (the first is 0): a rack whose agent failed falls back to the plain ring, one that lost another worker runs without it (Rina 4.3.2)",
                          {}, RINA(failed)));
+  s.push_back(uint_key("rina.ack_every", "hosts.model rina: the most packets of a sender's stream (a chunk's step) one ACK covers: a group's entry acknowledges a row of them once this many came, the chunk's last came, the row broke or rina.ack_delay_ns passed", 1, 255,
+                       RINA(ack_every)));
+  s.push_back(uint_key("rina.ack_delay_ns", "hosts.model rina: how long an ACK waits for more packets of its row", 1, 1ull << 32,
+                       RINA(ack_delay_ns)));
   return s;
 }
 

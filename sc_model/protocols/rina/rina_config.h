@@ -22,6 +22,8 @@ struct RinaConfig {
   unsigned window = 64;          // a sender's ScatterReduce window at the start, in packets
   double rate_gbps = 0;          // "full speed": senders pace at it and windows stop growing at it (0: the link's)
   std::string failed;            // 'HOST@ITERATION,...': members that fail (rina_jobs.h)
+  unsigned ack_every = 16;       // packets an ACK covers at most
+  uint64_t ack_delay_ns = 1000;  // an ACK waits at most this long for more packets of its row
 };
 constexpr const char* kRinaSection = "rina";
 inline RinaConfig& rina_config(Config& cfg) { return cfg.sections.get<RinaConfig>(kRinaSection); }

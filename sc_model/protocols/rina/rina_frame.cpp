@@ -21,6 +21,7 @@ std::string rina_packet_problem(const rina_header_t& h) {
              std::to_string(2 * h.groups - 1) + "; a TASK, PULL or GRAD at most " + std::to_string(h.groups) + ")";
     case RINA_BAD_CHUNK: return "chunk " + std::to_string(h.chunk) + " of " + std::to_string(h.groups);
     case RINA_BAD_MEMBERS:
+      if (h.kind == RINA_ACK) return std::string("an ACK of no packets (members 0)");
       return "member " + std::to_string(h.member) + " of a group of " + std::to_string(h.members) + " (1 to " +
              std::to_string(RINA_MAX_MEMBERS) + ")";
     case RINA_STRAY_NEXT:

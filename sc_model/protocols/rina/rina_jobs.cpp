@@ -40,11 +40,12 @@ class RinaJobs::Member : public sc_core::sc_module, public PacketSinkIf {
         host_(owner.hosts_[rank]),
         gbps_(owner.rate_gbps_ > 0 ? std::min(owner.rate_gbps_, owner.net_.host(host_).nic().params().gbps)
                                    : owner.net_.host(host_).nic().params().gbps),
-        scatter_(owner.window_, gbps_, packet_frame_bytes()),
-        gather_(1, gbps_, packet_frame_bytes()) {
+        scatter_(owner.window_, owner.window_),
+        gather_(1, owner.window_) {
     owner.net_.host(host_).bind_udp(RINA_UDP_PORT_DEFAULT, this);
     SC_THREAD(run);
     SC_THREAD(send_loop);
+    SC_THREAD(ack_loop);
   }
 
   void accept(PacketPtr p) override;
@@ -76,15 +77,19 @@ class RinaJobs::Member : public sc_core::sc_module, public PacketSinkIf {
     std::set<std::pair<unsigned, unsigned>> tasked;  // (chunk, step) whose TASK the agent sent
     std::set<std::pair<unsigned, unsigned>> began;   // (chunk, step) the group's entry began
   };
+  // Packets of one sender's stream (a chunk's step) taken in a row, not yet acknowledged.
+  struct AckRun {
+    uint32_t first = 0, count = 0;
+    bool ce = false;
+    Picos since = 0;  // when its first packet came
+  };
+  using Stream = std::tuple<uint32_t, unsigned, unsigned, unsigned>;  // sender, iteration, chunk, step
   struct Flight {
     bool grad = false, gather = false;  // a GRAD; a complete sum handed on (the AllGather window's)
     uint64_t slot_index = 0;            // a GRAD's x
     Picos sent_at = 0;
   };
   static bool gathers(const Send& s) { return s.h.kind == RINA_DATA && (s.h.flags & RINA_FLAG_FULL); }
-  uint64_t packet_frame_bytes() const {
-    return RINA_PAYLOAD_OFFSET + RINA_HEADER_BYTES + uint64_t(owner_.per_packet_) * RINA_ELEMENT_BYTES;
-  }
 
   const RinaRing& ring(unsigned i) const { return owner_.rings_[i]; }
   const Role& role(unsigned i);
@@ -110,7 +115,7 @@ class RinaJobs::Member : public sc_core::sc_module, public PacketSinkIf {
 
   void run();
   void send_loop();
-  bool sendable(const Send& s) const;
+  bool sendable(const Send& s);  // (and tells a window that holds it back)
   void send_now(const rina_header_t& h, uint32_t dst, const std::vector<int32_t>& values,
                 const std::vector<uint32_t>& members = {});
   void start_iteration(unsigned iteration);
@@ -120,6 +125,8 @@ class RinaJobs::Member : public sc_core::sc_module, public PacketSinkIf {
   void complete(const RinaPacket& p);
   void acked(const RinaPacket& p);
   void ack(const RinaPacket& p, unsigned step);
+  void flush(const Stream& s, const AckRun& r);
+  void ack_loop();
   void take_result(const RinaPacket& p);
   void began(unsigned iteration, unsigned c, unsigned s) {
     if (iterations_[iteration].began.insert({c, s}).second) owner_.step_began(role(iteration).group, iteration, c, s);
@@ -139,7 +146,8 @@ class RinaJobs::Member : public sc_core::sc_module, public PacketSinkIf {
   std::set<uint64_t> open_slots_;          // the GRADs' slot indices among them
   std::set<uint64_t> pulled_;              // ordinals of the steps pulled, past pulled_upto_
   uint64_t pulled_upto_ = 0;               // every step of a lower ordinal has been pulled
-  sc_core::sc_event wake_, progress_;
+  std::map<Stream, AckRun> acks_;          // what this entry has taken and not yet acknowledged
+  sc_core::sc_event wake_, progress_, ack_wake_;
 };
 
 const RinaJobs::Member::Role& RinaJobs::Member::role(unsigned i) {
@@ -212,17 +220,23 @@ void RinaJobs::Member::task(unsigned i, unsigned c, unsigned s) {
   send_now(h, me.tor, {}, me.rack);
 }
 
-bool RinaJobs::Member::sendable(const Send& s) const {
+bool RinaJobs::Member::sendable(const Send& s) {
   if (!s.ready || s.h.iteration >= computed_) return false;
-  if (gathers(s) ? gather_flight_ >= gather_.packets() : scatter_flight_ >= scatter_.packets()) return false;
+  RinaWindow& w = gathers(s) ? gather_ : scatter_;
+  if ((gathers(s) ? gather_flight_ : scatter_flight_) >= w.packets()) {
+    w.held_back();
+    return false;
+  }
   if (s.h.kind != RINA_GRAD) return true;
   if (ordinal(s.h.iteration, s.h.step) >= pulled_upto_) return false;  // an earlier step's PULL is still to come
   return open_slots_.empty() || index_of(s.h.iteration, s.h.step, s.h.packet) < *open_slots_.begin() + owner_.slots_;
 }
 
 // Sends the queue's packets in order, each when it is ready and its window lets it go, paced at
-// the sender's full speed.
+// the sender's full speed (its link's wire time of the frame, stretched by the link's rate over
+// full speed).
 void RinaJobs::Member::send_loop() {
+  const LinkParams& link = owner_.net_.host(host_).nic().params();
   for (;;) {
     while (queue_.empty() || !sendable(queue_.front())) wait(wake_);
     Send s = std::move(queue_.front());
@@ -235,7 +249,7 @@ void RinaJobs::Member::send_loop() {
     ++(s.h.kind == RINA_GRAD ? owner_.counts_.grads : owner_.counts_.data);
     const size_t bytes = RINA_PAYLOAD_OFFSET + RINA_HEADER_BYTES + s.values.size() * RINA_ELEMENT_BYTES;
     send_now(s.h, s.dst, s.values);
-    wait(ps_time(Picos(std::llround(double(bytes) * 8e3 / gbps_))));
+    wait(ps_time(Picos(std::llround(double(link.wire_time_of(bytes)) * link.gbps / gbps_))));
   }
 }
 
@@ -375,23 +389,77 @@ void RinaJobs::Member::take_result(const RinaPacket& p) {
   progress_.notify(sc_core::SC_ZERO_TIME);
 }
 
+// An ACK of packets `packet` .. `packet` + members - 1 of a chunk's step.
 void RinaJobs::Member::acked(const RinaPacket& p) {
-  const auto it = in_flight_.find({p.h.iteration, p.h.chunk, p.h.step, p.h.packet});
-  if (it == in_flight_.end()) return void(++owner_.base_.stray_packets);
-  if (it->second.grad) open_slots_.erase(it->second.slot_index);
-  --(it->second.gather ? gather_flight_ : scatter_flight_);
-  (it->second.gather ? gather_ : scatter_).acked(now_ps(), now_ps() - it->second.sent_at, p.h.flags & RINA_FLAG_ECE);
-  in_flight_.erase(it);
+  for (uint32_t k = 0; k < p.h.members; ++k) {
+    const auto it = in_flight_.find({p.h.iteration, p.h.chunk, p.h.step, p.h.packet + k});
+    if (it == in_flight_.end()) {
+      ++owner_.base_.stray_packets;
+      continue;
+    }
+    if (it->second.grad) open_slots_.erase(it->second.slot_index);
+    --(it->second.gather ? gather_flight_ : scatter_flight_);
+    (it->second.gather ? gather_ : scatter_).acked(now_ps(), now_ps() - it->second.sent_at, p.h.flags & RINA_FLAG_ECE);
+    in_flight_.erase(it);
+  }
   wake_.notify(sc_core::SC_ZERO_TIME);
 }
 
-// An ACK of a DATA this group's entry took, sent at `step`, to the DATA's sender.
+// A DATA this group's entry took, sent at `step`, to be acknowledged to its sender: with the
+// packets of its stream taken in a row before it, in one ACK once rina.ack_every of them came,
+// the chunk's last came, the row broke, or rina.ack_delay_ns passed since its first.
 void RinaJobs::Member::ack(const RinaPacket& p, unsigned step) {
-  rina_header_t a = header(RINA_ACK, p.h.iteration, p.h.chunk, step, p.h.packet);
-  a.flags = uint8_t(p.ce ? RINA_FLAG_ECE : 0u);
+  const Stream key{p.src_ipv4, p.h.iteration, p.h.chunk, step};
+  auto it = acks_.find(key);
+  if (it != acks_.end() && p.h.packet != it->second.first + it->second.count) {
+    flush(it->first, it->second);
+    acks_.erase(it);
+    it = acks_.end();
+  }
+  if (it == acks_.end()) {
+    AckRun r;
+    r.first = p.h.packet, r.since = now_ps();
+    it = acks_.emplace(key, r).first;
+    ack_wake_.notify(sc_core::SC_ZERO_TIME);
+  }
+  AckRun& r = it->second;
+  ++r.count, r.ce |= p.ce;
+  if (r.count >= owner_.ack_every_ || uint32_t(p.h.packet) + 1 == ring(p.h.iteration).chunk_packets(p.h.chunk)) {
+    flush(it->first, r);
+    acks_.erase(it);
+  }
+}
+
+void RinaJobs::Member::flush(const Stream& s, const AckRun& r) {
+  rina_header_t a = header(RINA_ACK, std::get<1>(s), std::get<2>(s), std::get<3>(s), r.first);
+  a.members = uint8_t(r.count), a.flags = uint8_t(r.ce ? RINA_FLAG_ECE : 0u);
   ++owner_.counts_.acks;
   ++owner_.base_.acks_sent;
-  send_now(a, p.src_ipv4, {});
+  send_now(a, std::get<0>(s), {});
+}
+
+// Sends the ACKs whose rows waited rina.ack_delay_ns since their first packet.
+void RinaJobs::Member::ack_loop() {
+  for (;;) {
+    if (acks_.empty()) {
+      wait(ack_wake_);
+      continue;
+    }
+    Picos first = ~Picos(0);
+    for (const auto& [key, r] : acks_) first = std::min(first, r.since);
+    const Picos due = first + owner_.ack_delay_;
+    if (due > now_ps()) {
+      wait(ps_time(due - now_ps()), ack_wake_);
+      continue;
+    }
+    for (auto it = acks_.begin(); it != acks_.end();)
+      if (it->second.since + owner_.ack_delay_ <= now_ps()) {
+        flush(it->first, it->second);
+        it = acks_.erase(it);
+      } else {
+        ++it;
+      }
+  }
 }
 
 namespace {
@@ -471,7 +539,7 @@ RinaJobs::RinaJobs(sc_core::sc_module_name name, const Config& cfg, Network& net
   std::tie(bytes, compute_) = workload(cfg);
   per_packet_ = r.packet_bytes / RINA_ELEMENT_BYTES;
   iterations_ = r.iterations, window_ = r.window, slots_ = std::max(1u, r.aggregators), batch_ = r.batch;
-  rate_gbps_ = r.rate_gbps;
+  rate_gbps_ = r.rate_gbps, ack_every_ = r.ack_every, ack_delay_ = Picos(r.ack_delay_ns) * kPicosPerNs;
   uint64_t ordinal = 0, index = 0;
   for (unsigned i = 0; i < iterations_; ++i) {
     std::vector<bool> down(members.size());

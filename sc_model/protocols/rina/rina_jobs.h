@@ -21,7 +21,9 @@
 // or its link's) and keeps no more unacknowledged than its window (rina_window.h: AIMD on the
 // ACKs up to full speed; one window for ScatterReduce, starting at rina.window, one for handing
 // complete sums on, starting at 1, Rina §IV-C1); an entry ACKs every DATA to its sender, with ECE
-// if it arrived ECN-marked, an INA switch multicasting the ACK of its sum to its rack. Lossless
+// if it arrived ECN-marked, an INA switch multicasting the ACK of its sum to its rack. An ACK
+// covers a row of packets of one sender's stream (rina.ack_every at most, or what came within
+// rina.ack_delay_ns of the row's first). Lossless
 // links are assumed: nothing is sent again, and a run that loses a packet ends unfinished, saying
 // so.
 //
@@ -102,7 +104,8 @@ class RinaJobs : public sc_core::sc_module, public NetworkAllreduce {
   std::vector<RinaRing> rings_;     // by iteration
   std::vector<uint64_t> first_ordinal_, first_index_;  // by iteration: its first summing step's ordinal and GRAD x
   uint64_t values_seed_ = 0;
-  unsigned per_packet_ = 0, iterations_ = 0, window_ = 0, slots_ = 0;
+  unsigned per_packet_ = 0, iterations_ = 0, window_ = 0, slots_ = 0, ack_every_ = 1;
+  Picos ack_delay_ = 0;
   Picos compute_ = 0;
   double batch_ = 0, rate_gbps_ = 0;
   std::vector<std::unique_ptr<Member>> members_;
