@@ -166,7 +166,7 @@ TEST(NetworkE2e, WhatANetworkRunRefuses) {
   // Every host model a network runs: the ring, then the protocols' (by protocol name).
   EXPECT_NE(none.err.find("network.topology = fat_tree: nothing drives the network; set traffic.pattern (uniform, "
                           "permutation or incast) or hosts.model (ring, a2tp, canary, allreduce, sparse_allreduce, sparcml, "
-                          "netreduce or roce_ring)\n"),
+                          "netreduce, roce_ring or rina)\n"),
             std::string::npos)
       << none.err;
   write_file(dir / "t.txt", "0 0 ff\n");
