@@ -165,8 +165,8 @@ TEST(NetworkE2e, WhatANetworkRunRefuses) {
   EXPECT_EQ(none.code, 2);  // bad input
   // Every host model a network runs: the ring, then the protocols' (by protocol name).
   EXPECT_NE(none.err.find("network.topology = fat_tree: nothing drives the network; set traffic.pattern (uniform, "
-                          "permutation or incast) or hosts.model (ring, a2tp, canary, allreduce, sparse_allreduce, sparcml, "
-                          "netreduce, roce_ring or rina)\n"),
+                          "permutation or incast) or hosts.model (ring, a2tp, canary, ps, hierarchical_ring, allreduce, "
+                          "sparse_allreduce, sparcml, netreduce, roce_ring or rina)\n"),
             std::string::npos)
       << none.err;
   write_file(dir / "t.txt", "0 0 ff\n");

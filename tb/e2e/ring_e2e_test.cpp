@@ -240,7 +240,7 @@ TEST(RingE2e, InfoListsTheRingBesideTheProtocolsHostModels) {
                        "docs/NETWORKS.md), or a2tp ("),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("[none, ring, a2tp, canary, allreduce, sparse_allreduce, sparcml, netreduce, roce_ring, rina]"), std::string::npos)
+  EXPECT_NE(r.out.find("[none, ring, a2tp, canary, ps, hierarchical_ring, allreduce, sparse_allreduce, sparcml, netreduce, roce_ring, rina]"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("hosts.members"), std::string::npos);
 }
