@@ -6,6 +6,11 @@
 // other way round (A2TP 6.1).
 #include "network/training_models.h"
 
+#include <algorithm>
+#include <cmath>
+
+#include "common/errors.h"
+
 namespace fs {
 namespace {
 
@@ -41,6 +46,16 @@ std::vector<std::string> training_model_choices() {
 
 double training_compute_us(const TrainingModel& m, double batch) {
   return 3 * m.forward_flops * batch / (kPeakFlops * kUtilisation) * 1e6;
+}
+
+TrainingWorkload training_workload(const std::string& key, const std::string& model, uint64_t custom_bytes,
+                                   double custom_compute_us, double scale, double batch) {
+  const auto picos = [](double us) { return Picos(std::llround(us * double(kPicosPerUs))); };
+  if (model == "custom") return {custom_bytes, picos(custom_compute_us)};
+  const TrainingModel* m = find_training_model(model);
+  if (!m) throw InputError(key + ": no preset '" + model + "'");
+  const uint64_t bytes = std::max<uint64_t>(4, uint64_t(std::llround(double(m->gradient_bytes) * scale)) / 4 * 4);
+  return {bytes, picos(training_compute_us(*m, batch) * scale)};
 }
 
 }  // namespace fs

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "common/units.h"
+
 namespace fs {
 
 struct TrainingModel {
@@ -29,5 +31,17 @@ std::vector<std::string> training_model_choices();
 // specification, the GPU of A2TP's and Rina's testbeds) at 40% of its peak. An estimate, not a
 // measurement.
 double training_compute_us(const TrainingModel& m, double batch);
+
+// What one worker of a training job sends and computes in an iteration.
+struct TrainingWorkload {
+  uint64_t gradient_bytes;
+  Picos compute;
+};
+// The workload a models key (`key`, e.g. "rina.model") names: for "custom", `custom_bytes` and
+// `custom_compute_us`; for a preset, its gradient bytes x `scale` (a multiple of 4, at least 4)
+// and its compute time for `batch` samples x `scale`. InputError naming the key for an unknown
+// model.
+TrainingWorkload training_workload(const std::string& key, const std::string& model, uint64_t custom_bytes,
+                                   double custom_compute_us, double scale, double batch);
 
 }  // namespace fs

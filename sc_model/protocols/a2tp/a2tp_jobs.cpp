@@ -447,14 +447,9 @@ class A2tpJobs::Server : public sc_core::sc_module, public PacketSinkIf {
 namespace {
 
 // The gradient bytes and compute time of an iteration, as a2tp.model says.
-std::pair<uint64_t, Picos> workload(const Config& cfg) {
+TrainingWorkload workload(const Config& cfg) {
   const A2tpConfig& c = a2tp_config(cfg);
-  if (c.model == "custom") return {cfg.hosts.bytes, Picos(std::llround(c.compute_us * double(kPicosPerUs)))};
-  const TrainingModel* p = find_training_model(c.model);
-  if (!p) throw InputError("a2tp.model: no preset '" + c.model + "'");
-  const uint64_t bytes = std::max<uint64_t>(4, uint64_t(std::llround(double(p->gradient_bytes) * c.scale)) / 4 * 4);
-  const double compute_us = training_compute_us(*p, kA2tpBatch);
-  return {bytes, Picos(std::llround(compute_us * c.scale * double(kPicosPerUs)))};
+  return training_workload("a2tp.model", c.model, cfg.hosts.bytes, c.compute_us, c.scale, kA2tpBatch);
 }
 
 // The jobs' hosts: hosts.members cut into hosts.groups; InputError for a job the switch cannot
@@ -499,7 +494,9 @@ A2tpJobs::A2tpJobs(sc_core::sc_module_name name, const Config& cfg, Network& net
   check_setup(cfg);
   const A2tpConfig& c = a2tp_config(cfg);
   mode_ = c.mode;
-  std::tie(gradient_bytes_, compute_) = workload(cfg);
+  const TrainingWorkload w = workload(cfg);
+  gradient_bytes_ = w.gradient_bytes;
+  compute_ = w.compute;
   per_fragment_ = c.fragment_bytes / A2TP_ELEMENT_BYTES;
   const uint64_t values = gradient_bytes_ / A2TP_ELEMENT_BYTES;
   fragments_ = (values + per_fragment_ - 1) / per_fragment_;

@@ -7,7 +7,6 @@
 #include <map>
 #include <set>
 #include <sstream>
-#include <tuple>
 
 #include "common/errors.h"
 #include "common/fnv1a.h"
@@ -465,13 +464,9 @@ void RinaJobs::Member::ack_loop() {
 namespace {
 
 // The gradient bytes and compute time of an iteration, as rina.model says.
-std::pair<uint64_t, Picos> workload(const Config& cfg) {
+TrainingWorkload workload(const Config& cfg) {
   const RinaConfig& r = rina_config(cfg);
-  if (r.model == "custom") return {cfg.hosts.bytes, Picos(std::llround(r.compute_us * double(kPicosPerUs)))};
-  const TrainingModel* m = find_training_model(r.model);
-  if (!m) throw InputError("rina.model: no preset '" + r.model + "'");
-  const uint64_t bytes = std::max<uint64_t>(4, uint64_t(std::llround(double(m->gradient_bytes) * r.scale)) / 4 * 4);
-  return {bytes, Picos(std::llround(training_compute_us(*m, r.batch) * r.scale * double(kPicosPerUs)))};
+  return training_workload("rina.model", r.model, cfg.hosts.bytes, r.compute_us, r.scale, r.batch);
 }
 
 }  // namespace
@@ -535,8 +530,9 @@ RinaJobs::RinaJobs(sc_core::sc_module_name name, const Config& cfg, Network& net
     : sc_core::sc_module(name), cfg_(cfg), net_(net), hosts_(members) {
   const RinaConfig& r = rina_config(cfg);
   fails_at_ = rina_failures(r.failed, members, r.iterations);
-  uint64_t bytes;
-  std::tie(bytes, compute_) = workload(cfg);
+  const TrainingWorkload w = workload(cfg);
+  const uint64_t bytes = w.gradient_bytes;
+  compute_ = w.compute;
   per_packet_ = r.packet_bytes / RINA_ELEMENT_BYTES;
   iterations_ = r.iterations, window_ = r.window, slots_ = std::max(1u, r.aggregators), batch_ = r.batch;
   rate_gbps_ = r.rate_gbps, ack_every_ = r.ack_every, ack_delay_ = Picos(r.ack_delay_ns) * kPicosPerNs;
