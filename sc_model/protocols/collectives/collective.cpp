@@ -191,9 +191,14 @@ Collective::Collective(sc_core::sc_module_name name, const Config& cfg, Network&
   elements_ = cfg.hosts.bytes / 4;
   window_ = collectives_window(cfg);
   const uint64_t blocks = (elements_ + per_packet_ - 1) / per_packet_;
-  for (const CollectiveTransfer& t : schedule_.transfers)
+  const std::vector<CollectiveTransfer>& ts = schedule_.transfers;
+  for (const CollectiveTransfer& t : ts) {
     if (t.from >= members.size() || t.to >= members.size() || t.from == t.to || t.first_block + t.blocks > blocks)
       throw std::logic_error("Collective: a transfer outside the members or the vector");
+    for (unsigned d : t.after)
+      if (d >= ts.size() || ts[d].to != t.from)
+        throw std::logic_error("Collective: a transfer waits for one that does not come to its sender");
+  }
   values_seed_ = component_seed(cfg.seed, "collective.values");
   net.join_allreduce(members.size());
   for (unsigned rank = 0; rank < members.size(); ++rank)
