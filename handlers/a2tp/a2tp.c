@@ -16,7 +16,11 @@
  * the PS too (bypassed) until its result passes or another fragment takes its place: otherwise
  * they could take the aggregator once free and start an aggregation that could never complete
  * here, since part of the fragment is at the PS. With static shares, a job that has none sends
- * its gradients on to its PS. Values are int32 sums, wrapping. */
+ * its gradients on to its PS. On a tree of switches (a2tp_switch.h) a switch other than the
+ * PS's own sends a complete sum of its mask's workers on towards the PS as one gradient and frees
+ * the aggregator (passed on), a partial sum flushed by a RESEND goes on flagged RESEND (so that
+ * a switch above flushes its own too rather than take it for the PS's result), and the job's
+ * results go out of the ports its gradients came in on. Values are int32 sums, wrapping. */
 #include "a2tp_switch.h"
 
 #include <stddef.h>
@@ -30,6 +34,13 @@ static const a2tp_switch_config_t* config_of(const fs_handler_args_t* args) {
   if (args->l1_size < A2TP_CONFIG_L1_BYTES || c->magic != A2TP_SWITCH_MAGIC || c->by_clusters.d != args->num_clusters)
     return NULL;
   return c;
+}
+
+/* Job j's entry in this switch's tree, or NULL (a single switch, or a job without one). */
+static const a2tp_tree_job_t* tree_of(const a2tp_switch_config_t* c, const fs_handler_args_t* args, uint32_t job) {
+  const uint32_t end = c->tree_offset + c->tree_jobs * (uint32_t)sizeof(a2tp_tree_job_t);
+  if (job >= c->tree_jobs || end > args->handler_mem_size) return NULL;
+  return (const a2tp_tree_job_t*)(args->handler_mem + c->tree_offset) + job;
 }
 
 /* The frame's header, if it is an IPv4 (no options) UDP frame holding a whole a2tp packet of at
@@ -70,14 +81,22 @@ static int forward(const uint8_t* frame, uint32_t len, int outcome) {
 
 static int ce_marked(const uint8_t* pkt) { return (pkt[FS_ETH_BYTES + 1] & 3u) == 3u; }
 
+/* The lowest worker in a non-empty bitmap. */
+static uint32_t lowest_worker(uint32_t bitmap) {
+  uint32_t w = 0;
+  while (w < 31u && !(bitmap & (1u << w))) ++w;
+  return w;
+}
+
 /* Turns the packet in `pkt` (a gradient of the aggregation `a` holds) into the aggregation's
- * result from this switch, with `a`'s bitmap, Col, ECE and values; ECN-capable again if the
- * gradient was. Under `a`'s lock. */
-static void write_result(uint8_t* pkt, const a2tp_aggregator_t* a) {
+ * sum from this switch, flagged `kind` (RESULT: the PS's switch's result; SUM: a tree switch's
+ * sum going on as a gradient; SUM and RESEND: a flushed partial), with `a`'s bitmap, Col, ECE and values;
+ * ECN-capable again if the gradient was. Under `a`'s lock. */
+static void write_sum(uint8_t* pkt, const a2tp_aggregator_t* a, uint32_t kind) {
   uint8_t* ip = pkt + FS_ETH_BYTES;
   uint8_t* h = pkt + A2TP_PAYLOAD_OFFSET;
-  h[A2TP_OFF_FLAGS] = (uint8_t)(A2TP_FLAG_RESULT | (a->col ? A2TP_FLAG_COL : 0u) | (a->ece ? A2TP_FLAG_ECE : 0u));
-  h[A2TP_OFF_WORKER] = 0;
+  h[A2TP_OFF_FLAGS] = (uint8_t)(kind | (a->col ? A2TP_FLAG_COL : 0u) | (a->ece ? A2TP_FLAG_ECE : 0u));
+  h[A2TP_OFF_WORKER] = (uint8_t)(kind & A2TP_FLAG_SUM ? lowest_worker(a->bitmap) : 0);
   fs_put_be32(h + A2TP_OFF_BITMAP, a->bitmap);
   memcpy(pkt + A2TP_VALUES_OFFSET, a->values, a->elements * A2TP_ELEMENT_BYTES);
   if (ip[1] & 3u) ip[1] = (uint8_t)((ip[1] & ~3u) | 2u); /* ECT(0): the mark is in ECE now */
@@ -102,7 +121,8 @@ static void take(a2tp_aggregator_t* a, const a2tp_header_t* h, const uint8_t* pk
   uint32_t i;
   a->busy = 1;
   a->job = h->job, a->sequence = h->sequence, a->bitmap = h->bitmap, a->workers = h->workers;
-  a->elements = h->elements, a->col = 0, a->ece = (uint32_t)ce_marked(pkt);
+  a->elements = h->elements, a->col = (h->flags & A2TP_FLAG_COL) != 0;
+  a->ece = ce_marked(pkt) || (h->flags & A2TP_FLAG_ECE);
   for (i = 0; i < h->elements; ++i) a->values[i] = (int32_t)fs_le32(pkt + A2TP_VALUES_OFFSET + 4u * i);
 }
 
@@ -114,6 +134,7 @@ static void bypass(a2tp_aggregator_t* a, const a2tp_header_t* h, uint32_t flags)
 static int gradient(const a2tp_switch_config_t* c, const fs_handler_args_t* args, const a2tp_header_t* h,
                     a2tp_aggregator_t* a, uint32_t len) {
   uint8_t* pkt = args->pkt;
+  const a2tp_tree_job_t* t = tree_of(c, args, h->job);
   int outcome;
   fs_lock(&a->lock);
   if (a->bypass_flags && a->bypass_job == h->job && a->bypass_sequence == h->sequence) {
@@ -135,7 +156,8 @@ static int gradient(const a2tp_switch_config_t* c, const fs_handler_args_t* args
     }
     sum_into(a, pkt + A2TP_VALUES_OFFSET);
     a->bitmap |= h->bitmap;
-    a->ece |= (uint32_t)ce_marked(pkt);
+    a->ece |= ce_marked(pkt) || (h->flags & A2TP_FLAG_ECE);
+    a->col |= (h->flags & A2TP_FLAG_COL) != 0;
     outcome = A2TP_AGGREGATED;
   } else {
     if (c->mode == A2TP_MODE_A2TP) a->col = 1;
@@ -144,8 +166,14 @@ static int gradient(const a2tp_switch_config_t* c, const fs_handler_args_t* args
     pkt[A2TP_PAYLOAD_OFFSET + A2TP_OFF_FLAGS] |= A2TP_FLAG_COLLISION;
     return forward(pkt, len, A2TP_COLLISION);
   }
-  if (a->bitmap == a2tp_full_bitmap(a->workers)) {
-    write_result(pkt, a); /* the aggregator keeps it until the PS's result passes */
+  if (a->bitmap == (t ? t->mask : a2tp_full_bitmap(a->workers))) {
+    if (t && t->passes_on) {
+      write_sum(pkt, a, A2TP_FLAG_SUM);
+      a->busy = 0;
+      fs_unlock(&a->lock);
+      return forward(pkt, len, A2TP_PASSED_ON);
+    }
+    write_sum(pkt, a, A2TP_FLAG_RESULT); /* the aggregator keeps it until the PS's result passes */
     fs_unlock(&a->lock);
     return forward(pkt, len, A2TP_COMPLETED);
   }
@@ -162,8 +190,7 @@ static int resend(const fs_handler_args_t* args, const a2tp_header_t* h, a2tp_ag
   fs_lock(&a->lock);
   bypass(a, h, A2TP_FLAG_RESEND); /* the fragment is at the PS now: its other gradients follow */
   if (a->busy && a->job == h->job && a->sequence == h->sequence && a->elements == h->elements) {
-    pkt[A2TP_PAYLOAD_OFFSET + A2TP_OFF_FLAGS] = 0;
-    write_result(pkt, a);
+    write_sum(pkt, a, A2TP_FLAG_RESEND | A2TP_FLAG_SUM); /* a switch above flushes its own partial too */
     a->busy = 0;
     fs_unlock(&a->lock);
     return forward(pkt, len, A2TP_FLUSHED);
@@ -173,10 +200,17 @@ static int resend(const fs_handler_args_t* args, const a2tp_header_t* h, a2tp_ag
 }
 
 /* A result to a job's group address: a copy out of each port that leads to one of its workers
- * (a2tp_group_ipv4), the ingress port aside. */
-static int to_group(const fs_handler_args_t* args, const a2tp_header_t* h, uint32_t len, int outcome) {
+ * (a2tp_group_ipv4; on a tree, each of the job's children here), the ingress port aside. */
+static int to_group(const fs_handler_args_t* args, const a2tp_tree_job_t* t, const a2tp_header_t* h, uint32_t len,
+                    int outcome) {
   const uint32_t first = (uint32_t)fs_be32(args->pkt + FS_ETH_BYTES + 16) & 0xFFFFu;
   uint32_t ports[A2TP_MAX_WORKERS], n = 0, r, k;
+  if (t) {
+    for (k = 0; k < t->children && k < A2TP_MAX_WORKERS; ++k)
+      if (t->down[k] != args->ingress_port) ports[n++] = t->down[k];
+    if (n && fs_multicast(args->pkt, len, ports, n) != 0) return A2TP_NO_ROUTE;
+    return outcome;
+  }
   for (r = 0; r < h->workers; ++r) {
     const int port = fs_next_hop(fs_host_ipv4(first + r));
     if (port < 0) return A2TP_NO_ROUTE;
@@ -190,7 +224,8 @@ static int to_group(const fs_handler_args_t* args, const a2tp_header_t* h, uint3
 
 /* A result on its way (from a PS to its workers, or to one of them): frees the aggregation of its
  * fragment still here. */
-static int result(const fs_handler_args_t* args, const a2tp_header_t* h, a2tp_aggregator_t* a, uint32_t len) {
+static int result(const a2tp_switch_config_t* c, const fs_handler_args_t* args, const a2tp_header_t* h,
+                  a2tp_aggregator_t* a, uint32_t len) {
   int released = 0, outcome;
   if (a) {
     fs_lock(&a->lock);
@@ -203,7 +238,7 @@ static int result(const fs_handler_args_t* args, const a2tp_header_t* h, a2tp_ag
     fs_unlock(&a->lock);
   }
   outcome = released ? A2TP_RELEASED : A2TP_FORWARDED;
-  if (a2tp_is_group((uint32_t)fs_be32(args->pkt + FS_ETH_BYTES + 16))) return to_group(args, h, len, outcome);
+  if (a2tp_is_group((uint32_t)fs_be32(args->pkt + FS_ETH_BYTES + 16))) return to_group(args, tree_of(c, args, h->job), h, len, outcome);
   return forward(args->pkt, len, outcome);
 }
 
@@ -216,7 +251,7 @@ int a2tp_handler(const fs_handler_args_t* args) {
   if (!read_packet(args->pkt, args->pkt_len, &h)) return A2TP_MALFORMED;
   len = A2TP_VALUES_OFFSET + h.elements * A2TP_ELEMENT_BYTES;
   a = aggregator_of(c, &h);
-  if (h.flags & A2TP_FLAG_RESULT) return result(args, &h, a, len);
+  if (h.flags & A2TP_FLAG_RESULT) return result(c, args, &h, a, len);
   if (h.flags & A2TP_FLAG_COLLISION) return forward(args->pkt, len, A2TP_COLLISION);
   if (!a) return forward(args->pkt, len, A2TP_NO_SHARE);
   if (h.flags & A2TP_FLAG_RESEND) return resend(args, &h, a, len);
@@ -229,7 +264,7 @@ static const fs_outcome_desc_t a2tp_outcomes[] = {
     /* name, drop, completes_block, no_block */
     {"ok", 0, 0, 1},        {"taken", 0, 0, 0},     {"aggregated", 0, 0, 0}, {"completed", 0, 0, 0},
     {"duplicate", 1, 0, 1}, {"collision", 0, 0, 1}, {"resent", 0, 0, 1},     {"flushed", 0, 1, 0},
-    {"bypassed", 0, 0, 1},
+    {"bypassed", 0, 0, 1},  {"passed_on", 0, 1, 0},
     {"forwarded", 0, 0, 1}, {"released", 0, 1, 0},  {"no_share", 0, 0, 1},   {"malformed", 1, 0, 1},
     {"no_route", 1, 0, 1},  {"not_installed", 1, 0, 1},
 };

@@ -23,7 +23,10 @@
  *              `next` for the fragment's table entry from now on (ATP's dynamic allocation:
  *              sc_model/protocols/a2tp/a2tp_slots.h); `aggregator` is still the old one, which
  *              the switch the result passes frees if it holds the fragment there
- * The low two bits are padding, 0. Job and sequence are the block group and id flaresim's
+ *   SUM        a gradient that is a switch's sum of the workers in its bitmap (worker: the lowest
+ *              of them), on its way to the PS: on a tree of switches, a complete sum of a switch
+ *              below, or (with RESEND) a partial one a RESEND flushed; COL and ECE as in a result
+ * The low bit is padding, 0. Job and sequence are the block group and id flaresim's
  * block statistics read. */
 #ifndef A2TP_PROTO_H
 #define A2TP_PROTO_H
@@ -62,7 +65,8 @@ extern "C" {
 #define A2TP_FLAG_RESEND 0x10u
 #define A2TP_FLAG_ECE 0x08u
 #define A2TP_FLAG_MOVE 0x04u
-#define A2TP_FLAG_PADDING 0x03u /* must be 0 */
+#define A2TP_FLAG_SUM 0x02u
+#define A2TP_FLAG_PADDING 0x01u /* must be 0 */
 
 typedef struct a2tp_header {
   uint32_t job, sequence;
@@ -122,10 +126,10 @@ enum a2tp_problem {
   A2TP_BAD_WORKER,          /* worker >= workers */
   A2TP_BITMAP_BEYOND,       /* bitmap bits at or above workers */
   A2TP_BAD_PADDING,         /* padding flags set */
-  A2TP_RESULT_AS_GRADIENT,  /* a result flagged COLLISION or RESEND */
+  A2TP_RESULT_AS_GRADIENT,  /* a result flagged COLLISION, RESEND or SUM */
   A2TP_EMPTY_RESULT,        /* a result with an empty bitmap */
-  A2TP_GRADIENT_AS_RESULT,  /* a gradient flagged COL, ECE or MOVE */
-  A2TP_GRADIENT_BITMAP,     /* a gradient whose bitmap is not its worker's bit alone */
+  A2TP_GRADIENT_AS_RESULT,  /* a gradient flagged MOVE, or COL or ECE without SUM */
+  A2TP_GRADIENT_BITMAP,     /* a gradient whose bitmap is not its worker's bit alone (SUM: does not hold it) */
   A2TP_STRAY_NEXT           /* `next` set in a packet not flagged MOVE */
 };
 
@@ -135,8 +139,11 @@ static inline int a2tp_header_problem(const a2tp_header_t* h) {
   if (h->bitmap & ~a2tp_full_bitmap(h->workers)) return A2TP_BITMAP_BEYOND;
   if (h->flags & A2TP_FLAG_PADDING) return A2TP_BAD_PADDING;
   if (h->flags & A2TP_FLAG_RESULT) {
-    if (h->flags & (A2TP_FLAG_COLLISION | A2TP_FLAG_RESEND)) return A2TP_RESULT_AS_GRADIENT;
+    if (h->flags & (A2TP_FLAG_COLLISION | A2TP_FLAG_RESEND | A2TP_FLAG_SUM)) return A2TP_RESULT_AS_GRADIENT;
     if (!h->bitmap) return A2TP_EMPTY_RESULT;
+  } else if (h->flags & A2TP_FLAG_SUM) {
+    if (h->flags & A2TP_FLAG_MOVE) return A2TP_GRADIENT_AS_RESULT;
+    if (!(h->bitmap & (1u << h->worker))) return A2TP_GRADIENT_BITMAP;
   } else {
     if (h->flags & (A2TP_FLAG_COL | A2TP_FLAG_ECE | A2TP_FLAG_MOVE)) return A2TP_GRADIENT_AS_RESULT;
     if (h->bitmap != (1u << h->worker)) return A2TP_GRADIENT_BITMAP;

@@ -5,7 +5,15 @@
  * gradient uses: with hashing (ATP, A2TP) the index its worker put in the header, mod M; with
  * static partitioning, job j of J owns aggregators [j S, (j + 1) S) with S = M / J (the last M mod
  * J stay unused), and takes the header's index mod S in its own share, so that no job ever touches
- * another's. */
+ * another's.
+ *
+ * On a network of several switches a job's gradients meet on their way to its PS: every
+ * worker's path to the PS is fixed (routing.multipath dst), so the switches on them form a tree
+ * rooted at the PS's own switch. The control plane tells each switch, per job, which of the job's
+ * workers its gradients come from (its mask) and on which ports (its children, where the job's
+ * results go back out). A switch other than the PS's own sends a fragment's sum on towards the PS
+ * as one gradient of every worker of its mask once all of them are in, and frees the aggregator;
+ * the PS's own switch keeps the aggregator until the PS's result passes, as on a single switch. */
 #ifndef A2TP_SWITCH_H
 #define A2TP_SWITCH_H
 
@@ -40,8 +48,19 @@ typedef struct a2tp_switch_config {
   fs_divisor_t by_aggregators; /* by M */
   fs_divisor_t by_share;       /* by S */
   uint32_t aggregators_offset; /* where the aggregators start in each cluster's L1 share */
+  uint32_t tree_jobs;          /* jobs 0..tree_jobs-1 have an a2tp_tree_job_t (0: none, a single switch) */
+  uint32_t tree_offset;        /* where their entries start in L2 handler memory */
 } a2tp_switch_config_t;
 #define A2TP_CONFIG_L1_BYTES ((uint32_t)((sizeof(a2tp_switch_config_t) + 63u) & ~63u))
+
+/* A job's part of this switch in the job's tree (on a network of several switches). */
+#define A2TP_TREE_JOBS 32u /* jobs a switch can have tree entries for */
+typedef struct a2tp_tree_job {
+  uint32_t mask;      /* the job's workers whose gradients pass this switch: a sum of them all is complete */
+  uint32_t passes_on; /* 1: not the PS's switch: a complete sum goes on to the PS, the aggregator freed */
+  uint32_t children;  /* ports in `down` */
+  uint16_t down[A2TP_MAX_WORKERS]; /* the ports the job's gradients come in on: where its results go out */
+} a2tp_tree_job_t;
 
 /* An aggregator (A2TP §4.3.1: bitmap, counter, ECN and Col, job and sequence, the values). Free
  * when `busy` is 0; held from a fragment's first gradient until the PS's result for it passes
@@ -77,6 +96,8 @@ enum a2tp_outcome {
                           partial sum, and the aggregator freed */
   A2TP_BYPASSED,       /* a gradient of its aggregator's bypass fragment (one that collided there or was
                           resent past it): sent on to the PS flagged as that was, not aggregated anew */
+  A2TP_PASSED_ON,      /* summed in, every worker of the switch's mask now in: the sum sent on towards the PS
+                          as one gradient, the aggregator freed (not the PS's switch, on a tree) */
   A2TP_FORWARDED,      /* a result, forwarded by the routes */
   A2TP_RELEASED,       /* a result from the PS that freed its fragment's aggregator, forwarded */
   A2TP_NO_SHARE,       /* static shares: a gradient of a job that has none, sent on to its PS */

@@ -66,8 +66,9 @@ Route parse_route(const std::string& entry, unsigned num_ports, PathChoice defau
   if (slash == std::string::npos || target.empty() || target.size() > 2) bad(shape);
   Route r;
   r.choice = default_choice;
-  if (target.size() == 2 && !parse_choice(target[1], &r.choice))
-    bad("'" + target[1] + "' is not a way to choose among ports (dst, ecmp or adaptive)");
+  r.multicast = target.size() == 2 && target[1] == "multicast";
+  if (target.size() == 2 && !r.multicast && !parse_choice(target[1], &r.choice))
+    bad("'" + target[1] + "' is not a way to choose among ports (dst, ecmp or adaptive) nor multicast");
   const unsigned max_len = v6 ? 128 : 32;
   if (v6) {
     r.family = IpVersion::kIpv6;
@@ -165,6 +166,8 @@ const Route* Router::match(const Headers& h) const {
   return nullptr;
 }
 
+size_t dst_route_index(uint64_t dst, size_t n) { return size_t(splitmix64_mix(dst) % n); }
+
 unsigned Router::choose(const Route& r, const Headers& h, bool* diverted) const {
   const size_t n = r.ports.size();
   if (n == 1) return r.ports[0];
@@ -189,7 +192,7 @@ unsigned Router::choose(const Route& r, const Headers& h, bool* diverted) const 
       for (unsigned b = 0; b < 8; ++b) half = (half << 8) | h.dst_ip[i + b];
       dst = splitmix64_mix(dst ^ half);
     }
-  const unsigned first = r.ports[splitmix64_mix(dst) % n];
+  const unsigned first = r.ports[dst_route_index(dst, n)];
   if (r.choice == PathChoice::kDst || !queues_) return first;
   // adaptive: leave the default port once its queue is above the threshold, for the least queued.
   const EgressPort& def = *(*queues_)[first];
@@ -232,6 +235,7 @@ void Router::forward(PacketPtr p) {
   const Headers h = walk_headers(p->data.data(), p->data.size());
   if (const Route* r = match(h)) {
     ++routed;
+    if (r->multicast) return replicate(std::move(p), r->ports);
     bool off_default = false;
     const unsigned port = choose(*r, h, &off_default);
     diverted += off_default;
@@ -262,6 +266,20 @@ void Router::bridge(PacketPtr p, const Headers& h) {
   egress[*port]->accept(std::move(p));
 }
 
+void Router::replicate(PacketPtr p, const std::vector<unsigned>& ports) {
+  std::vector<unsigned> out;
+  for (unsigned port : ports)
+    if (port != p->ingress_port) out.push_back(port);
+  if (out.empty()) {
+    drops_.count("filtered");
+    return;
+  }
+  ++multicast;
+  multicast_copies += out.size();
+  for (size_t k = 0; k < out.size(); ++k)
+    egress[out[k]]->accept(k + 1 == out.size() ? std::move(p) : std::make_shared<Packet>(*p));
+}
+
 void Router::flood(PacketPtr p) {
   const unsigned in = p->ingress_port, ports = unsigned(egress.size());
   if (ports < 2) {  // no port but the one it came in on
@@ -282,6 +300,7 @@ void Router::flood(PacketPtr p) {
 void Router::report(StatsTree& out) const {
   out["routed"] = routed, out["diverted"] = diverted, out["defaulted"] = defaulted, out["bridged"] = bridged;
   out["flooded"] = flooded, out["flood_copies"] = flood_copies;
+  out["multicast"] = multicast, out["multicast_copies"] = multicast_copies;
   StatsTree& macs = out["mac_table"];
   if (macs_) {
     macs_->report(macs);

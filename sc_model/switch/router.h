@@ -1,7 +1,8 @@
 // Forwarding of the frames no parser rule matched: the routing table (longest-prefix match on
 // the IPv4 or IPv6 destination, inside any VLAN tags; a route may name several ports, one of
 // which is chosen per packet by the destination's hash, the 5-tuple's (ECMP) or the egress
-// queues (adaptive, Canary's rule); ports whose link is down are left out while another is up),
+// queues (adaptive, Canary's rule), or, a multicast route, gets a copy out of each but the one it
+// came in on; ports whose link is down are left out while another is up),
 // then the default route: the MAC learning
 // bridge (the default), a port, or drop (counted as "no_route"). The bridge learns from every
 // frame the parser passes (StationLearnIf, switch/mac_table.h), per VLAN (the outer tag's id;
@@ -38,11 +39,16 @@ struct Route {
   unsigned length = 0;                  // 0..32 (IPv4), 0..128 (IPv6)
   std::vector<unsigned> ports;          // one, or the ports to choose from
   PathChoice choice = PathChoice::kDst;  // how, when there are several
+  bool multicast = false;               // a copy to every port listed but the one it came in on
 };
 
+// The port a dst route over `n` ports gives destination `dst` (an IPv4 address, or an IPv6 one
+// folded to 64 bits): its index among them.
+size_t dst_route_index(uint64_t dst, size_t n);
+
 // Parses "a.b.c.d/len -> ports [choice]" and "x:x::x/len -> ports [choice]" entries separated
-// by ';' (ports: "4", "4-7,9"; choice: dst, ecmp or adaptive, default `default_choice`; host
-// bits beyond the length are cleared); throws InputError naming 'routing.routes', the entry and
+// by ';' (ports: "4", "4-7,9"; choice: dst, ecmp or adaptive, default `default_choice`, or
+// multicast: a copy out of each; host bits beyond the length are cleared); throws InputError naming 'routing.routes', the entry and
 // the reason.
 std::vector<Route> parse_routes(const std::string& text, unsigned num_ports,
                                 PathChoice default_choice = PathChoice::kDst);
@@ -83,6 +89,8 @@ class Router : public sc_core::sc_module, public PacketSinkIf, public StationLea
   uint64_t bridged = 0;       // frames sent to the port their destination was learned on
   uint64_t flooded = 0;       // frames flooded
   uint64_t flood_copies = 0;  // the copies they made
+  uint64_t multicast = 0;         // frames a multicast route sent on
+  uint64_t multicast_copies = 0;  // the copies they made
 
  private:
   enum class Default { kLearn, kDrop, kPort };
@@ -94,6 +102,7 @@ class Router : public sc_core::sc_module, public PacketSinkIf, public StationLea
   void forward(PacketPtr p);
   void bridge(PacketPtr p, const Headers& h);
   void flood(PacketPtr p);
+  void replicate(PacketPtr p, const std::vector<unsigned>& ports);  // a multicast route's copies
 
   std::vector<Route> routes_;
   // Route indices + 1 by prefix length (longest first) and network, per IP version.

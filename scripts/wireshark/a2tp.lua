@@ -1,6 +1,6 @@
 -- Wireshark/tshark dissector for flaresim's a2tp protocol (ATP and A2TP gradients and results):
 -- the 22-byte header of handlers/a2tp/a2tp_proto.h (job, worker, fan-in, sequence, aggregator,
--- the RESULT, COLLISION, COL, RESEND, ECE and MOVE flags, the bitmap of workers summed in, the
+-- the RESULT, COLLISION, COL, RESEND, ECE, MOVE and SUM flags, the bitmap of workers summed in, the
 -- value count, the aggregator a MOVE result moves its fragment's table entry to) and the int32
 -- values after it, with expert info wherever a receiver
 -- (sc_model/protocols/a2tp/a2tp_frame.cpp) would refuse the packet.Each expert item hangs
@@ -20,7 +20,8 @@ local FLAG_COL = 0x20
 local FLAG_RESEND = 0x10
 local FLAG_ECE = 0x08
 local FLAG_MOVE = 0x04
-local FLAG_PADDING = 0x03
+local FLAG_SUM = 0x02
+local FLAG_PADDING = 0x01
 
 local a2tp = Proto("a2tp", "ATP/A2TP in-network aggregation")
 
@@ -37,6 +38,7 @@ local f = {
   resend = ProtoField.bool("a2tp.flags.resend", "Resend (straight to the PS)", 8, nil, FLAG_RESEND),
   ece = ProtoField.bool("a2tp.flags.ece", "ECE (a summed gradient was CE-marked)", 8, nil, FLAG_ECE),
   move = ProtoField.bool("a2tp.flags.move", "Move (the fragment's table entry moves to next)", 8, nil, FLAG_MOVE),
+  sum = ProtoField.bool("a2tp.flags.sum", "Sum (a switch's sum of the bitmap's workers)", 8, nil, FLAG_SUM),
   padding = ProtoField.uint8("a2tp.flags.padding", "Padding", base.HEX, nil, FLAG_PADDING),
   reserved = ProtoField.bytes("a2tp.reserved", "Reserved"),
   bitmap = ProtoField.uint32("a2tp.bitmap", "Bitmap", base.HEX),
@@ -86,22 +88,25 @@ function a2tp.dissector(tvb, pinfo, root)
   local is_result = has_flag(byte, FLAG_RESULT)
   local names = {}
   for _, flag in ipairs({{FLAG_RESULT, "result"}, {FLAG_COLLISION, "collision"}, {FLAG_COL, "col"},
-                         {FLAG_RESEND, "resend"}, {FLAG_ECE, "ece"}, {FLAG_MOVE, "move"}}) do
+                         {FLAG_RESEND, "resend"}, {FLAG_ECE, "ece"}, {FLAG_MOVE, "move"},
+                         {FLAG_SUM, "sum"}}) do
     if has_flag(byte, flag[1]) then table.insert(names, flag[2]) end
   end
   local flags = tree:add(f.flags, tvb(10, 1))
   if #names > 0 then flags:append_text(" (" .. table.concat(names, ", ") .. ")") end
-  for _, field in ipairs({f.result, f.collision, f.col, f.resend, f.ece, f.move, f.padding}) do
+  for _, field in ipairs({f.result, f.collision, f.col, f.resend, f.ece, f.move, f.sum, f.padding}) do
     flags:add(field, tvb(10, 1))
   end
   if byte % (FLAG_PADDING + 1) ~= 0 then
     flags:add_proto_expert_info(ex.padding, string.format("Padding bits 0x%02x set (they are 0)",
                                                           byte % (FLAG_PADDING + 1)))
   end
-  if is_result and (has_flag(byte, FLAG_COLLISION) or has_flag(byte, FLAG_RESEND)) then
-    flags:add_proto_expert_info(ex.flags, "A result flagged COLLISION or RESEND (gradients' flags)")
-  elseif not is_result and (has_flag(byte, FLAG_COL) or has_flag(byte, FLAG_ECE) or has_flag(byte, FLAG_MOVE)) then
-    flags:add_proto_expert_info(ex.flags, "A gradient flagged COL, ECE or MOVE (results' flags)")
+  local is_sum = not is_result and has_flag(byte, FLAG_SUM)
+  if is_result and (has_flag(byte, FLAG_COLLISION) or has_flag(byte, FLAG_RESEND) or has_flag(byte, FLAG_SUM)) then
+    flags:add_proto_expert_info(ex.flags, "A result flagged COLLISION, RESEND or SUM (gradients' flags)")
+  elseif not is_result and (has_flag(byte, FLAG_MOVE) or
+                            (not is_sum and (has_flag(byte, FLAG_COL) or has_flag(byte, FLAG_ECE)))) then
+    flags:add_proto_expert_info(ex.flags, "A gradient flagged MOVE, or COL or ECE without SUM (results' flags)")
   end
   local worker_item = tree:add(f.worker, tvb(11, 1))
   local bitmap_item = tree:add(f.bitmap, tvb(12, 4))
@@ -122,7 +127,10 @@ function a2tp.dissector(tvb, pinfo, root)
   elseif bitmap >= 2 ^ workers then
     bitmap_item:add_proto_expert_info(ex.bitmap, string.format("Bitmap 0x%08x names workers beyond the job's %d",
                                                                bitmap, workers))
-  elseif not is_result and bitmap ~= 2 ^ worker then
+  elseif is_sum and not has_flag(bitmap, 2 ^ worker) then
+    bitmap_item:add_proto_expert_info(ex.bitmap, string.format("A sum of bitmap 0x%08x without its worker %d",
+                                                               bitmap, worker))
+  elseif not is_result and not is_sum and bitmap ~= 2 ^ worker then
     bitmap_item:add_proto_expert_info(ex.bitmap, string.format("A gradient of worker %d with bitmap 0x%08x", worker,
                                                                bitmap))
   elseif is_result and bitmap == 0 then

@@ -192,7 +192,9 @@ TEST_F(A2tpHandler, AResendFlushesItsFragmentsPartialSumToThePs) {
   EXPECT_EQ(resent.h.flags, A2TP_FLAG_RESEND);
   EXPECT_EQ(resent.values, (std::vector<int32_t>{100, 200}));
   EXPECT_EQ(last_.sent[1].ports, std::vector<uint32_t>{kPs1});
-  EXPECT_EQ(partial.h.flags, A2TP_FLAG_RESULT);
+  // A sum flagged RESEND, not a result: a switch above takes it for a flush too (a2tp.c).
+  EXPECT_EQ(partial.h.flags, A2TP_FLAG_RESEND | A2TP_FLAG_SUM);
+  EXPECT_EQ(partial.h.worker, 0u);  // the lowest of the sum's workers
   EXPECT_EQ(partial.h.bitmap, 3u);
   EXPECT_EQ(partial.values, (std::vector<int32_t>{11, 22}));
   EXPECT_EQ(aggregator(5).busy, 0u);
@@ -262,7 +264,7 @@ TEST_F(A2tpHandler, AResendOfAWorkerAlreadyInFlushesAPartialThatHoldsIt) {
   ASSERT_EQ(last_.sent.size(), 2u);
   EXPECT_EQ(read(last_.sent[0].data).h.bitmap, 1u);
   EXPECT_EQ(read(last_.sent[1].data).h.bitmap, 1u);
-  EXPECT_EQ(read(last_.sent[1].data).h.flags, A2TP_FLAG_RESULT);
+  EXPECT_EQ(read(last_.sent[1].data).h.flags, A2TP_FLAG_RESEND | A2TP_FLAG_SUM);
   EXPECT_EQ(read(last_.sent[1].data).values, std::vector<int32_t>{4});
 }
 

@@ -74,7 +74,7 @@ TEST(BlocksMultipath, ParsesPortListsAndChoices) {
   EXPECT_EQ(route_error("10.1.0.0/16 -> 3-1"), p + "3-1' for 'routing.routes': " + shape);
   EXPECT_EQ(route_error("10.1.0.0/16 -> 1,,2"), p + "1,,2' for 'routing.routes': " + shape);
   EXPECT_EQ(route_error("10.1.0.0/16 -> 1 ECMP"),
-            p + "1 ECMP' for 'routing.routes': 'ECMP' is not a way to choose among ports (dst, ecmp or adaptive)");
+            p + "1 ECMP' for 'routing.routes': 'ECMP' is not a way to choose among ports (dst, ecmp or adaptive) nor multicast");
 }
 
 TEST(BlocksMultipath, DstKeepsADestinationOnOnePortAndSpreadsDestinations) {

@@ -77,7 +77,7 @@ TEST(BlocksRouter, ParseRoutesRejectsWithExactMessages) {
   EXPECT_EQ(route_error("10.0.0/8 -> 1"), prefix("10.0.0/8 -> 1") + shape);
   EXPECT_EQ(route_error("10.0.0.0/8"), prefix("10.0.0.0/8") + shape);
   EXPECT_EQ(route_error("10.0.0.0/8 -> 1 x"),
-            prefix("10.0.0.0/8 -> 1 x") + "'x' is not a way to choose among ports (dst, ecmp or adaptive)");
+            prefix("10.0.0.0/8 -> 1 x") + "'x' is not a way to choose among ports (dst, ecmp or adaptive) nor multicast");
   EXPECT_EQ(route_error("10.0.0.0/8 -> 1 ecmp x"), prefix("10.0.0.0/8 -> 1 ecmp x") + shape);
   EXPECT_EQ(route_error("10.0.0.0/8 => 1"), prefix("10.0.0.0/8 => 1") + shape);
   EXPECT_EQ(route_error("256.0.0.0/8 -> 1"), prefix("256.0.0.0/8 -> 1") + "address octets must be 0-255");
@@ -168,6 +168,32 @@ TEST(BlocksRouter, ForwardsAfterLatencyAndDropsWithoutRoute) {
   EXPECT_EQ(b.sinks[1]->got[0].time, 4500u);
   EXPECT_EQ(b.drops.by_cause.size(), 1u);
   EXPECT_EQ(b.drops.by_cause["no_route"], 2u);
+}
+
+TEST(BlocksRouter, AMulticastRouteSendsACopyOutOfEachListedPortButTheIngress) {
+  quiet_systemc();
+  RouterBench b("239.0.0.1/32 -> 0,1,3 multicast; 239.0.0.2/32 -> 2 multicast", -1, 0);
+  b.script.at(1000, [&b]() {
+    fs::PacketPtr p = make_packet(frame_to(ip(239, 0, 0, 1)));
+    p->ingress_port = 1;
+    b.router.accept(std::move(p));
+  });
+  b.script.at(2000, [&b]() {
+    fs::PacketPtr p = make_packet(frame_to(ip(239, 0, 0, 2)));
+    p->ingress_port = 2;  // its only port is the one it came in on
+    b.router.accept(std::move(p));
+  });
+  sc_core::sc_start();
+  ASSERT_EQ(b.sinks[0]->got.size(), 1u);
+  ASSERT_EQ(b.sinks[3]->got.size(), 1u);
+  EXPECT_TRUE(b.sinks[1]->got.empty());
+  EXPECT_TRUE(b.sinks[2]->got.empty());
+  EXPECT_EQ(b.sinks[0]->got[0].pkt->data, frame_to(ip(239, 0, 0, 1)));
+  EXPECT_EQ(b.sinks[3]->got[0].pkt->data, frame_to(ip(239, 0, 0, 1)));
+  EXPECT_NE(b.sinks[0]->got[0].pkt.get(), b.sinks[3]->got[0].pkt.get());  // copies, not one packet twice
+  EXPECT_EQ(b.router.multicast, 1u);
+  EXPECT_EQ(b.router.multicast_copies, 2u);
+  EXPECT_EQ(b.drops.by_cause["filtered"], 1u);
 }
 
 TEST(BlocksRouter, DefaultPortTakesUnroutedAndNonIpv4) {

@@ -580,7 +580,7 @@ TEST(WiresharkDissector, A2tpFramesShowTheirFieldsValuesAndFaults) {
                 "10.1.0.9\t258\t3\t4\t168496141\t449\t0\t0\t0\t0\t0x00000008\t2\t0\t1|-2\t",
                 "10.1.0.2\t7\t0\t32\t99\t12\t1\t1\t1\t1\t0xffffffff\t1\t300\t5\t",
                 "10.0.0.1\t1\t5\t4\t2\t3\t0\t1\t0\t0\t0x00000020\t2\t7\t9\tPadding bits 0x01 set (they are 0)|"
-                "A gradient flagged COL, ECE or MOVE (results' flags)|Worker 5 of a job of 4 workers|"
+                "A gradient flagged MOVE, or COL or ECE without SUM (results' flags)|Worker 5 of a job of 4 workers|"
                 "Reserved byte 19 is not 0|Next aggregator 7 in a packet not flagged MOVE|"
                 "4 bytes of values where the header says 2 int32 values",
                 "10.0.0.1\t\t\t\t\t\t\t\t\t\t\t\t\t\ta2tp header truncated: 10 of 22 bytes"}));
@@ -605,7 +605,7 @@ TEST(WiresharkDissector, A2tpFramesShowTheirFieldsValuesAndFaults) {
                          udp_frame(3, A2TP_UDP_PORT_DEFAULT, header(0, 4, A2TP_FLAG_RESULT, 0x10))}));
   EXPECT_EQ(lines_of(tshark(dir, "-r b.pcapng -T fields -E aggregator='|' -e _ws.expert.message", "", load).out),
             (std::vector<std::string>{
-                "A result flagged COLLISION or RESEND (gradients' flags)|A result with an empty bitmap",
+                "A result flagged COLLISION, RESEND or SUM (gradients' flags)|A result with an empty bitmap",
                 "A fan-in of 40 workers (1 to 32)", "A gradient of worker 1 with bitmap 0x00000003",
                 "Bitmap 0x00000010 names workers beyond the job's 4"}));
 }

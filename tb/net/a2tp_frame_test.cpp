@@ -89,21 +89,33 @@ TEST(A2tpFrame, BuildingABadHeaderIsRefused) {
   EXPECT_EQ(refused(h), "a2tp packet of job 1: bitmap 0x00000010 names workers beyond the job's 4");
   h = gradient(1, 1, 4, 0, 0);
   h.flags = A2TP_FLAG_COL;
-  EXPECT_EQ(refused(h), "a2tp packet of job 1: a gradient flagged COL, ECE or MOVE (results' flags)");
+  EXPECT_EQ(refused(h), "a2tp packet of job 1: a gradient flagged MOVE, or COL or ECE without SUM (results' flags)");
   h.flags = A2TP_FLAG_MOVE;
-  EXPECT_EQ(refused(h), "a2tp packet of job 1: a gradient flagged COL, ECE or MOVE (results' flags)");
+  EXPECT_EQ(refused(h), "a2tp packet of job 1: a gradient flagged MOVE, or COL or ECE without SUM (results' flags)");
+  // A switch's sum (SUM) holds several workers, its worker the lowest of them, and may carry COL
+  // and ECE; it must hold its worker, and is never a result.
+  h = gradient(1, 1, 4, 0, 0);
+  h.flags = A2TP_FLAG_SUM | A2TP_FLAG_COL | A2TP_FLAG_ECE, h.bitmap = 0x6;
+  EXPECT_EQ(refused(h), "built");
+  h.bitmap = 0xC;
+  EXPECT_EQ(refused(h), "a2tp packet of job 1: a gradient of worker 1 with bitmap 0x0000000c");
+  h.flags = A2TP_FLAG_SUM | A2TP_FLAG_MOVE, h.bitmap = 0x6;
+  EXPECT_EQ(refused(h), "a2tp packet of job 1: a gradient flagged MOVE, or COL or ECE without SUM (results' flags)");
+  h.flags = A2TP_FLAG_SUM | A2TP_FLAG_RESULT;
+  EXPECT_EQ(refused(h), "a2tp packet of job 1: a result flagged COLLISION, RESEND or SUM");
+  h = gradient(1, 1, 4, 0, 0);
   h.flags = 0, h.next = 5;
   EXPECT_EQ(refused(h), "a2tp packet of job 1: next aggregator 5 in a packet not flagged MOVE");
   h.flags = A2TP_FLAG_RESULT, h.bitmap = 0xF;
   EXPECT_EQ(refused(h), "a2tp packet of job 1: next aggregator 5 in a packet not flagged MOVE");
   h.next = 0;
   h.flags = A2TP_FLAG_RESULT | A2TP_FLAG_RESEND;
-  EXPECT_EQ(refused(h), "a2tp packet of job 1: a result flagged COLLISION or RESEND");
+  EXPECT_EQ(refused(h), "a2tp packet of job 1: a result flagged COLLISION, RESEND or SUM");
   h.flags = A2TP_FLAG_RESULT, h.bitmap = 0;
   EXPECT_EQ(refused(h), "a2tp packet of job 1: a result with an empty bitmap");
   h = gradient(1, 1, 4, 0, 0);
-  h.flags = 0x02;
-  EXPECT_EQ(refused(h), "a2tp packet of job 1: padding bits set in the flags byte (2)");
+  h.flags = 0x01;
+  EXPECT_EQ(refused(h), "a2tp packet of job 1: padding bits set in the flags byte (1)");
   EXPECT_EQ(refused(gradient(1, 1, 4, 0, 0), 16371), "built");
   EXPECT_EQ(refused(gradient(1, 1, 4, 0, 0), 16372), "a2tp packet with 16372 values exceeds the IPv4 limit of 16371");
 }
@@ -133,10 +145,10 @@ TEST(A2tpFrame, MalformedPacketsAreNotRead) {
   EXPECT_EQ(why_not(with(A2TP_OFF_ELEMENTS + 1, 3)), "8 bytes of values where the header says 3 int32 values");
   EXPECT_EQ(why_not(with(A2TP_OFF_RESERVED, 1)), "reserved header byte not 0");
   EXPECT_EQ(why_not(with(A2TP_OFF_FLAGS, 0x01)), "padding bits set in the flags byte (1)");
-  EXPECT_EQ(why_not(with(A2TP_OFF_FLAGS, A2TP_FLAG_MOVE)), "a gradient flagged COL, ECE or MOVE (results' flags)");
+  EXPECT_EQ(why_not(with(A2TP_OFF_FLAGS, A2TP_FLAG_MOVE)), "a gradient flagged MOVE, or COL or ECE without SUM (results' flags)");
   EXPECT_EQ(why_not(with(A2TP_OFF_NEXT + 1, 9)), "next aggregator 9 in a packet not flagged MOVE");
   EXPECT_EQ(why_not(with(A2TP_OFF_WORKERS, 0)), "a fan-in of 0 workers (1 to 32)");
-  EXPECT_EQ(why_not(with(A2TP_OFF_FLAGS, A2TP_FLAG_ECE)), "a gradient flagged COL, ECE or MOVE (results' flags)");
+  EXPECT_EQ(why_not(with(A2TP_OFF_FLAGS, A2TP_FLAG_ECE)), "a gradient flagged MOVE, or COL or ECE without SUM (results' flags)");
 }
 
 }  // namespace

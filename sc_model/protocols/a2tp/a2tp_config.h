@@ -2,12 +2,21 @@
 // shared by hashing as ATP and A2TP do or split statically between jobs as SwitchML does), and
 // what the training jobs on a network's hosts do (hosts.model a2tp: a2tp_jobs.h).
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "config/config.h"
 
 namespace fs {
+
+// A switch's part in one job's tree (a2tp_switch.h's a2tp_tree_job_t), on a network of several
+// switches.
+struct A2tpTreeJob {
+  uint32_t mask = 0;          // the job's workers whose gradients pass the switch
+  bool passes_on = false;     // not the PS's switch
+  std::vector<unsigned> down;  // the ports they come in on
+};
 
 struct A2tpConfig {
   std::string mode = "a2tp";  // atp, a2tp or static (a2tp_switch.h's enum a2tp_mode)
@@ -25,6 +34,8 @@ struct A2tpConfig {
   std::string stragglers;          // 'JOB.WORKER=LEVEL[@TIME]...' (a2tp_jobs.h)
   double ps_gbps = 0;              // a PS takes packets at this rate (0: at once)
   double sample_us = 0;            // every this long, each job's numbers into the stats' series (0: none)
+  // Not a key: what the a2tp role works out for each switch of a network of several (per job).
+  std::vector<A2tpTreeJob> tree;
 };
 constexpr const char* kA2tpSection = "a2tp";
 inline A2tpConfig& a2tp_config(Config& cfg) { return cfg.sections.get<A2tpConfig>(kA2tpSection); }

@@ -17,9 +17,9 @@ std::string a2tp_packet_problem(const a2tp_header_t& h) {
     case A2TP_BITMAP_BEYOND:
       return "bitmap " + hex32(h.bitmap) + " names workers beyond the job's " + std::to_string(h.workers);
     case A2TP_BAD_PADDING: return "padding bits set in the flags byte (" + std::to_string(h.flags) + ")";
-    case A2TP_RESULT_AS_GRADIENT: return "a result flagged COLLISION or RESEND";
+    case A2TP_RESULT_AS_GRADIENT: return "a result flagged COLLISION, RESEND or SUM";
     case A2TP_EMPTY_RESULT: return "a result with an empty bitmap";
-    case A2TP_GRADIENT_AS_RESULT: return "a gradient flagged COL, ECE or MOVE (results' flags)";
+    case A2TP_GRADIENT_AS_RESULT: return "a gradient flagged MOVE, or COL or ECE without SUM (results' flags)";
     case A2TP_GRADIENT_BITMAP:
       return "a gradient of worker " + std::to_string(h.worker) + " with bitmap " + hex32(h.bitmap);
     case A2TP_STRAY_NEXT: return "next aggregator " + std::to_string(h.next) + " in a packet not flagged MOVE";

@@ -22,6 +22,8 @@
 #include "protocols/a2tp/a2tp_model.h"
 #include "protocols/a2tp/a2tp_ps.h"
 #include "protocols/a2tp/a2tp_slots.h"
+#include "protocols/a2tp/a2tp_tree.h"
+#include "a2tp/a2tp_switch.h"
 #include "protocols/a2tp/a2tp_windows.h"
 
 namespace fs {
@@ -672,18 +674,42 @@ std::string A2tpJobs::failure() const {
 
 A2tpFabricRole::A2tpFabricRole(const Config& cfg, const Topology& t) : cfg_(cfg) {
   if (cfg.hosts.model != kA2tpModel) return;
-  if (t.switches().size() != 1)
-    throw InputError("hosts.model a2tp runs on a network of one switch (e.g. network.topology leaf_spine with "
-                     "network.leaves 1 and network.spines 0), not " + std::to_string(t.switches().size()));
   members_ = member_hosts(cfg.hosts.members, unsigned(t.hosts().size()));
   check_setup(cfg);
-  job_hosts(cfg, members_);
+  const std::vector<std::vector<unsigned>> jobs = job_hosts(cfg, members_);
   workload(cfg);
   a2tp_threshold(a2tp_config(cfg).threshold, a2tp_config(cfg).aggregators, cfg.hosts.groups);
+  if (t.switches().size() == 1) return;  // the switch is every job's PS's: no tree to install
+  if (jobs.size() > A2TP_TREE_JOBS)
+    throw InputError("hosts.groups: on a network of several switches each switch has the trees of at most " +
+                     std::to_string(A2TP_TREE_JOBS) + " a2tp jobs, not " + std::to_string(jobs.size()));
+  for (const unsigned node : t.switches()) plain_.push_back(t.nodes[node].kind == SwitchKind::kPlain);
+  trees_.assign(t.switches().size(), std::vector<A2tpTreeJob>(jobs.size()));
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    const std::vector<unsigned> workers(jobs[j].begin(), jobs[j].end() - 1);
+    const std::vector<A2tpTreeJob> tree = a2tp_job_tree(t, workers, jobs[j].back(), cfg.routing.multipath);
+    for (size_t s = 0; s < tree.size(); ++s) trees_[s][j] = tree[s];
+    groups_.push_back(a2tp_group_ipv4(fs_host_ipv4(workers.front())));
+  }
 }
 
-void A2tpFabricRole::configure_switch(unsigned, Config& c) const {
+void A2tpFabricRole::configure_switch(unsigned index, Config& c) const {
   if (cfg_.hosts.model != kA2tpModel) return;
+  if (!trees_.empty() && plain_[index]) {
+    // No handler here: the routes copy each job's results to the switch's children in its tree.
+    for (size_t j = 0; j < groups_.size(); ++j) {
+      const std::vector<unsigned>& down = trees_[index][j].down;
+      if (down.empty()) continue;
+      std::string ports;
+      for (unsigned p : down) ports += (ports.empty() ? "" : ",") + std::to_string(p);
+      const uint32_t g = groups_[j];
+      const std::string address = std::to_string(g >> 24) + "." + std::to_string((g >> 16) & 255) + "." +
+                                  std::to_string((g >> 8) & 255) + "." + std::to_string(g & 255);
+      c.routing.routes += (c.routing.routes.empty() ? "" : "; ") + address + "/32 -> " + ports + " multicast";
+    }
+    return;
+  }
+  if (!trees_.empty()) a2tp_config(c).tree = trees_[index];
   if (a2tp_config(c).mode == "static") a2tp_config(c).jobs = cfg_.hosts.groups;
   const std::string rule = "udp_dport=" + std::to_string(A2TP_UDP_PORT_DEFAULT) + " -> a2tp";
   if (c.parser.rules.find("-> a2tp") == std::string::npos)

@@ -1,8 +1,9 @@
 // Training jobs on a network's hosts (hosts.model a2tp: ATP and A2TP, A2TP 4.2-4.3; SwitchML's
 // static shares as the baseline). hosts.members is cut into hosts.groups jobs of consecutive
 // ranks; job j's last host is its parameter server (PS), the others its workers (rank r is worker
-// r; 1 to 32 of them, on consecutive hosts). The network is one switch with the a2tp handler
-// (a2tp.c), which the role configures.
+// r; 1 to 32 of them, on consecutive hosts). The network's switches with a PsPIN unit run the
+// a2tp handler (a2tp.c), which the role configures; on a network of several switches the ones on
+// a job's paths to its PS aggregate it as a tree (a2tp_tree.h).
 //
 // An iteration: every worker computes (the model's time), then pushes its gradients, F fragments
 // of a2tp.fragment_bytes (the last may be shorter); fragment f of iteration i has sequence i F + f
@@ -58,6 +59,7 @@
 #include "network/network.h"
 #include "network/traffic.h"
 #include "plugin/protocol.h"
+#include "protocols/a2tp/a2tp_config.h"
 
 namespace fs {
 
@@ -147,8 +149,11 @@ class A2tpJobs : public sc_core::sc_module, public NetworkAllreduce {
   std::string first_problem_;
 };
 
-// a2tp's part in a network run: with hosts.model a2tp, the one switch gets the a2tp parser rule
-// (and, static, a2tp.jobs = hosts.groups), and the members run A2tpJobs.
+// a2tp's part in a network run: with hosts.model a2tp, every switch with a PsPIN unit gets the
+// a2tp parser rule (and, static, a2tp.jobs = hosts.groups), and the members run A2tpJobs. On a
+// network of several switches each such switch also gets its part in each job's tree
+// (a2tp_tree.h), and a plain switch on a job's tree routes for the job's group address a copy of
+// its results to each of its children there.
 class A2tpFabricRole : public NetworkRole {
  public:
   // InputError for a network or member list the jobs cannot run on.
@@ -159,6 +164,9 @@ class A2tpFabricRole : public NetworkRole {
  private:
   Config cfg_;
   std::vector<unsigned> members_;
+  std::vector<std::vector<A2tpTreeJob>> trees_;  // by switch, by job (several switches only)
+  std::vector<bool> plain_;                      // by switch
+  std::vector<uint32_t> groups_;                 // by job: its group address
 };
 
 }  // namespace fs

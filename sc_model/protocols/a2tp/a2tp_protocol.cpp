@@ -27,7 +27,7 @@ class A2tp : public Protocol {
   // to the set with parser.rules, as NetReduce's do.
   std::vector<HandlerSetSpec> handler_sets() const override { return {{&a2tp_handler_set, &control_}}; }
   std::vector<KeyChoice> host_models() const override {
-    return {{kA2tpModel, "on a network of one switch: training jobs (hosts.groups of hosts.members, each's last host "
+    return {{kA2tpModel, "on a network: training jobs (hosts.groups of hosts.members, each's last host "
                          "its parameter server) push int32 gradients through the switch's aggregators under ATP's "
                          "or A2TP's windows (a2tp.*)"}};
   }

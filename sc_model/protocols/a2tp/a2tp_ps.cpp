@@ -35,7 +35,7 @@ A2tpParameterServer::Action A2tpParameterServer::take(const A2tpPacket& p, bool 
   };
   if (p.h.workers != workers_)
     return refuse("a fan-in of " + std::to_string(p.h.workers) + " for a job of " + std::to_string(workers_));
-  const bool single = !(p.h.flags & A2TP_FLAG_RESULT);
+  const bool single = !(p.h.flags & (A2TP_FLAG_RESULT | A2TP_FLAG_SUM));  // one worker's own gradient
   if (mover_) mover_->seen(p.h.aggregator);
   Fragment& f = fragments_[p.h.sequence];
   if (f.have == 0 && f.sum.empty()) f.sum.assign(p.values.size(), 0), f.aggregator = p.h.aggregator;

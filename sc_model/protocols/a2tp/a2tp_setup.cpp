@@ -25,8 +25,19 @@ a2tp_switch_config_t a2tp_switch_config(const Config& cfg, uint32_t clusters) {
   s.by_aggregators = fs_divisor_make(s.aggregators);
   s.by_share = fs_divisor_make(s.share);
   s.aggregators_offset = A2TP_CONFIG_L1_BYTES;
+  s.tree_jobs = uint32_t(a.tree.size());
+  s.tree_offset = (sizeof(s) + 7) & ~size_t(7);
   return s;
 }
+
+namespace {
+
+// The bytes of L2 handler memory the configuration and its tree entries take.
+uint64_t l2_bytes_of(const a2tp_switch_config_t& s) {
+  return s.tree_offset + uint64_t(s.tree_jobs) * sizeof(a2tp_tree_job_t);
+}
+
+}  // namespace
 
 MemoryNeed A2tpControl::memory_need(const Config& cfg, uint64_t l1_available, uint64_t l2_available) const {
   MemoryNeed need;
@@ -35,10 +46,10 @@ MemoryNeed A2tpControl::memory_need(const Config& cfg, uint64_t l1_available, ui
     return need;
   }
   const a2tp_switch_config_t s = a2tp_switch_config(cfg, cfg.pspin.clusters);
-  if (l2_available < sizeof(s))
-    throw InputError("pspin.l2_handler_bytes is too small for the a2tp configuration (" + std::to_string(sizeof(s)) +
-                     " bytes)");
-  need.l2_bytes = sizeof(s);
+  if (l2_available < l2_bytes_of(s))
+    throw InputError("pspin.l2_handler_bytes is too small for the a2tp configuration (" +
+                     std::to_string(l2_bytes_of(s)) + " bytes)");
+  need.l2_bytes = l2_bytes_of(s);
   need.l1_bytes = A2TP_CONFIG_L1_BYTES + uint64_t(s.per_cluster) * A2TP_AGGREGATOR_BYTES;
   if (need.l1_bytes > l1_available)
     throw InputError("a2tp.aggregators: " + std::to_string(s.aggregators) + " aggregators need " +
@@ -52,6 +63,16 @@ MemoryNeed A2tpControl::memory_need(const Config& cfg, uint64_t l1_available, ui
 void A2tpControl::install(const Config& cfg, const InstallTarget& t) const {
   const a2tp_switch_config_t s = a2tp_switch_config(cfg, t.clusters);
   std::memcpy(t.handler_mem, &s, sizeof(s));
+  const std::vector<A2tpTreeJob>& tree = a2tp_config(cfg).tree;
+  for (size_t j = 0; j < tree.size(); ++j) {
+    a2tp_tree_job_t e;
+    std::memset(&e, 0, sizeof(e));
+    e.mask = tree[j].mask;
+    e.passes_on = tree[j].passes_on;
+    e.children = uint32_t(tree[j].down.size());
+    for (size_t k = 0; k < tree[j].down.size(); ++k) e.down[k] = uint16_t(tree[j].down[k]);
+    std::memcpy(t.handler_mem + s.tree_offset + j * sizeof(e), &e, sizeof(e));
+  }
   for (uint8_t* l1 : t.l1_state) {
     std::memset(l1, 0, t.l1_state_bytes);
     std::memcpy(l1, &s, sizeof(s));

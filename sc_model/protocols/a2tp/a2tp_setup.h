@@ -1,7 +1,8 @@
 // The a2tp switch control plane: the aggregator array a switch gets (how many, how they are cut
 // across the clusters, the static shares) and its installation into the a2tp handler set's
-// memory: the configuration at the start of L2 handler memory and of the set's share of every
-// cluster's L1 state area, the (zeroed, free) aggregators after it in each cluster.
+// memory: the configuration at the start of L2 handler memory (on a network of several switches
+// followed by the switch's entry in each job's tree) and of the set's share of every cluster's L1
+// state area, the (zeroed, free) aggregators after it in each cluster.
 #pragma once
 #include <cstdint>
 

@@ -1,0 +1,102 @@
+// End to end: an a2tp job (hosts.model a2tp, ATP's windows and a table of aggregators, so that it
+// never meets itself) on a leaf-spine of two leaves of 3 hosts and one spine: workers 0-4, its
+// PS host 5 on leaf1. Its tree, worked out by hand: leaf0 has workers 0-2 and sends their sum up,
+// the spine has them from leaf0 alone and sends it on, leaf1 (the PS's switch) has it with
+// workers 3 and 4 and completes each fragment; results come back down the same way, leaf0
+// copying them to its 3 hosts. Whichever switches are plain, every result is exact (the jobs
+// check each against their own sum), arrives once at each worker, and each switch's outcomes are
+// the hand-counted ones per fragment; a plain switch's multicast route makes the copies its
+// handler would.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/cli_runner.h"
+
+namespace fs::test {
+namespace {
+
+constexpr uint64_t kFragments = 20;  // 4960 bytes of 248-byte fragments
+
+nlohmann::json run_ok(const std::string& kinds, const std::string& hpu, const ScratchDir& dir) {
+  const CliResult r = flaresim(
+      "run --network.topology leaf_spine --network.leaves 2 --network.spines 1 --network.hosts_per_leaf 3 "
+      "--network.kinds '" + kinds + "' --pspin.clusters 4 --hpu.model " + hpu +
+          " --hosts.model a2tp --a2tp.mode atp --a2tp.slots 16 --a2tp.aggregators 64 --hosts.bytes 4960 "
+          "--stats s.json -q",
+      dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  const nlohmann::json s = nlohmann::json::parse(slurp(dir / "s.json"));
+  const nlohmann::json& a = s["allreduce"];
+  EXPECT_TRUE(a["results_ok"].get<bool>());
+  EXPECT_EQ(a["unfinished_ranks"], 0);
+  EXPECT_EQ(a["details"]["fragments"], kFragments);
+  EXPECT_EQ(a["details"]["duplicate_results"], 0);   // each worker had each result once
+  EXPECT_EQ(a["details"]["ps_results"], kFragments);  // the PS sent one per fragment
+  EXPECT_EQ(a["details"]["to_switch"], 5 * kFragments);
+  return s;
+}
+
+// The switch's non-zero a2tp outcomes (leaf0, leaf1, spine0 in that order).
+std::map<std::string, uint64_t> outcomes(const nlohmann::json& s, unsigned sw) {
+  std::map<std::string, uint64_t> out;
+  for (const auto& [k, v] : s["network"]["per_switch"][sw]["handler_outcomes"]["a2tp"].items())
+    if (v.get<uint64_t>()) out[k] = v.get<uint64_t>();
+  return out;
+}
+const nlohmann::json& switch_stats(const nlohmann::json& s, unsigned sw) { return s["network"]["per_switch"][sw]; }
+
+using Counts = std::map<std::string, uint64_t>;
+const uint64_t F = kFragments;
+
+class A2tpTreeAllInc : public testing::TestWithParam<const char*> {};
+
+TEST_P(A2tpTreeAllInc, EachSwitchSumsWhatComesFromBelowIt) {
+  ScratchDir dir;
+  const nlohmann::json s = run_ok("leaf0=inc;leaf1=inc;spine0=inc", GetParam(), dir);
+  // leaf0: worker 0's or 1's gradient takes the aggregator, the other is summed, the third
+  // completes its mask and goes up; the result comes back and goes out to the 3 hosts.
+  EXPECT_EQ(outcomes(s, 0), (Counts{{"taken", F}, {"aggregated", F}, {"passed_on", F}, {"forwarded", F}}));
+  EXPECT_EQ(switch_stats(s, 0)["packets_in"], 3 * F + F);
+  EXPECT_EQ(switch_stats(s, 0)["packets_out"], F + 3 * F);
+  // The spine's mask is leaf0's: its one sum completes it at once.
+  EXPECT_EQ(outcomes(s, 2), (Counts{{"passed_on", F}, {"forwarded", F}}));
+  EXPECT_EQ(switch_stats(s, 2)["packets_in"], 2 * F);
+  // leaf1: workers 3 and 4 and the spine's sum; the PS's result frees the aggregator.
+  EXPECT_EQ(outcomes(s, 1), (Counts{{"taken", F}, {"aggregated", F}, {"completed", F}, {"released", F}}));
+  EXPECT_EQ(switch_stats(s, 1)["packets_in"], 3 * F + F);
+  EXPECT_EQ(switch_stats(s, 1)["packets_out"], F + 3 * F);  // to the PS; to hosts 3, 4 and the spine
+}
+
+INSTANTIATE_TEST_SUITE_P(Hpus, A2tpTreeAllInc, testing::Values("native", "iss"));
+
+TEST(A2tpTree, APlainSpineForwardsTheSumsAndRoutesTheResultsDown) {
+  ScratchDir dir;
+  const nlohmann::json s = run_ok("leaf0=inc;leaf1=inc;spine0=plain", "native", dir);
+  EXPECT_EQ(outcomes(s, 0), (Counts{{"taken", F}, {"aggregated", F}, {"passed_on", F}, {"forwarded", F}}));
+  EXPECT_EQ(outcomes(s, 1), (Counts{{"taken", F}, {"aggregated", F}, {"completed", F}, {"released", F}}));
+  EXPECT_EQ(switch_stats(s, 2)["routing"]["multicast"], F);
+  EXPECT_EQ(switch_stats(s, 2)["routing"]["multicast_copies"], F);  // to leaf0 alone
+  EXPECT_EQ(switch_stats(s, 2)["packets_out"], 2 * F);
+}
+
+TEST(A2tpTree, UnderAPlainLeafTheSpineSumsItsThreeWorkers) {
+  ScratchDir dir;
+  const nlohmann::json s = run_ok("leaf0=plain;leaf1=inc;spine0=inc", "native", dir);
+  EXPECT_EQ(switch_stats(s, 0)["routing"]["multicast"], F);
+  EXPECT_EQ(switch_stats(s, 0)["routing"]["multicast_copies"], 3 * F);
+  EXPECT_EQ(switch_stats(s, 0)["packets_out"], 3 * F + 3 * F);  // the gradients up, the results down
+  EXPECT_EQ(outcomes(s, 2), (Counts{{"taken", F}, {"aggregated", F}, {"passed_on", F}, {"forwarded", F}}));
+  EXPECT_EQ(switch_stats(s, 2)["packets_out"], F + F);  // one sum up, one result down, per fragment
+  EXPECT_EQ(outcomes(s, 1), (Counts{{"taken", F}, {"aggregated", F}, {"completed", F}, {"released", F}}));
+}
+
+TEST(A2tpTree, AllPlainButThePsSwitchIsAtpOnOneSwitch) {
+  ScratchDir dir;
+  const nlohmann::json s = run_ok("leaf0=plain;leaf1=inc;spine0=plain", "native", dir);
+  // leaf1 sums all five workers: taken, three aggregated, completed.
+  EXPECT_EQ(outcomes(s, 1), (Counts{{"taken", F}, {"aggregated", 3 * F}, {"completed", F}, {"released", F}}));
+}
+
+}  // namespace
+}  // namespace fs::test
