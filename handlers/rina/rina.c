@@ -4,8 +4,9 @@
  * into the slot it names, and when every worker is in the sum goes on as DATA to the next
  * group's entry (at the chunk's last summing step, G, it is the complete sum: FULL, and it is
  * also multicast to the rack, AllGather's first delivery). A FULL DATA coming to this group's
- * agent is multicast to the rack and, unless it is the chunk's last step, sent on to the next
- * group. A sum's fan-in is its GRADs' (members), so that a TASK that sets the group up anew, with
+ * agent (or, for a group above racks, to the switch itself, its entry) is multicast to the rack
+ * and, unless it is the chunk's last step, sent on to the next group; a partial sum coming to the
+ * switch as entry goes on to the agent. A sum's fan-in is its GRADs' (members), so that a TASK that sets the group up anew, with
  * a worker excluded, does not disturb the sums still open. An ACK of this switch's sum is multicast to the rack (the workers' windows); one of a
  * relayed DATA is dropped, since nobody waits for it. Every
  * other rina packet is forwarded by the routes. Values are int32 sums, wrapping. */
@@ -69,7 +70,7 @@ static int send_to(uint8_t* pkt, uint32_t len, uint32_t self, uint32_t dst, int 
 }
 
 /* The frame, its lengths set for `len` bytes, out of every port that leads to one of the
- * group's workers (each port once), addressed to the group's agent from whoever sent it (a
+ * group's workers (each port once), addressed to the group's address from whoever sent it (a
  * worker ACKs a DATA to its source). */
 static int to_rack(const rina_group_t* g, uint8_t* pkt, uint32_t len, int outcome) {
   uint32_t ports[RINA_MAX_MEMBERS], n = 0, m, k;
@@ -82,7 +83,7 @@ static int to_rack(const rina_group_t* g, uint8_t* pkt, uint32_t len, int outcom
   }
   fs_put_be16(pkt + FS_ETH_BYTES + 2, (uint16_t)(len - FS_ETH_BYTES));
   fs_put_be16(pkt + FS_ETH_BYTES + FS_IPV4_BYTES + 4, (uint16_t)(len - FS_ETH_BYTES - FS_IPV4_BYTES));
-  address(pkt, ipv4_src(pkt), g->member[0]);
+  address(pkt, ipv4_src(pkt), rina_group_ipv4(g->member[0]));
   if (fs_multicast(pkt, len, ports, n) != 0) return RINA_NO_ROUTE;
   return outcome;
 }
@@ -213,7 +214,12 @@ int rina_handler(const fs_handler_args_t* args) {
       /* of a sum of this switch's (steps 1 .. G), whose workers' windows wait; else of a relay */
       return h.step <= h.groups ? to_rack(g, args->pkt, len, RINA_ACKED) : RINA_RELAY_ACKED;
     }
-    return RINA_MALFORMED; /* PULL and DATA come from switches, not to them */
+    if (h.kind == RINA_DATA) { /* this switch is its group's entry (a group above racks) */
+      if (!g->valid) return RINA_NO_GROUP;
+      if (h.flags & RINA_FLAG_FULL) return relay(c, args, g, &h, len);
+      return send_to(args->pkt, len, ipv4_src(args->pkt), g->member[0], RINA_TO_AGENT);
+    }
+    return RINA_MALFORMED; /* PULLs come from switches, not to them */
   }
   if (h.kind == RINA_DATA && (h.flags & RINA_FLAG_FULL) && g->valid && dst == g->member[0])
     return relay(c, args, g, &h, len);
@@ -230,7 +236,7 @@ static const fs_outcome_desc_t rina_outcomes[] = {
     {"ok", 0, 0, 1},           {"tasked", 0, 0, 1},    {"taken", 0, 0, 0},     {"aggregated", 0, 0, 0},
     {"completed", 0, 1, 0},    {"duplicate", 1, 0, 1}, {"slot_busy", 1, 0, 1}, {"acked", 0, 0, 1},
     {"relay_acked", 0, 0, 1},  {"relayed", 0, 0, 1},   {"delivered", 0, 0, 1}, {"forwarded", 0, 0, 1},
-    {"no_group", 1, 0, 1},     {"malformed", 1, 0, 1}, {"no_route", 1, 0, 1},  {"not_installed", 1, 0, 1},
+    {"to_agent", 0, 0, 1},     {"no_group", 1, 0, 1},     {"malformed", 1, 0, 1}, {"no_route", 1, 0, 1},  {"not_installed", 1, 0, 1},
 };
 _Static_assert(sizeof(rina_outcomes) / sizeof(rina_outcomes[0]) == RINA_OUTCOME_COUNT, "an outcome name for every code");
 /* Block statistics: an aggregation is a (chunk, step) pair (the u32 at 4) and a packet (the low

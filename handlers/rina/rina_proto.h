@@ -3,16 +3,20 @@
  * simulator's agents and workers. Carried over Ethernet II, IPv4 without options and UDP
  * (fs_packet.h) to RINA_UDP_PORT_DEFAULT.
  *
- * The ring runs over G groups: a rack behind an in-network-aggregation (INA) switch, its agent
- * the lowest-ranked worker, or an autonomous worker. The gradient is cut into G chunks, chunk c
+ * The ring runs over G groups: the workers nearest an in-network-aggregation (INA) switch (a rack,
+ * or the racks below a switch above them), its agent the lowest-ranked worker, or an autonomous
+ * worker. The gradient is cut into G chunks, chunk c
  * into packets of at most RINA_ELEMENTS int32 values. Chunk c's step s (1 .. 2G - 1) is done by
  * group (c + s - 1) mod G: steps 1 .. G add each group's gradients to the partial sum (step G
  * completes it), steps G .. 2G - 1 hand the complete sum to each group's workers (AllGather).
  * In an INA group a step 1 .. G is: the agent's TASK to its switch, which multicasts a PULL to
  * the rack; every worker's GRAD to the switch (the agent's holding the partial sum that came to
  * it as DATA); the switch's sum, sent on as DATA to the next group's entry (its agent, or the
- * autonomous worker), at step G also multicast to the rack, FULL. A FULL DATA coming to an INA
- * group's agent is caught by its switch, multicast to the rack and sent on to the next group.
+ * autonomous worker; for a group above racks its switch, which hands a partial sum on to the
+ * agent), at step G also multicast to the rack, FULL. A FULL DATA coming to an INA group's entry
+ * is caught by its switch, multicast to the rack and sent on to the next group. What the switch
+ * multicasts to its rack is addressed to the group's address (rina_group_ipv4 of its agent),
+ * which plain switches between it and a rack below copy on by their multicast routes.
  * The entry that takes a DATA ACKs it to its sender; an INA switch multicasts the ACK of its own
  * sum to its rack, whose workers' windows it frees.
  *
@@ -141,6 +145,11 @@ static inline int rina_header_problem(const rina_header_t* h) {
 }
 
 /* The bitmap of a group of `members` workers when every one has contributed. */
+/* A group's address: what its switch multicasts to its workers goes to it (239.1.x.y, x.y the
+ * agent's host number). */
+#define RINA_GROUP_PREFIX 0xEF010000u
+static inline uint32_t rina_group_ipv4(uint32_t agent_ipv4) { return RINA_GROUP_PREFIX | (agent_ipv4 & 0xFFFFu); }
+
 static inline uint32_t rina_full_bitmap(uint32_t members) {
   return members >= 32u ? 0xFFFFFFFFu : ((1u << members) - 1u);
 }

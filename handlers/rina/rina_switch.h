@@ -67,6 +67,7 @@ enum rina_outcome {
   RINA_RELAYED,       /* a FULL DATA for this group's agent: multicast to the rack and sent on */
   RINA_DELIVERED,     /* the same at the chunk's last step: multicast to the rack only */
   RINA_FORWARDED,     /* a rina packet for someone else: forwarded by the routes */
+  RINA_TO_AGENT,      /* a partial sum for this switch as its group's entry: sent on to the agent */
   RINA_NO_GROUP,      /* a GRAD or ACK before any TASK set the group up: dropped */
   RINA_MALFORMED,     /* not a rina packet this switch can take: dropped */
   RINA_NO_ROUTE,      /* no route towards a destination: dropped */

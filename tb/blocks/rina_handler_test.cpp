@@ -88,7 +88,8 @@ TEST_F(RinaHandler, ATaskSetsUpTheGroupAndPullsTheRack) {
   EXPECT_EQ(p.h.next, 0u);
   EXPECT_EQ(last_.sent[0].data.size(), size_t(RINA_PAYLOAD_OFFSET + RINA_HEADER_BYTES));  // the header alone
   EXPECT_EQ(p.src_ipv4, kSelf);
-  EXPECT_EQ(p.dst_ipv4, fs_host_ipv4(0));
+  EXPECT_EQ(p.dst_ipv4, rina_group_ipv4(fs_host_ipv4(0)));  // the group's address: 239.1.0.0
+  EXPECT_EQ(p.dst_ipv4, 0xEF010000u);
   const auto* c = reinterpret_cast<const rina_switch_config_t*>(h_.l1(0));
   const auto* g = reinterpret_cast<const rina_group_t*>(h_.handler_memory().data() + c->group_offset);
   EXPECT_EQ(g->valid, 1u);
@@ -143,7 +144,7 @@ TEST_F(RinaHandler, TheLastSummingStepSendsTheCompleteSumToTheRackFirst) {
     EXPECT_EQ(p->values, std::vector<int32_t>{6});
     EXPECT_EQ(p->src_ipv4, kSelf);
   }
-  EXPECT_EQ(rack.dst_ipv4, fs_host_ipv4(0));  // to the rack, addressed to its agent
+  EXPECT_EQ(rack.dst_ipv4, rina_group_ipv4(fs_host_ipv4(0)));  // to the rack, addressed to its group
   EXPECT_EQ(next.dst_ipv4, fs_host_ipv4(kNext));
 }
 
@@ -204,6 +205,26 @@ TEST_F(RinaHandler, OtherRinaPacketsAreForwarded) {
   EXPECT_EQ(run(fs::build_rina_packet(d, 6, fs_host_ipv4(5), {1}), 6), "forwarded");
   EXPECT_EQ(last_.sent[0].ports, (std::vector<uint32_t>{5}));
   EXPECT_EQ(run(fs::build_rina_packet(d, 6, fs_host_ipv4(9), {1}), 6), "no_route");
+}
+
+TEST_F(RinaHandler, AsItsGroupsEntryTheSwitchHandsAPartialSumToTheAgentAndRelaysAFullOne) {
+  // A group above racks has its switch as entry: DATA comes addressed to it.
+  ASSERT_EQ(task(0, 1), "tasked");
+  rina_header_t d = header(RINA_DATA, 2, 1);  // a partial sum: the agent adds its own
+  EXPECT_EQ(run(fs::build_rina_packet(d, 6, kSelf, {1, 2}), 6), "to_agent");
+  ASSERT_EQ(last_.sent.size(), 1u);
+  EXPECT_EQ(last_.sent[0].ports, (std::vector<uint32_t>{0}));
+  const fs::RinaPacket p = read(last_.sent[0].data);
+  EXPECT_EQ(p.dst_ipv4, fs_host_ipv4(0));
+  EXPECT_EQ(p.src_ipv4, fs_host_ipv4(6));  // the agent ACKs its sender
+  EXPECT_EQ(p.values, (std::vector<int32_t>{1, 2}));
+  d.flags = RINA_FLAG_FULL, d.step = 3;  // complete: to the rack, and on as step 4
+  EXPECT_EQ(run(fs::build_rina_packet(d, 6, kSelf, {5}), 6), "relayed");
+  ASSERT_EQ(last_.sent.size(), 2u);
+  EXPECT_EQ(last_.sent[0].ports, (std::vector<uint32_t>{0, 1, 2}));
+  EXPECT_EQ(read(last_.sent[0].data).dst_ipv4, rina_group_ipv4(fs_host_ipv4(0)));
+  EXPECT_EQ(last_.sent[1].ports, (std::vector<uint32_t>{kNext}));
+  EXPECT_EQ(read(last_.sent[1].data).h.step, 4);
 }
 
 TEST(RinaHandlerFresh, GradientsAndAcksBeforeAnyTaskAreDropped) {

@@ -3,11 +3,15 @@
 // workers, and each chunk's steps over the ring. Arithmetic only: the jobs (rina_jobs.h) and the
 // network role use it.
 //
-// A rack is the members whose hosts link to the same switch. A rack behind a switch that is not
-// plain (an inc or calibrated switch, which runs the rina handler) with at least two members is
-// an INA group, its agent its lowest-ranked member; every other member is a group of its own,
-// an autonomous worker. The ring visits the groups in the order of their lowest ranks. A member
-// that failed (rina.failed) takes no part from its failure on.
+// An INA switch (one that is not plain: an inc or calibrated switch, which runs the rina handler)
+// makes the members nearest it, those the fewest hops away (its rack for a top-of-rack switch;
+// for a fat tree's aggregation switch its pod's racks, for a core every rack), one INA group if
+// there are at least two, its agent the lowest-ranked (Rina §IV-D: an INA switch and all the
+// workers below it run as a single worker). The INA switches with the most members nearest them
+// make their groups first; a switch whose members are in a group already (of a switch above it,
+// or of one beside it with the same members) makes none. Every other member is a group of its
+// own, an autonomous worker. The ring visits the groups in the order of their lowest ranks. A
+// member that failed (rina.failed) takes no part from its failure on.
 //
 // With G groups the gradient is cut into G chunks; chunk c's step s (1 .. 2G - 1) is done by
 // group (c + s - 1) mod G: steps 1 .. G add the groups' gradients in turn (the step-G group
@@ -22,16 +26,17 @@
 namespace fs {
 
 struct RinaGroup {
-  bool ina = false;             // a rack behind an INA switch (else one autonomous worker)
-  unsigned tor = 0;             // ina: the rack's switch, its position in Topology::switches()
+  bool ina = false;             // the members nearest an INA switch (else one autonomous worker)
+  unsigned tor = 0;             // ina: the group's switch, its position in Topology::switches()
+  bool above_racks = false;     // ina: not every member's host links to the group's switch
   std::vector<unsigned> ranks;  // its members' ranks, ascending: the first is the agent
 };
 
 // The groups of the members `members` (their hosts, by rank) on `t`, in ring order. With
-// `failed` (by rank; empty: none), the failed members take no part (Rina §IV-C2): a rack whose
-// agent failed runs as autonomous workers, as plain ring members; a rack that lost other
-// members runs without them (excluded by its agent), as autonomous workers once its agent is
-// alone.
+// `failed` (by rank; empty: none), the failed members take no part (Rina §IV-C2): a switch's
+// members whose agent failed make no group there (a rack's run as autonomous workers, as plain
+// ring members); a group that lost other members runs without them (excluded by its agent), as
+// autonomous workers once its agent is alone.
 std::vector<RinaGroup> rina_groups(const Topology& t, const std::vector<unsigned>& members,
                                    const std::vector<bool>& failed = {});
 

@@ -162,7 +162,10 @@ const RinaJobs::Member::Role& RinaJobs::Member::role(unsigned i) {
     r.member = unsigned(std::find(grp.ranks.begin(), grp.ranks.end(), rank_) - grp.ranks.begin());
     if (r.ina) r.tor = fs_fabric_switch_ipv4(grp.tor + 1);
     for (unsigned k : grp.ranks) r.rack.push_back(fs_host_ipv4(owner_.hosts_[k]));
-    r.next_entry = fs_host_ipv4(owner_.hosts_[rg.groups[(r.group + 1) % rg.size()].ranks[0]]);
+    // The next group's entry: its agent (or autonomous worker), or the switch of a group above
+    // racks, which the paths to its agent need not all cross.
+    const RinaGroup& next = rg.groups[(r.group + 1) % rg.size()];
+    r.next_entry = next.above_racks ? fs_fabric_switch_ipv4(next.tor + 1) : fs_host_ipv4(owner_.hosts_[next.ranks[0]]);
   }
   return roles_.emplace(i, std::move(r)).first->second;
 }
@@ -675,15 +678,63 @@ RinaFabricRole::RinaFabricRole(const Config& cfg, const Topology& t) : cfg_(cfg)
     throw InputError("hosts.groups: hosts.model rina runs one training job (its groups are its racks)");
   const std::vector<RinaGroup> groups = rina_groups(t, members_);
   check_setup(cfg, groups);
-  rina_failures(rina_config(cfg).failed, members_, rina_config(cfg).iterations);
+  const std::vector<unsigned> fails_at = rina_failures(rina_config(cfg).failed, members_, rina_config(cfg).iterations);
   ina_switch_.assign(t.switches().size(), false);
+  routes_.assign(t.switches().size(), "");
+  std::set<std::pair<unsigned, uint32_t>> routed;  // (switch, group address) with a route
+  const NextHops hops = next_hops(t);
   for (const RinaGroup& g : groups)
-    if (g.ina) ina_switch_[g.tor] = true;
+    if (g.ina) ina_switch_[g.tor] = true;  // its handler runs even once failures leave it no group
+  // Every iteration's groups (failures may make new ones below a group that lost its agent).
+  for (unsigned i = 0; i < rina_config(cfg).iterations; ++i) {
+    std::vector<bool> down(members_.size());
+    for (size_t r = 0; r < members_.size(); ++r) down[r] = fails_at[r] <= i;
+    for (const RinaGroup& g : rina_groups(t, members_, down)) {
+      if (!g.ina) continue;
+      ina_switch_[g.tor] = true;
+      if (g.above_racks) route_group(t, hops, g, routed);
+    }
+  }
+}
+
+// A group above racks: the switches between its switch and its members copy what it multicasts
+// to them (to the group's address) on towards them, by multicast routes. Those copies must go
+// down a tree: a switch reached by two of them on different ports would deliver twice.
+void RinaFabricRole::route_group(const Topology& t, const NextHops& hops, const RinaGroup& g,
+                                 std::set<std::pair<unsigned, uint32_t>>& routed) {
+  const std::vector<unsigned> switches = t.switches();
+  const uint32_t address = rina_group_ipv4(fs_host_ipv4(members_[g.ranks[0]]));
+  std::map<unsigned, std::pair<int, std::set<unsigned>>> below;  // switch: (ingress port, ports out)
+  for (unsigned r : g.ranks) {
+    const std::vector<RouteHop> path =
+        route_walk(t, hops, switches[g.tor], members_[r], cfg_.routing.multipath,
+                   "hosts.model rina with an INA switch above racks needs dst, so that what the switch multicasts to "
+                   "its racks follows fixed routes");
+    for (size_t k = 1; k < path.size(); ++k) {
+      auto [it, fresh] = below.try_emplace(path[k].sw, path[k].in, std::set<unsigned>{});
+      if (!fresh && it->second.first != path[k].in)
+        throw InputError("network.kinds: the routes from " + t.nodes[switches[g.tor]].name + " to the members below "
+                         "it reach " + t.nodes[switches[path[k].sw]].name + " on two ports (" +
+                         std::to_string(it->second.first) + " and " + std::to_string(path[k].in) +
+                         "): its copies to them would not form a tree, so it cannot be their group's INA switch");
+      it->second.second.insert(path[k].out);
+    }
+  }
+  const std::string a = std::to_string(address >> 24) + "." + std::to_string((address >> 16) & 255) + "." +
+                        std::to_string((address >> 8) & 255) + "." + std::to_string(address & 255);
+  for (const auto& [sw, entry] : below) {
+    if (!routed.insert({sw, address}).second) continue;
+    std::string ports;
+    for (unsigned p : entry.second) ports += (ports.empty() ? "" : ",") + std::to_string(p);
+    routes_[sw] += (routes_[sw].empty() ? "" : "; ") + a + "/32 -> " + ports + " multicast";
+  }
 }
 
 void RinaFabricRole::configure_switch(unsigned index, Config& c) const {
   if (cfg_.hosts.model != kRinaModel) return;
   rina_config(c).switch_address = index + 1;
+  if (!routes_[index].empty())
+    c.routing.routes += (c.routing.routes.empty() ? "" : "; ") + routes_[index];
   if (!ina_switch_[index]) {
     rina_config(c).aggregators = 0;  // a switch of no group's: it only forwards
     return;

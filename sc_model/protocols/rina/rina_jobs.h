@@ -40,6 +40,8 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <set>
+#include <utility>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -47,6 +49,7 @@
 #include "config/config.h"
 #include "network/allreduce_run.h"
 #include "network/network.h"
+#include "network/route_walk.h"
 #include "network/traffic.h"
 #include "plugin/protocol.h"
 #include "protocols/rina/rina_groups.h"
@@ -121,8 +124,9 @@ class RinaJobs : public sc_core::sc_module, public NetworkAllreduce {
   std::string first_problem_;
 };
 
-// Rina's part in a network run: with hosts.model rina, every switch gets its fabric address and
-// the switches of INA groups the rina parser rule; the members run RinaJobs.
+// Rina's part in a network run: with hosts.model rina, every switch gets its fabric address, the
+// switches of INA groups the rina parser rule, and those between a group above racks and its
+// members a multicast route for the group's address; the members run RinaJobs.
 class RinaFabricRole : public NetworkRole {
  public:
   // InputError for a member list or set-up the job cannot run.
@@ -131,9 +135,13 @@ class RinaFabricRole : public NetworkRole {
   std::unique_ptr<NetworkAllreduce> attach(Network& net) const override;
 
  private:
+  void route_group(const Topology& t, const NextHops& hops, const RinaGroup& g,
+                   std::set<std::pair<unsigned, uint32_t>>& routed);
+
   Config cfg_;
   std::vector<unsigned> members_;
-  std::vector<bool> ina_switch_;  // by switch position: a group's INA switch
+  std::vector<bool> ina_switch_;    // by switch position: a group's INA switch
+  std::vector<std::string> routes_;  // by switch position: multicast routes to groups above racks below it
 };
 
 }  // namespace fs
