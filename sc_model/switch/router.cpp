@@ -88,6 +88,14 @@ Route parse_route(const std::string& entry, unsigned num_ports, PathChoice defau
 
 }  // namespace
 
+std::string multicast_route(uint32_t address, const std::vector<unsigned>& ports) {
+  std::string text;
+  for (int shift = 24; shift >= 0; shift -= 8) text += std::to_string((address >> shift) & 255) + (shift ? "." : "");
+  text += "/32 ->";
+  for (size_t k = 0; k < ports.size(); ++k) text += (k ? "," : " ") + std::to_string(ports[k]);
+  return text + " multicast";
+}
+
 void clear_host_bits(Route& r) {
   if (r.family == IpVersion::kIpv6) {
     for (unsigned bit = r.length; bit < 128; ++bit) r.prefix6[bit / 8] &= uint8_t(~(0x80u >> (bit % 8)));

@@ -52,6 +52,9 @@ size_t dst_route_index(uint64_t dst, size_t n);
 // the reason.
 std::vector<Route> parse_routes(const std::string& text, unsigned num_ports,
                                 PathChoice default_choice = PathChoice::kDst);
+// The routing.routes entry of a multicast route for IPv4 address `address` to `ports`:
+// "a.b.c.d/32 -> p,q multicast" (what protocols give the switches that copy their groups' frames).
+std::string multicast_route(uint32_t address, const std::vector<unsigned>& ports);
 // Clears a route's address bits beyond its length.
 void clear_host_bits(Route& r);
 

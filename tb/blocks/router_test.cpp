@@ -170,6 +170,16 @@ TEST(BlocksRouter, ForwardsAfterLatencyAndDropsWithoutRoute) {
   EXPECT_EQ(b.drops.by_cause["no_route"], 2u);
 }
 
+TEST(BlocksRouter, AMulticastRouteIsWrittenAsParseRoutesReadsIt) {
+  EXPECT_EQ(fs::multicast_route(0xEF010203u, {3, 0, 7}), "239.1.2.3/32 -> 3,0,7 multicast");
+  const std::vector<fs::Route> r = fs::parse_routes(fs::multicast_route(0xEF010203u, {3, 0, 7}), 8);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_TRUE(r[0].multicast);
+  EXPECT_EQ(r[0].prefix, 0xEF010203u);
+  EXPECT_EQ(r[0].length, 32u);
+  EXPECT_EQ(r[0].ports, (std::vector<unsigned>{3, 0, 7}));
+}
+
 TEST(BlocksRouter, AMulticastRouteSendsACopyOutOfEachListedPortButTheIngress) {
   quiet_systemc();
   RouterBench b("239.0.0.1/32 -> 0,1,3 multicast; 239.0.0.2/32 -> 2 multicast", -1, 0);

@@ -17,11 +17,12 @@
 namespace fs::test {
 namespace {
 
-nlohmann::json run_ok(const std::string& kinds, const std::string& hpu, const ScratchDir& dir) {
+nlohmann::json run_ok(const std::string& kinds, const std::string& hpu, const ScratchDir& dir,
+                      const std::string& extra = "") {
   const CliResult r = flaresim(
       "run --network.topology fat_tree3 --network.k 4 --network.kind plain --network.kinds '" + kinds +
           "' --pspin.clusters 4 --hpu.model " + hpu +
-          " --hosts.model rina --rina.aggregators 64 --hosts.bytes 64KiB --stats s.json -q",
+          " --hosts.model rina --rina.aggregators 64 --hosts.bytes 64KiB --stats s.json -q " + extra,
       dir);
   EXPECT_EQ(r.code, 0) << r.err;
   const nlohmann::json s = nlohmann::json::parse(slurp(dir / "s.json"));
@@ -71,6 +72,15 @@ TEST_P(RinaAboveRacksCore, ACoreSumsEveryoneThroughThePlainSwitchesBelowIt) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Hpus, RinaAboveRacksCore, testing::Values("native", "iss"));
+
+TEST(RinaAboveRacks, InARingOfOneGroupTheSumAnswersEachGrad) {
+  // No next entry ACKs a one-group ring's sums: with windows of 4 GRADs, the 64 packets go only
+  // as the switch's sums come back.
+  ScratchDir dir;
+  const nlohmann::json s = run_ok("core0=inc", "native", dir, "--rina.window 4");
+  EXPECT_EQ(s["allreduce"]["details"]["grads"], 16 * 64);
+  EXPECT_EQ(s["allreduce"]["details"]["deliveries"], 16 * 64);
+}
 
 TEST(RinaAboveRacks, AnAggregationSwitchRunsItsPodAsOneGroupAndIsItsEntry) {
   ScratchDir dir;

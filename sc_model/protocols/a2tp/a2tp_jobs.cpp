@@ -23,6 +23,7 @@
 #include "protocols/a2tp/a2tp_ps.h"
 #include "protocols/a2tp/a2tp_slots.h"
 #include "protocols/a2tp/a2tp_tree.h"
+#include "switch/router.h"
 #include "a2tp/a2tp_switch.h"
 #include "protocols/a2tp/a2tp_windows.h"
 
@@ -700,12 +701,7 @@ void A2tpFabricRole::configure_switch(unsigned index, Config& c) const {
     for (size_t j = 0; j < groups_.size(); ++j) {
       const std::vector<unsigned>& down = trees_[index][j].down;
       if (down.empty()) continue;
-      std::string ports;
-      for (unsigned p : down) ports += (ports.empty() ? "" : ",") + std::to_string(p);
-      const uint32_t g = groups_[j];
-      const std::string address = std::to_string(g >> 24) + "." + std::to_string((g >> 16) & 255) + "." +
-                                  std::to_string((g >> 8) & 255) + "." + std::to_string(g & 255);
-      c.routing.routes += (c.routing.routes.empty() ? "" : "; ") + address + "/32 -> " + ports + " multicast";
+      c.routing.routes += (c.routing.routes.empty() ? "" : "; ") + multicast_route(groups_[j], down);
     }
     return;
   }

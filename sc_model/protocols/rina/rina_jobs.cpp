@@ -17,6 +17,7 @@
 #include "protocols/rina/rina_config.h"
 #include "protocols/rina/rina_frame.h"
 #include "protocols/rina/rina_window.h"
+#include "switch/router.h"
 
 namespace fs {
 namespace {
@@ -123,6 +124,7 @@ class RinaJobs::Member : public sc_core::sc_module, public PacketSinkIf {
   void partial(const RinaPacket& p);
   void complete(const RinaPacket& p);
   void acked(const RinaPacket& p);
+  bool settle(const PacketKey& key, bool ece);
   void ack(const RinaPacket& p, unsigned step);
   void flush(const Stream& s, const AckRun& r);
   void ack_loop();
@@ -367,6 +369,12 @@ void RinaJobs::Member::complete(const RinaPacket& p) {
     return void(++owner_.base_.stray_packets);
   const Role& me = role(p.h.iteration);
   const bool own_sum = me.ina && p.src_ipv4 == me.tor;
+  if (own_sum && ring(p.h.iteration).size() == 1) {
+    // A ring of one group has no next entry to ACK the switch's sum: the sum itself answers the
+    // member's GRAD for the packet.
+    settle({p.h.iteration, p.h.chunk, p.h.step, p.h.packet}, p.ce);
+    wake_.notify(sc_core::SC_ZERO_TIME);
+  }
   if (me.entry() && !own_sum) {
     // An INA switch relays it with its own step; the sender's is the one before.
     const unsigned s = me.ina ? p.h.step : p.h.step + 1u;
@@ -393,18 +401,21 @@ void RinaJobs::Member::take_result(const RinaPacket& p) {
 
 // An ACK of packets `packet` .. `packet` + members - 1 of a chunk's step.
 void RinaJobs::Member::acked(const RinaPacket& p) {
-  for (uint32_t k = 0; k < p.h.members; ++k) {
-    const auto it = in_flight_.find({p.h.iteration, p.h.chunk, p.h.step, p.h.packet + k});
-    if (it == in_flight_.end()) {
+  for (uint32_t k = 0; k < p.h.members; ++k)
+    if (!settle({p.h.iteration, p.h.chunk, p.h.step, p.h.packet + k}, p.h.flags & RINA_FLAG_ECE))
       ++owner_.base_.stray_packets;
-      continue;
-    }
-    if (it->second.grad) open_slots_.erase(it->second.slot_index);
-    --(it->second.gather ? gather_flight_ : scatter_flight_);
-    (it->second.gather ? gather_ : scatter_).acked(now_ps(), now_ps() - it->second.sent_at, p.h.flags & RINA_FLAG_ECE);
-    in_flight_.erase(it);
-  }
   wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+// A packet in flight answered (ECE: it met congestion): out of its window; false if it was not.
+bool RinaJobs::Member::settle(const PacketKey& key, bool ece) {
+  const auto it = in_flight_.find(key);
+  if (it == in_flight_.end()) return false;
+  if (it->second.grad) open_slots_.erase(it->second.slot_index);
+  --(it->second.gather ? gather_flight_ : scatter_flight_);
+  (it->second.gather ? gather_ : scatter_).acked(now_ps(), now_ps() - it->second.sent_at, ece);
+  in_flight_.erase(it);
+  return true;
 }
 
 // A DATA this group's entry took, sent at `step`, to be acknowledged to its sender: with the
@@ -720,13 +731,10 @@ void RinaFabricRole::route_group(const Topology& t, const NextHops& hops, const 
       it->second.second.insert(path[k].out);
     }
   }
-  const std::string a = std::to_string(address >> 24) + "." + std::to_string((address >> 16) & 255) + "." +
-                        std::to_string((address >> 8) & 255) + "." + std::to_string(address & 255);
   for (const auto& [sw, entry] : below) {
     if (!routed.insert({sw, address}).second) continue;
-    std::string ports;
-    for (unsigned p : entry.second) ports += (ports.empty() ? "" : ",") + std::to_string(p);
-    routes_[sw] += (routes_[sw].empty() ? "" : "; ") + a + "/32 -> " + ports + " multicast";
+    const std::vector<unsigned> ports(entry.second.begin(), entry.second.end());
+    routes_[sw] += (routes_[sw].empty() ? "" : "; ") + multicast_route(address, ports);
   }
 }
 
