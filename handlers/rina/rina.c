@@ -6,7 +6,9 @@
  * also multicast to the rack, AllGather's first delivery). A FULL DATA coming to this group's
  * agent (or, for a group above racks, to the switch itself, its entry) is multicast to the rack
  * and, unless it is the chunk's last step, sent on to the next group; a partial sum coming to the
- * switch as entry goes on to the agent. A sum's fan-in is its GRADs' (members), so that a TASK that sets the group up anew, with
+ * switch as entry goes on to the agent. Below a group above racks (its part of the group, from the
+ * control plane) the switch sums its members' GRADs for the group's switch and sends them on as
+ * one, and copies what comes down to the group's address towards its members. A sum's fan-in is its GRADs' (members), so that a TASK that sets the group up anew, with
  * a worker excluded, does not disturb the sums still open. An ACK of this switch's sum is multicast to the rack (the workers' windows); one of a
  * relayed DATA is dropped, since nobody waits for it. Every
  * other rina packet is forwarded by the routes. Values are int32 sums, wrapping. */
@@ -19,9 +21,21 @@
 static const rina_switch_config_t* config_of(const fs_handler_args_t* args) {
   const rina_switch_config_t* c = (const rina_switch_config_t*)args->l1; /* this cluster's copy */
   if (args->l1_size < RINA_CONFIG_L1_BYTES || c->magic != RINA_SWITCH_MAGIC || c->by_clusters.d != args->num_clusters ||
-      args->handler_mem_size < c->group_offset + sizeof(rina_group_t))
+      c->sums > RINA_MAX_SUM_PARTS ||
+      args->handler_mem_size < c->group_offset + sizeof(rina_group_t) + c->sums * sizeof(rina_sum_part_t))
     return NULL;
   return c;
+}
+
+/* This switch's part in the group above it whose switch (by_switch) or address is `dst`, if any. */
+static const rina_sum_part_t* part_of(const fs_handler_args_t* args, const rina_switch_config_t* c, uint32_t dst,
+                                      int by_switch) {
+  const rina_sum_part_t* parts =
+      (const rina_sum_part_t*)(args->handler_mem + c->group_offset + sizeof(rina_group_t));
+  uint32_t k;
+  for (k = 0; k < c->sums; ++k)
+    if ((by_switch ? parts[k].group_switch : parts[k].group_address) == dst) return &parts[k];
+  return NULL;
 }
 
 static rina_group_t* group_of(const fs_handler_args_t* args, const rina_switch_config_t* c) {
@@ -130,6 +144,7 @@ static void write_sum(const rina_switch_config_t* c, uint8_t* pkt, const rina_he
   fs_put_be16(hdr + RINA_OFF_SLOT, 0);
   hdr[RINA_OFF_MEMBER] = 0;
   hdr[RINA_OFF_MEMBERS] = 0;
+  fs_put_be32(hdr + RINA_OFF_NEXT, 0); /* a SUM GRAD's bitmap */
   memcpy(pkt + RINA_VALUES_OFFSET, s->values, s->elements * RINA_ELEMENT_BYTES);
   address(pkt, c->self, ipv4_dst(pkt));
 }
@@ -143,34 +158,48 @@ static int send_sum(const rina_switch_config_t* c, const rina_group_t* g, const 
   return outcome;
 }
 
-static int grad(const rina_switch_config_t* c, const fs_handler_args_t* args, const rina_header_t* h) {
-  const rina_group_t* g = group_of(args, c);
-  const uint8_t* values = args->pkt + RINA_VALUES_OFFSET;
-  rina_slot_t* s;
+/* The members a GRAD holds: its member's bit, or a switch's sum's bitmap. */
+static uint32_t members_of(const rina_header_t* h) {
+  return (h->flags & RINA_FLAG_SUM) ? h->next : 1u << h->member;
+}
+
+/* Adds the GRAD in the packet to the slot it names: RINA_TAKEN or RINA_AGGREGATED with the slot
+ * locked (the caller checks whether it is complete and unlocks it), else RINA_SLOT_BUSY or
+ * RINA_DUPLICATE with it unlocked. */
+static int add_to_slot(rina_slot_t* s, const rina_header_t* h, const uint8_t* values) {
+  const uint32_t bits = members_of(h);
   uint32_t i;
-  int outcome;
-  if (!g->valid) return RINA_NO_GROUP;
-  if (h->slot >= c->slots) return RINA_MALFORMED;
-  s = slot_of(c, h->slot);
   fs_lock(&s->lock);
   if (!s->busy) {
     s->busy = 1;
     s->iteration = h->iteration, s->chunk = h->chunk, s->step = h->step, s->packet = h->packet;
-    s->members = h->members, s->elements = h->elements, s->bitmap = 1u << h->member;
+    s->members = h->members, s->elements = h->elements, s->bitmap = bits;
     for (i = 0; i < h->elements; ++i) s->values[i] = (int32_t)fs_le32(values + 4u * i);
-    outcome = RINA_TAKEN;
-  } else if (s->iteration != h->iteration || s->chunk != h->chunk || s->step != h->step || s->packet != h->packet ||
-             s->elements != h->elements || s->members != h->members) {
+    return RINA_TAKEN;
+  }
+  if (s->iteration != h->iteration || s->chunk != h->chunk || s->step != h->step || s->packet != h->packet ||
+      s->elements != h->elements || s->members != h->members) {
     fs_unlock(&s->lock);
     return RINA_SLOT_BUSY;
-  } else if (s->bitmap & (1u << h->member)) {
+  }
+  if (s->bitmap & bits) {
     fs_unlock(&s->lock);
     return RINA_DUPLICATE;
-  } else {
-    sum_into(s, values);
-    s->bitmap |= 1u << h->member;
-    outcome = RINA_AGGREGATED;
   }
+  sum_into(s, values);
+  s->bitmap |= bits;
+  return RINA_AGGREGATED;
+}
+
+static int grad(const rina_switch_config_t* c, const fs_handler_args_t* args, const rina_header_t* h) {
+  const rina_group_t* g = group_of(args, c);
+  rina_slot_t* s;
+  int outcome;
+  if (!g->valid) return RINA_NO_GROUP;
+  if (h->slot >= c->slots) return RINA_MALFORMED;
+  s = slot_of(c, h->slot);
+  outcome = add_to_slot(s, h, args->pkt + RINA_VALUES_OFFSET);
+  if (outcome != RINA_TAKEN && outcome != RINA_AGGREGATED) return outcome;
   if (s->bitmap == rina_full_bitmap(s->members)) {
     const uint32_t len = RINA_VALUES_OFFSET + s->elements * RINA_ELEMENT_BYTES;
     write_sum(c, args->pkt, h, s);
@@ -180,6 +209,43 @@ static int grad(const rina_switch_config_t* c, const fs_handler_args_t* args, co
   }
   fs_unlock(&s->lock);
   return outcome;
+}
+
+/* A GRAD for the group above whose part `e` is: summed here, and once every member of the part is
+ * in, sent on to the group's switch as one GRAD of them all (SUM, their bitmap in next). */
+static int part_grad(const rina_switch_config_t* c, const fs_handler_args_t* args, const rina_header_t* h,
+                     const rina_sum_part_t* e) {
+  uint8_t* hdr = args->pkt + RINA_PAYLOAD_OFFSET;
+  rina_slot_t* s;
+  uint32_t lowest = 0;
+  int outcome;
+  if (h->slot >= c->slots || (members_of(h) & ~e->mask)) return RINA_MALFORMED;
+  s = slot_of(c, h->slot);
+  outcome = add_to_slot(s, h, args->pkt + RINA_VALUES_OFFSET);
+  if (outcome != RINA_TAKEN && outcome != RINA_AGGREGATED) return outcome;
+  if (s->bitmap != e->mask) {
+    fs_unlock(&s->lock);
+    return outcome;
+  }
+  while (lowest < 31u && !(s->bitmap & (1u << lowest))) ++lowest;
+  hdr[RINA_OFF_FLAGS] = RINA_FLAG_SUM;
+  hdr[RINA_OFF_MEMBER] = (uint8_t)lowest;
+  fs_put_be32(hdr + RINA_OFF_NEXT, s->bitmap);
+  memcpy(args->pkt + RINA_VALUES_OFFSET, s->values, s->elements * RINA_ELEMENT_BYTES);
+  s->busy = 0;
+  fs_unlock(&s->lock);
+  return send_to(args->pkt, RINA_VALUES_OFFSET + h->elements * RINA_ELEMENT_BYTES, c->self, e->group_switch,
+                 RINA_SUMMED_ON);
+}
+
+/* A packet to a group above this switch: a copy out of each of its ports towards the part's
+ * members, the ingress port aside. */
+static int copy_down(const fs_handler_args_t* args, const rina_sum_part_t* e, uint32_t len) {
+  uint32_t ports[RINA_MAX_MEMBERS], n = 0, k;
+  for (k = 0; k < e->children && k < RINA_MAX_MEMBERS; ++k)
+    if (e->down[k] != args->ingress_port) ports[n++] = e->down[k];
+  if (n && fs_multicast(args->pkt, len, ports, n) != 0) return RINA_NO_ROUTE;
+  return RINA_COPIED;
 }
 
 /* A FULL DATA for this group's agent: to the rack, and on to the next group unless this group's
@@ -223,6 +289,8 @@ int rina_handler(const fs_handler_args_t* args) {
   }
   if (h.kind == RINA_DATA && (h.flags & RINA_FLAG_FULL) && g->valid && dst == g->member[0])
     return relay(c, args, g, &h, len);
+  if (h.kind == RINA_GRAD && part_of(args, c, dst, 1)) return part_grad(c, args, &h, part_of(args, c, dst, 1));
+  if (part_of(args, c, dst, 0)) return copy_down(args, part_of(args, c, dst, 0), len);
   {
     const int port = fs_next_hop(dst);
     if (port < 0 || fs_send(args->pkt, len, (uint32_t)port) != 0) return RINA_NO_ROUTE;
@@ -236,7 +304,7 @@ static const fs_outcome_desc_t rina_outcomes[] = {
     {"ok", 0, 0, 1},           {"tasked", 0, 0, 1},    {"taken", 0, 0, 0},     {"aggregated", 0, 0, 0},
     {"completed", 0, 1, 0},    {"duplicate", 1, 0, 1}, {"slot_busy", 1, 0, 1}, {"acked", 0, 0, 1},
     {"relay_acked", 0, 0, 1},  {"relayed", 0, 0, 1},   {"delivered", 0, 0, 1}, {"forwarded", 0, 0, 1},
-    {"to_agent", 0, 0, 1},     {"no_group", 1, 0, 1},     {"malformed", 1, 0, 1}, {"no_route", 1, 0, 1},  {"not_installed", 1, 0, 1},
+    {"to_agent", 0, 0, 1},     {"summed_on", 0, 1, 0},  {"copied", 0, 0, 1},    {"no_group", 1, 0, 1},     {"malformed", 1, 0, 1}, {"no_route", 1, 0, 1},  {"not_installed", 1, 0, 1},
 };
 _Static_assert(sizeof(rina_outcomes) / sizeof(rina_outcomes[0]) == RINA_OUTCOME_COUNT, "an outcome name for every code");
 /* Block statistics: an aggregation is a (chunk, step) pair (the u32 at 4) and a packet (the low

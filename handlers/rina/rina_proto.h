@@ -31,7 +31,8 @@
  * then, for GRAD and DATA, the values (little-endian int32); for TASK, the group's workers'
  * IPv4 addresses (big-endian, member order, the agent first). Flags: FULL (DATA: the complete sum
  * of the chunk, AllGather); ECE (ACK: the DATA it acknowledges arrived ECN-marked); the other bits
- * are padding, 0. GRADs and DATA travel ECN-capable. */
+ * are padding, 0; SUM (GRAD: a switch's sum of the members whose bitmap is in `next`, `member` the
+ * lowest of them, on its way to the group's switch above it). GRADs and DATA travel ECN-capable. */
 #ifndef RINA_PROTO_H
 #define RINA_PROTO_H
 
@@ -69,7 +70,8 @@ extern "C" {
 enum rina_kind { RINA_TASK = 1, RINA_PULL = 2, RINA_GRAD = 3, RINA_DATA = 4, RINA_ACK = 5 };
 #define RINA_FLAG_FULL 0x80u
 #define RINA_FLAG_ECE 0x40u
-#define RINA_FLAG_PADDING 0x3Fu
+#define RINA_FLAG_SUM 0x20u
+#define RINA_FLAG_PADDING 0x1Fu
 
 typedef struct rina_header {
   uint8_t kind, flags;
@@ -110,19 +112,30 @@ static inline void rina_encode(const rina_header_t* in, uint8_t* h) {
   fs_put_be32(h + RINA_OFF_NEXT, in->next);
 }
 
+/* A group's address: what its switch multicasts to its workers goes to it (239.1.x.y, x.y the
+ * agent's host number). */
+#define RINA_GROUP_PREFIX 0xEF010000u
+static inline uint32_t rina_group_ipv4(uint32_t agent_ipv4) { return RINA_GROUP_PREFIX | (agent_ipv4 & 0xFFFFu); }
+
+/* The bitmap of a group of `members` workers when every one has contributed. */
+static inline uint32_t rina_full_bitmap(uint32_t members) {
+  return members >= 32u ? 0xFFFFFFFFu : ((1u << members) - 1u);
+}
+
 /* What is wrong with a header, the first of these that applies (the switch drops such a packet;
  * the simulator's reader names the problem: rina_frame.cpp). */
 enum rina_problem {
   RINA_FINE = 0,
   RINA_BAD_KIND,       /* not one of the five kinds */
   RINA_BAD_PADDING,    /* padding flags set */
-  RINA_OTHER_KINDS_FLAG, /* FULL on anything but DATA, ECE on anything but an ACK */
+  RINA_OTHER_KINDS_FLAG, /* FULL on anything but DATA, ECE on anything but an ACK, SUM on anything but a GRAD */
   RINA_BAD_GROUPS,     /* groups 0 or above RINA_MAX_GROUPS */
   RINA_BAD_STEP,       /* step 0 or beyond 2G - 1 (TASK, PULL, GRAD: beyond G, the last that sums) */
   RINA_BAD_CHUNK,      /* chunk >= groups */
-  RINA_BAD_MEMBERS,    /* TASK, PULL, GRAD: members 0 or above RINA_MAX_MEMBERS; GRAD: member >= members;
+  RINA_BAD_MEMBERS,    /* TASK, PULL, GRAD: members 0 or above RINA_MAX_MEMBERS; GRAD: member >= members
+                          (SUM: the bitmap in next without member, or with members beyond the group's);
                           ACK: members (packets acknowledged) 0 */
-  RINA_STRAY_NEXT,     /* next set on anything but a TASK, or 0 on a TASK */
+  RINA_STRAY_NEXT,     /* next set on anything but a TASK or a SUM GRAD, or 0 on one */
   RINA_BAD_ELEMENTS    /* values on a kind that carries none (TASK, PULL, ACK), or above RINA_ELEMENTS */
 };
 
@@ -130,7 +143,9 @@ static inline int rina_header_problem(const rina_header_t* h) {
   const int task = h->kind == RINA_TASK, pull = h->kind == RINA_PULL, grad = h->kind == RINA_GRAD;
   if (h->kind < RINA_TASK || h->kind > RINA_ACK) return RINA_BAD_KIND;
   if (h->flags & RINA_FLAG_PADDING) return RINA_BAD_PADDING;
-  if (((h->flags & RINA_FLAG_FULL) && h->kind != RINA_DATA) || ((h->flags & RINA_FLAG_ECE) && h->kind != RINA_ACK))
+  const int sum = grad && (h->flags & RINA_FLAG_SUM);
+  if (((h->flags & RINA_FLAG_FULL) && h->kind != RINA_DATA) || ((h->flags & RINA_FLAG_ECE) && h->kind != RINA_ACK) ||
+      ((h->flags & RINA_FLAG_SUM) && !grad))
     return RINA_OTHER_KINDS_FLAG;
   if (h->groups == 0 || h->groups > RINA_MAX_GROUPS) return RINA_BAD_GROUPS;
   if (h->step == 0 || h->step > 2u * h->groups - 1u || ((task || pull || grad) && h->step > h->groups))
@@ -139,19 +154,10 @@ static inline int rina_header_problem(const rina_header_t* h) {
   if ((task || pull || grad) && (h->members == 0 || h->members > RINA_MAX_MEMBERS)) return RINA_BAD_MEMBERS;
   if (grad && h->member >= h->members) return RINA_BAD_MEMBERS;
   if (h->kind == RINA_ACK && h->members == 0) return RINA_BAD_MEMBERS;
-  if (task ? h->next == 0 : h->next != 0) return RINA_STRAY_NEXT;
+  if ((task || sum) ? h->next == 0 : h->next != 0) return RINA_STRAY_NEXT;
+  if (sum && (!(h->next & (1u << h->member)) || (h->next & ~rina_full_bitmap(h->members)))) return RINA_BAD_MEMBERS;
   if (((task || pull || h->kind == RINA_ACK) && h->elements) || h->elements > RINA_ELEMENTS) return RINA_BAD_ELEMENTS;
   return RINA_FINE;
-}
-
-/* The bitmap of a group of `members` workers when every one has contributed. */
-/* A group's address: what its switch multicasts to its workers goes to it (239.1.x.y, x.y the
- * agent's host number). */
-#define RINA_GROUP_PREFIX 0xEF010000u
-static inline uint32_t rina_group_ipv4(uint32_t agent_ipv4) { return RINA_GROUP_PREFIX | (agent_ipv4 & 0xFFFFu); }
-
-static inline uint32_t rina_full_bitmap(uint32_t members) {
-  return members >= 32u ? 0xFFFFFFFFu : ((1u << members) - 1u);
 }
 
 #ifdef __cplusplus

@@ -28,6 +28,7 @@ typedef struct rina_switch_config {
   fs_divisor_t by_clusters;
   uint32_t slots_offset; /* where the slots start in each cluster's L1 share */
   uint32_t group_offset; /* where the group (rina_group_t) is in L2 handler memory */
+  uint32_t sums;         /* rina_sum_part_t entries after the group (0: none) */
 } rina_switch_config_t;
 #define RINA_CONFIG_L1_BYTES ((uint32_t)((sizeof(rina_switch_config_t) + 63u) & ~63u))
 
@@ -39,6 +40,20 @@ typedef struct rina_group {
   uint32_t next;                       /* the next group's entry (IPv4) */
   uint32_t member[RINA_MAX_MEMBERS];   /* the workers' IPv4 addresses, member order: member[0] the agent */
 } rina_group_t;
+
+/* This switch's part in a group above it (a group of the members nearest an INA switch above
+ * racks, whose GRADs pass this INA switch on their way up): it sums the GRADs of the members of
+ * `mask` and sends the sum on as one GRAD (SUM), and copies what the group's switch multicasts to
+ * the group's address out of `down`, towards those members. Set by the control plane, after the
+ * group in L2 handler memory. */
+#define RINA_MAX_SUM_PARTS 4u
+typedef struct rina_sum_part {
+  uint32_t group_switch;  /* the group's switch's IPv4 address: the GRADs' destination */
+  uint32_t group_address; /* the group's address (rina_group_ipv4) */
+  uint32_t mask;          /* the members (bits by member index) whose GRADs pass this switch */
+  uint32_t children;      /* ports in `down` */
+  uint16_t down[RINA_MAX_MEMBERS];
+} rina_sum_part_t;
 
 /* An aggregator slot: free when `busy` is 0; held from a packet's first GRAD until its sum goes on. */
 typedef struct rina_slot {
@@ -68,6 +83,9 @@ enum rina_outcome {
   RINA_DELIVERED,     /* the same at the chunk's last step: multicast to the rack only */
   RINA_FORWARDED,     /* a rina packet for someone else: forwarded by the routes */
   RINA_TO_AGENT,      /* a partial sum for this switch as its group's entry: sent on to the agent */
+  RINA_SUMMED_ON,     /* a GRAD for a group above that completed this switch's part of its sum: the sum
+                         sent on to the group's switch (SUM), the slot freed */
+  RINA_COPIED,        /* a packet to a group above: copied towards this switch's members of it */
   RINA_NO_GROUP,      /* a GRAD or ACK before any TASK set the group up: dropped */
   RINA_MALFORMED,     /* not a rina packet this switch can take: dropped */
   RINA_NO_ROUTE,      /* no route towards a destination: dropped */

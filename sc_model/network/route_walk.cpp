@@ -9,9 +9,14 @@
 
 namespace fs {
 
-std::vector<RouteHop> route_walk(const Topology& t, const NextHops& hops, unsigned from, unsigned to,
-                                 PathChoice multipath, const std::string& needs) {
-  const std::vector<unsigned> switches = t.switches(), hosts = t.hosts();
+namespace {
+
+// The walk from node `from` by `ports_at(switch)` (the route's ports towards the destination,
+// whose address `dst` picks among them), until `arrived(node)` says the frame is there.
+template <typename PortsAt, typename Arrived>
+std::vector<RouteHop> walk(const Topology& t, unsigned from, uint32_t dst, const std::string& to_name,
+                           PathChoice multipath, const std::string& needs, PortsAt ports_at, Arrived arrived) {
+  const std::vector<unsigned> switches = t.switches();
   std::vector<int> switch_of(t.nodes.size(), -1);
   for (size_t i = 0; i < switches.size(); ++i) switch_of[switches[i]] = int(i);
   const std::vector<std::vector<PortPeer>> peers = t.peers();
@@ -22,18 +27,40 @@ std::vector<RouteHop> route_walk(const Topology& t, const NextHops& hops, unsign
   while (true) {
     const int s = at.node < 0 ? -1 : switch_of[size_t(at.node)];
     if (s < 0 || path.size() > switches.size())
-      throw std::logic_error("route_walk: the routes from " + t.nodes[from].name + " do not reach host " +
-                             std::to_string(to) + " through switches");
-    const std::vector<unsigned>& ports = hops[size_t(s)][to];
+      throw std::logic_error("route_walk: the routes from " + t.nodes[from].name + " do not reach " + to_name +
+                             " through switches");
+    const std::vector<unsigned>& ports = ports_at(unsigned(s));
+    if (ports.empty()) throw std::logic_error("route_walk: no route to " + to_name);
     if (ports.size() > 1 && multipath != PathChoice::kDst)
       throw InputError("routing.multipath: " + needs + " (switch " + t.nodes[switches[size_t(s)]].name + " has " +
-                       std::to_string(ports.size()) + " ports towards host " + std::to_string(to) + ")");
-    const unsigned out = ports[dst_route_index(fs_host_ipv4(to), ports.size())];
+                       std::to_string(ports.size()) + " ports towards " + to_name + ")");
+    const unsigned out = ports[dst_route_index(dst, ports.size())];
     path.push_back({unsigned(s), in, out});
     const PortPeer next = peers[switches[size_t(s)]][out];
-    if (next.node == int(hosts[to])) return path;
+    if (arrived(next.node)) return path;
     at = next, in = int(next.port);
   }
+}
+
+}  // namespace
+
+std::vector<RouteHop> route_walk(const Topology& t, const NextHops& hops, unsigned from, unsigned to,
+                                 PathChoice multipath, const std::string& needs) {
+  const int host = int(t.hosts()[to]);
+  return walk(
+      t, from, fs_host_ipv4(to), "host " + std::to_string(to), multipath, needs,
+      [&](unsigned s) -> const std::vector<unsigned>& { return hops[s][to]; },
+      [&](int node) { return node == host; });
+}
+
+std::vector<RouteHop> route_walk_to_switch(const Topology& t, const NextHops& switch_hops, unsigned from,
+                                           unsigned to, PathChoice multipath, const std::string& needs) {
+  const int node = int(t.switches()[to]);
+  std::vector<RouteHop> path = walk(
+      t, from, fs_fabric_switch_ipv4(to + 1), t.nodes[size_t(node)].name, multipath, needs,
+      [&](unsigned s) -> const std::vector<unsigned>& { return switch_hops[s][to]; },
+      [&](int n) { return n == node; });
+  return path;
 }
 
 }  // namespace fs

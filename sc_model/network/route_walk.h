@@ -1,5 +1,5 @@
 // A frame's way through a network by its routes, worked out before anything runs: the switches
-// a frame to a host crosses from a given node, each with the port it comes in on and the one it
+// a frame to a host (or to a switch's own address) crosses from a given node, each with the port it comes in on and the one it
 // leaves by (network/topology.h's next hops; where a route has several ports, the one
 // routing.multipath dst picks, switch/router.h's dst_route_index). What protocols that install
 // per-switch state along fixed paths use (a2tp's aggregation trees, Rina's groups above racks).
@@ -25,5 +25,9 @@ using NextHops = std::vector<std::vector<std::vector<unsigned>>>;  // next_hops(
 // fixed: InputError "routing.multipath: NEEDS (switch S has N ports towards host H)".
 std::vector<RouteHop> route_walk(const Topology& t, const NextHops& hops, unsigned from, unsigned to,
                                  PathChoice multipath, const std::string& needs);
+// The same to switch `to` (its position in Topology::switches(), its fs_fabric_switch_ipv4
+// address), by `switch_hops` (switch_next_hops(t)); the hops end at the switch before it.
+std::vector<RouteHop> route_walk_to_switch(const Topology& t, const NextHops& switch_hops, unsigned from,
+                                           unsigned to, PathChoice multipath, const std::string& needs);
 
 }  // namespace fs

@@ -227,6 +227,63 @@ TEST_F(RinaHandler, AsItsGroupsEntryTheSwitchHandsAPartialSumToTheAgentAndRelays
   EXPECT_EQ(read(last_.sent[1].data).h.step, 4);
 }
 
+// Hosts on their ports, and the switch above (address 9) on port 7.
+struct HostsAndASwitchAbove : fs::NextHopIf {
+  int next_hop_ipv4(uint32_t dst) const override {
+    if (dst == fs_fabric_switch_ipv4(9)) return 7;
+    for (unsigned h = 0; h < 7; ++h)
+      if (dst == fs_host_ipv4(h)) return int(h);
+    return -1;
+  }
+};
+
+TEST(RinaHandlerPart, BelowAGroupAboveItSumsItsMembersGradsAsOneAndCopiesThePacketsDown) {
+  // This switch's part of the group of switch 9 (members 0-3, agent host 0): members 1 and 2,
+  // on ports 1 and 2.
+  fs::Config c = switch_cfg();
+  fs::RinaSumPart part;
+  part.group_switch = fs_fabric_switch_ipv4(9), part.group_address = rina_group_ipv4(fs_host_ipv4(0));
+  part.mask = 0x6, part.down = {1, 2};
+  fs::rina_config(c).sum_parts = {part};
+  HandlerHarness h(c, "rina");
+  HostsAndASwitchAbove routes;
+  h.set_routes(&routes);
+  const auto grad = [&](uint8_t member, std::vector<int32_t> v) {
+    rina_header_t g = header(RINA_GRAD, 1, 2);
+    g.member = member, g.members = 4, g.packet = 3, g.slot = 5;
+    return h.run(fs::build_rina_packet(g, member, fs_fabric_switch_ipv4(9), v), member);
+  };
+  HandlerCall r = grad(2, {10, 20});
+  EXPECT_EQ(h.outcome_name(r.outcome), "taken");
+  EXPECT_TRUE(r.sent.empty());
+  r = grad(1, {1, 2});
+  EXPECT_EQ(h.outcome_name(r.outcome), "summed_on");
+  ASSERT_EQ(r.sent.size(), 1u);
+  EXPECT_EQ(r.sent[0].ports, std::vector<uint32_t>{7});
+  const fs::RinaPacket up = read(r.sent[0].data);
+  EXPECT_EQ(up.h.kind, RINA_GRAD);
+  EXPECT_EQ(up.h.flags, RINA_FLAG_SUM);
+  EXPECT_EQ(up.h.next, 0x6u);  // members 1 and 2
+  EXPECT_EQ(up.h.member, 1);   // the lowest
+  EXPECT_EQ(up.h.members, 4);
+  EXPECT_EQ(up.h.packet, 3);
+  EXPECT_EQ(up.h.slot, 5);
+  EXPECT_EQ(up.values, (std::vector<int32_t>{11, 22}));
+  EXPECT_EQ(up.src_ipv4, kSelf);
+  EXPECT_EQ(up.dst_ipv4, fs_fabric_switch_ipv4(9));
+  // A GRAD of a member not below this switch is not its part's.
+  EXPECT_EQ(h.outcome_name(grad(3, {1, 2}).outcome), "malformed");
+  // What switch 9 multicasts to the group comes down: a copy to each of its members here.
+  rina_header_t d = header(RINA_DATA, 1, 4);
+  d.flags = RINA_FLAG_FULL;
+  r = h.run(fs::build_rina_packet(d, 7, part.group_address, {5}), 7);
+  EXPECT_EQ(h.outcome_name(r.outcome), "copied");
+  ASSERT_EQ(r.sent.size(), 1u);
+  EXPECT_EQ(r.sent[0].kind, SentFrame::kMulticast);
+  EXPECT_EQ(r.sent[0].ports, (std::vector<uint32_t>{1, 2}));
+  EXPECT_EQ(read(r.sent[0].data).dst_ipv4, part.group_address);
+}
+
 TEST(RinaHandlerFresh, GradientsAndAcksBeforeAnyTaskAreDropped) {
   HandlerHarness h(switch_cfg(), "rina");
   rina_header_t g = header(RINA_GRAD, 0, 1);

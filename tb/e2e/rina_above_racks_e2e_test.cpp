@@ -4,7 +4,8 @@
 // multicasts down by their routes, sums each of the 64 packets from 16 GRADs and sends the sum to
 // all. An aggregation switch makes its pod's 4 members one group beside 12 autonomous workers
 // (G = 13), with itself as the group's entry: partial sums come to it and go on to the agent,
-// complete ones it relays. Every result exact and delivered once to each member; the counts
+// complete ones it relays. INA switches below a group's switch sum their members' GRADs for it
+// and copy its packets down. Every result exact and delivered once to each member; the counts
 // worked out by hand.
 #include <gtest/gtest.h>
 
@@ -101,17 +102,48 @@ TEST(RinaAboveRacks, AnAggregationSwitchRunsItsPodAsOneGroupAndIsItsEntry) {
   EXPECT_EQ(outcome(s, "agg0", "relayed"), 11u * 5);
   EXPECT_EQ(outcome(s, "agg0", "delivered"), 5u);
   EXPECT_EQ(outcome(s, "agg0", "completed"), 13u * 5);
-  // agg1 (beside it, over the same pod) and edge0 (below it) make no group: no rina handler.
+  // agg1 (beside it, over the same pod) makes no group and has no part in agg0's: no rina handler.
   EXPECT_TRUE(sw(s, "agg1")["handler_outcomes"].empty());
-  EXPECT_TRUE(sw(s, "edge0")["handler_outcomes"].empty());
-  // Each edge of the pod copies to its two members what agg0 multicasts: the PULLs, the 65
-  // complete-sum packets and the ACKs of agg0's sums.
+  // edge0, an INA switch below it, sums members 0 and 1 for it: the agent's GRAD (with the
+  // partial sum it got) and worker 1's make one SUM GRAD, 65 packets; agg0 so takes edge0's sum
+  // and completes with edge1's two workers', 3 GRADs a packet where there were 4.
+  EXPECT_EQ(outcome(s, "edge0", "taken"), 65u);
+  EXPECT_EQ(outcome(s, "edge0", "summed_on"), 65u);
+  EXPECT_EQ(outcome(s, "agg0", "taken") + outcome(s, "agg0", "aggregated") + outcome(s, "agg0", "completed"), 3u * 65);
+  // What agg0 multicasts to the group (the PULLs, the 65 complete-sum packets and the ACKs of its
+  // sums) edge0's handler copies to its two members and edge1's multicast route to its own.
   const uint64_t down = 13 + 5 + 11 * 5 + 5 + outcome(s, "agg0", "acked");
-  for (const char* name : {"edge0", "edge1"}) {
-    EXPECT_EQ(sw(s, name)["routing"]["multicast"], down) << name;
-    EXPECT_EQ(sw(s, name)["routing"]["multicast_copies"], 2 * down) << name;
-  }
+  EXPECT_EQ(outcome(s, "edge0", "copied"), down);
+  EXPECT_EQ(sw(s, "edge0")["routing"]["multicast"], 0);
+  EXPECT_EQ(sw(s, "edge1")["routing"]["multicast"], down);
+  EXPECT_EQ(sw(s, "edge1")["routing"]["multicast_copies"], 2 * down);
 }
+
+class RinaAboveRacksAllInc : public testing::TestWithParam<const char*> {};
+
+TEST_P(RinaAboveRacksAllInc, EachSwitchBelowTheCoreSumsItsPartAndCopiesTheResultsDown) {
+  // Every switch INA: core0 makes everyone one group; each edge sums its two members' GRADs, each
+  // pod's first aggregation switch (the one on core0) its two edges' sums, and core0 the four
+  // pods'; the sums come back down the same switches, each copying them to its two children.
+  ScratchDir dir;
+  const nlohmann::json s = run_ok("edge*=inc;agg*=inc;core*=inc", GetParam(), dir);
+  EXPECT_EQ(s["allreduce"]["details"]["ring_groups"], 1);
+  EXPECT_EQ(s["allreduce"]["details"]["deliveries"], 16 * 64);
+  for (const char* name : {"edge0", "edge1", "edge2", "edge3", "edge4", "edge5", "edge6", "edge7", "agg0", "agg2",
+                           "agg4", "agg6"}) {
+    EXPECT_EQ(outcome(s, name, "taken"), 64u) << name;
+    EXPECT_EQ(outcome(s, name, "summed_on"), 64u) << name;
+    EXPECT_EQ(outcome(s, name, "copied"), 65u) << name;  // the PULL and the 64 sums
+    EXPECT_EQ(outcome(s, name, "aggregated"), 0u) << name;
+  }
+  EXPECT_EQ(outcome(s, "core0", "taken"), 64u);
+  EXPECT_EQ(outcome(s, "core0", "aggregated"), 64u * 2);
+  EXPECT_EQ(outcome(s, "core0", "completed"), 64u);
+  for (const char* name : {"agg1", "agg3", "agg5", "agg7", "core1", "core2", "core3"})
+    EXPECT_TRUE(sw(s, name)["handler_outcomes"].empty()) << name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Hpus, RinaAboveRacksAllInc, testing::Values("native", "iss"));
 
 TEST(RinaAboveRacks, ASwitchWhoseCopiesDownWouldNotFormATreeIsRefused) {
   // s reaches the four hosts below x through a and through b, as the routes pick by address:

@@ -83,11 +83,11 @@ TEST(RinaFrame, BadHeadersAreRefusedWithTheirReason) {
   h.kind = RINA_ACK, h.flags = 0;
   EXPECT_EQ(refused(h), "rina packet: an ACK of no packets (members 0)");
   h.members = 1, h.flags = RINA_FLAG_FULL;
-  EXPECT_EQ(refused(h), "rina packet: flags 128 on a packet of kind 5 (only DATA is FULL, only an ACK ECE)");
+  EXPECT_EQ(refused(h), "rina packet: flags 128 on a packet of kind 5 (only DATA is FULL, only an ACK ECE, only a GRAD SUM)");
   h.flags = RINA_FLAG_ECE;
   EXPECT_EQ(refused(h), "built");
   h.kind = RINA_DATA;
-  EXPECT_EQ(refused(h, {1}), "rina packet: flags 64 on a packet of kind 4 (only DATA is FULL, only an ACK ECE)");
+  EXPECT_EQ(refused(h, {1}), "rina packet: flags 64 on a packet of kind 4 (only DATA is FULL, only an ACK ECE, only a GRAD SUM)");
   h.kind = RINA_ACK;
   h.flags = 1;
   EXPECT_EQ(refused(h), "rina packet: padding bits set in the flags byte (1)");
@@ -99,6 +99,19 @@ TEST(RinaFrame, BadHeadersAreRefusedWithTheirReason) {
   EXPECT_EQ(refused(h, {1}), "rina packet: member 2 of a group of 2 (1 to 32)");
   h.member = 1, h.step = 4;
   EXPECT_EQ(refused(h, {1}), "rina packet: step 4 of a ring of 3 groups (1 to 5; a TASK, PULL or GRAD at most 3)");
+  // A switch's sum: its members' bitmap in next, holding its member, within the group.
+  h.step = 1, h.members = 3, h.member = 1, h.flags = RINA_FLAG_SUM, h.next = 0x6;
+  EXPECT_EQ(refused(h, {1}), "built");
+  h.next = 0x5;
+  EXPECT_EQ(refused(h, {1}), "rina packet: a sum of members 5 (a bitmap) from member 1 of a group of 3");
+  h.next = 0xA;
+  EXPECT_EQ(refused(h, {1}), "rina packet: a sum of members 10 (a bitmap) from member 1 of a group of 3");
+  h.next = 0;
+  EXPECT_EQ(refused(h, {1}), "rina packet: a SUM GRAD naming no members");
+  h.kind = RINA_DATA, h.next = 0x6;
+  EXPECT_EQ(refused(h, {1}),
+            "rina packet: flags 32 on a packet of kind 4 (only DATA is FULL, only an ACK ECE, only a GRAD SUM)");
+  h.flags = 0, h.next = 0;
   h.kind = RINA_TASK, h.step = 1;
   EXPECT_EQ(refused(h), "rina packet: a TASK naming no next group");
 }

@@ -2,12 +2,19 @@
 // Rina holds (its aggregator slots, its address) and what the training jobs on a network's hosts
 // do (hosts.model rina: rina_jobs.h).
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "config/config.h"
 
 namespace fs {
+
+// A switch's part in a group above it (rina_switch.h's rina_sum_part_t), which the role works out.
+struct RinaSumPart {
+  uint32_t group_switch = 0, group_address = 0, mask = 0;
+  std::vector<unsigned> down;
+};
 
 struct RinaConfig {
   unsigned aggregators = 0;      // S, a switch's slots; 0: none (the handler set takes no memory)
@@ -24,6 +31,7 @@ struct RinaConfig {
   std::string failed;            // 'HOST@ITERATION,...': members that fail (rina_jobs.h)
   unsigned ack_every = 16;       // packets an ACK covers at most
   uint64_t ack_delay_ns = 1000;  // an ACK waits at most this long for more packets of its row
+  std::vector<RinaSumPart> sum_parts;  // not a key: the role's, for a switch below a group above racks
 };
 constexpr const char* kRinaSection = "rina";
 inline RinaConfig& rina_config(Config& cfg) { return cfg.sections.get<RinaConfig>(kRinaSection); }

@@ -13,7 +13,7 @@ std::string rina_packet_problem(const rina_header_t& h) {
     case RINA_BAD_PADDING: return "padding bits set in the flags byte (" + std::to_string(h.flags) + ")";
     case RINA_OTHER_KINDS_FLAG:
       return "flags " + std::to_string(h.flags) + " on a packet of kind " + std::to_string(h.kind) +
-             " (only DATA is FULL, only an ACK ECE)";
+             " (only DATA is FULL, only an ACK ECE, only a GRAD SUM)";
     case RINA_BAD_GROUPS:
       return std::to_string(h.groups) + " groups (1 to " + std::to_string(RINA_MAX_GROUPS) + ")";
     case RINA_BAD_STEP:
@@ -22,11 +22,15 @@ std::string rina_packet_problem(const rina_header_t& h) {
     case RINA_BAD_CHUNK: return "chunk " + std::to_string(h.chunk) + " of " + std::to_string(h.groups);
     case RINA_BAD_MEMBERS:
       if (h.kind == RINA_ACK) return std::string("an ACK of no packets (members 0)");
+      if ((h.flags & RINA_FLAG_SUM) && h.member < h.members && h.members <= RINA_MAX_MEMBERS)
+        return "a sum of members " + std::to_string(h.next) + " (a bitmap) from member " + std::to_string(h.member) +
+               " of a group of " + std::to_string(h.members);
       return "member " + std::to_string(h.member) + " of a group of " + std::to_string(h.members) + " (1 to " +
              std::to_string(RINA_MAX_MEMBERS) + ")";
     case RINA_STRAY_NEXT:
-      return h.kind == RINA_TASK ? std::string("a TASK naming no next group") : "a next group on a packet of kind " +
-                                                                                   std::to_string(h.kind);
+      if (h.kind == RINA_TASK) return "a TASK naming no next group";
+      if (h.flags & RINA_FLAG_SUM) return "a SUM GRAD naming no members";
+      return "a next group on a packet of kind " + std::to_string(h.kind);
     case RINA_BAD_ELEMENTS:
       return std::to_string(h.elements) + " values on a packet of kind " + std::to_string(h.kind) + " (GRAD and DATA " +
              "carry 1 to " + std::to_string(RINA_ELEMENTS) + ")";

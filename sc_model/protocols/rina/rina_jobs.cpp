@@ -694,6 +694,8 @@ RinaFabricRole::RinaFabricRole(const Config& cfg, const Topology& t) : cfg_(cfg)
   routes_.assign(t.switches().size(), "");
   std::set<std::pair<unsigned, uint32_t>> routed;  // (switch, group address) with a route
   const NextHops hops = next_hops(t);
+  switch_hops_ = switch_next_hops(t);
+  parts_.assign(t.switches().size(), {});
   for (const RinaGroup& g : groups)
     if (g.ina) ina_switch_[g.tor] = true;  // its handler runs even once failures leave it no group
   // Every iteration's groups (failures may make new ones below a group that lost its agent).
@@ -736,6 +738,38 @@ void RinaFabricRole::route_group(const Topology& t, const NextHops& hops, const 
     const std::vector<unsigned> ports(entry.second.begin(), entry.second.end());
     routes_[sw] += (routes_[sw].empty() ? "" : "; ") + multicast_route(address, ports);
   }
+  // The INA switches the members' GRADs pass on their way up sum them there: each its part, the
+  // members whose GRADs pass it, and copies the group's packets down towards them.
+  std::map<unsigned, RinaSumPart> parts;
+  for (size_t m = 0; m < g.ranks.size(); ++m) {
+    const std::vector<RouteHop> up = route_walk_to_switch(
+        t, switch_hops_, t.hosts()[members_[g.ranks[m]]], g.tor, cfg_.routing.multipath,
+        "hosts.model rina with an INA switch above racks needs dst, so that its members' GRADs follow fixed routes");
+    for (const RouteHop& hop : up) {
+      if (t.nodes[switches[hop.sw]].kind == SwitchKind::kPlain) continue;
+      RinaSumPart& part = parts[hop.sw];
+      part.group_switch = fs_fabric_switch_ipv4(g.tor + 1), part.group_address = address;
+      part.mask |= 1u << m;
+    }
+  }
+  for (auto& [sw, part] : parts) {
+    const auto it = below.find(sw);
+    if (it == below.end())
+      throw InputError("network.kinds: " + t.nodes[switches[sw]].name + " is on its members' way up to " +
+                       t.nodes[switches[g.tor]].name + " but not on that switch's way down to them: it cannot sum "
+                       "their gradients for it");
+    part.down.assign(it->second.second.begin(), it->second.second.end());
+    std::vector<RinaSumPart>& mine = parts_[sw];
+    const auto same = std::find_if(mine.begin(), mine.end(), [&](const RinaSumPart& p) {
+      return p.group_switch == part.group_switch && p.group_address == part.group_address;
+    });
+    if (same == mine.end()) {
+      mine.push_back(part);
+    } else if (same->mask != part.mask || same->down != part.down) {
+      throw InputError("rina.failed: the group of " + t.nodes[switches[g.tor]].name + " loses members below " +
+                       t.nodes[switches[sw]].name + ", which sums their gradients for it: not modelled");
+    }
+  }
 }
 
 void RinaFabricRole::configure_switch(unsigned index, Config& c) const {
@@ -743,7 +777,8 @@ void RinaFabricRole::configure_switch(unsigned index, Config& c) const {
   rina_config(c).switch_address = index + 1;
   if (!routes_[index].empty())
     c.routing.routes += (c.routing.routes.empty() ? "" : "; ") + routes_[index];
-  if (!ina_switch_[index]) {
+  rina_config(c).sum_parts = parts_[index];
+  if (!ina_switch_[index] && parts_[index].empty()) {
     rina_config(c).aggregators = 0;  // a switch of no group's: it only forwards
     return;
   }

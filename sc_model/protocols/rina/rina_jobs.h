@@ -52,6 +52,7 @@
 #include "network/route_walk.h"
 #include "network/traffic.h"
 #include "plugin/protocol.h"
+#include "protocols/rina/rina_config.h"
 #include "protocols/rina/rina_groups.h"
 #include "rina/rina_proto.h"
 
@@ -142,6 +143,8 @@ class RinaFabricRole : public NetworkRole {
   std::vector<unsigned> members_;
   std::vector<bool> ina_switch_;    // by switch position: a group's INA switch
   std::vector<std::string> routes_;  // by switch position: multicast routes to groups above racks below it
+  std::vector<std::vector<RinaSumPart>> parts_;  // by switch position: its parts in groups above it
+  NextHops switch_hops_;                          // switch_next_hops of the topology
 };
 
 }  // namespace fs
