@@ -40,8 +40,6 @@
 #pragma once
 #include <cstdint>
 #include <memory>
-#include <set>
-#include <utility>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -49,10 +47,8 @@
 #include "config/config.h"
 #include "network/allreduce_run.h"
 #include "network/network.h"
-#include "network/route_walk.h"
 #include "network/traffic.h"
 #include "plugin/protocol.h"
-#include "protocols/rina/rina_config.h"
 #include "protocols/rina/rina_groups.h"
 #include "rina/rina_proto.h"
 
@@ -60,6 +56,10 @@ namespace fs {
 
 constexpr const char* kRinaModel = "rina";
 static_assert(RINA_UDP_PORT_DEFAULT != kTrafficUdpPort, "rina's frames share a host's UDP port");
+
+// What the job needs of its set-up (rina.packet_bytes, the dtype, the groups' sizes, the slots,
+// the workload); InputError naming the key.
+void rina_check_setup(const Config& cfg, const std::vector<RinaGroup>& groups);
 
 // rina.failed: each member's (by rank) first iteration it is down in, past the last
 // (iterations + 1) for those that never fail; InputError naming the key and the entry.
@@ -123,28 +123,6 @@ class RinaJobs : public sc_core::sc_module, public NetworkAllreduce {
   Picos done_at_ = 0;
   uint64_t wrong_ = 0;
   std::string first_problem_;
-};
-
-// Rina's part in a network run: with hosts.model rina, every switch gets its fabric address, the
-// switches of INA groups the rina parser rule, and those between a group above racks and its
-// members a multicast route for the group's address; the members run RinaJobs.
-class RinaFabricRole : public NetworkRole {
- public:
-  // InputError for a member list or set-up the job cannot run.
-  RinaFabricRole(const Config& cfg, const Topology& t);
-  void configure_switch(unsigned index, Config& c) const override;
-  std::unique_ptr<NetworkAllreduce> attach(Network& net) const override;
-
- private:
-  void route_group(const Topology& t, const NextHops& hops, const RinaGroup& g,
-                   std::set<std::pair<unsigned, uint32_t>>& routed);
-
-  Config cfg_;
-  std::vector<unsigned> members_;
-  std::vector<bool> ina_switch_;    // by switch position: a group's INA switch
-  std::vector<std::string> routes_;  // by switch position: multicast routes to groups above racks below it
-  std::vector<std::vector<RinaSumPart>> parts_;  // by switch position: its parts in groups above it
-  NextHops switch_hops_;                          // switch_next_hops of the topology
 };
 
 }  // namespace fs

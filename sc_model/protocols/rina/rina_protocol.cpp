@@ -5,6 +5,7 @@
 #include "plugin/protocol.h"
 #include "protocols/rina/rina_config.h"
 #include "protocols/rina/rina_jobs.h"
+#include "protocols/rina/rina_role.h"
 #include "protocols/rina/rina_setup.h"
 
 extern "C" const fs_handler_set_desc_t rina_handler_set;
