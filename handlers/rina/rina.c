@@ -265,6 +265,7 @@ static int relay(const rina_switch_config_t* c, const fs_handler_args_t* args, c
 int rina_handler(const fs_handler_args_t* args) {
   const rina_switch_config_t* c = config_of(args);
   const rina_group_t* g;
+  const rina_sum_part_t* part;
   rina_header_t h;
   uint32_t dst, len;
   if (!c) return RINA_NOT_INSTALLED;
@@ -289,8 +290,10 @@ int rina_handler(const fs_handler_args_t* args) {
   }
   if (h.kind == RINA_DATA && (h.flags & RINA_FLAG_FULL) && g->valid && dst == g->member[0])
     return relay(c, args, g, &h, len);
-  if (h.kind == RINA_GRAD && part_of(args, c, dst, 1)) return part_grad(c, args, &h, part_of(args, c, dst, 1));
-  if (part_of(args, c, dst, 0)) return copy_down(args, part_of(args, c, dst, 0), len);
+  part = part_of(args, c, dst, 1);
+  if (h.kind == RINA_GRAD && part) return part_grad(c, args, &h, part);
+  part = part_of(args, c, dst, 0);
+  if (part) return copy_down(args, part, len);
   {
     const int port = fs_next_hop(dst);
     if (port < 0 || fs_send(args->pkt, len, (uint32_t)port) != 0) return RINA_NO_ROUTE;

@@ -56,11 +56,10 @@ std::vector<RouteHop> route_walk(const Topology& t, const NextHops& hops, unsign
 std::vector<RouteHop> route_walk_to_switch(const Topology& t, const NextHops& switch_hops, unsigned from,
                                            unsigned to, PathChoice multipath, const std::string& needs) {
   const int node = int(t.switches()[to]);
-  std::vector<RouteHop> path = walk(
+  return walk(
       t, from, fs_fabric_switch_ipv4(to + 1), t.nodes[size_t(node)].name, multipath, needs,
       [&](unsigned s) -> const std::vector<unsigned>& { return switch_hops[s][to]; },
       [&](int n) { return n == node; });
-  return path;
 }
 
 }  // namespace fs
