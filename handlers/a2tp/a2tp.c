@@ -26,8 +26,8 @@
 #include <stddef.h>
 #include <string.h>
 
-/* Where the values start in a frame. */
-#define A2TP_VALUES_OFFSET (A2TP_PAYLOAD_OFFSET + A2TP_HEADER_BYTES)
+/* Where the values start in a frame of a job of `workers` workers. */
+static uint32_t values_offset(uint32_t workers) { return A2TP_PAYLOAD_OFFSET + a2tp_header_bytes(workers); }
 
 static const a2tp_switch_config_t* config_of(const fs_handler_args_t* args) {
   const a2tp_switch_config_t* c = (const a2tp_switch_config_t*)args->l1; /* this cluster's copy */
@@ -46,14 +46,16 @@ static const a2tp_tree_job_t* tree_of(const a2tp_switch_config_t* c, const fs_ha
 /* The frame's header, if it is an IPv4 (no options) UDP frame holding a whole a2tp packet of at
  * most an aggregator's values and a well-formed header; 0 if not. */
 static int read_packet(const uint8_t* pkt, uint32_t len, a2tp_header_t* h) {
-  uint32_t udp_len;
-  if (len < A2TP_VALUES_OFFSET || fs_be16(pkt + 12) != FS_ETHERTYPE_IPV4 || pkt[FS_ETH_BYTES] != 0x45 ||
-      pkt[FS_ETH_BYTES + 9] != FS_IPPROTO_UDP)
+  uint32_t udp_len, values;
+  if (len < A2TP_PAYLOAD_OFFSET + A2TP_HEADER_BYTES || fs_be16(pkt + 12) != FS_ETHERTYPE_IPV4 ||
+      pkt[FS_ETH_BYTES] != 0x45 || pkt[FS_ETH_BYTES + 9] != FS_IPPROTO_UDP)
     return 0;
+  values = values_offset(pkt[A2TP_PAYLOAD_OFFSET + A2TP_OFF_WORKERS]);
+  if (len < values) return 0;
   udp_len = fs_be16(pkt + FS_ETH_BYTES + FS_IPV4_BYTES + 4);
   a2tp_decode(pkt + A2TP_PAYLOAD_OFFSET, h);
-  if (h->elements > A2TP_ELEMENTS || udp_len != FS_UDP_BYTES + A2TP_HEADER_BYTES + h->elements * A2TP_ELEMENT_BYTES ||
-      A2TP_VALUES_OFFSET + h->elements * A2TP_ELEMENT_BYTES > len || pkt[A2TP_PAYLOAD_OFFSET + A2TP_OFF_RESERVED])
+  if (h->elements > A2TP_ELEMENTS || udp_len != FS_UDP_BYTES + (values - A2TP_PAYLOAD_OFFSET) + h->elements * A2TP_ELEMENT_BYTES ||
+      values + h->elements * A2TP_ELEMENT_BYTES > len || pkt[A2TP_PAYLOAD_OFFSET + A2TP_OFF_RESERVED])
     return 0;
   return a2tp_header_problem(h) == A2TP_FINE;
 }
@@ -81,13 +83,6 @@ static int forward(const uint8_t* frame, uint32_t len, int outcome) {
 
 static int ce_marked(const uint8_t* pkt) { return (pkt[FS_ETH_BYTES + 1] & 3u) == 3u; }
 
-/* The lowest worker in a non-empty bitmap. */
-static uint32_t lowest_worker(uint32_t bitmap) {
-  uint32_t w = 0;
-  while (w < 31u && !(bitmap & (1u << w))) ++w;
-  return w;
-}
-
 /* Turns the packet in `pkt` (a gradient of the aggregation `a` holds) into the aggregation's
  * sum from this switch, flagged `kind` (RESULT: the PS's switch's result; SUM: a tree switch's
  * sum going on as a gradient; SUM and RESEND: a flushed partial), with `a`'s bitmap, Col, ECE and values;
@@ -96,9 +91,9 @@ static void write_sum(uint8_t* pkt, const a2tp_aggregator_t* a, uint32_t kind) {
   uint8_t* ip = pkt + FS_ETH_BYTES;
   uint8_t* h = pkt + A2TP_PAYLOAD_OFFSET;
   h[A2TP_OFF_FLAGS] = (uint8_t)(kind | (a->col ? A2TP_FLAG_COL : 0u) | (a->ece ? A2TP_FLAG_ECE : 0u));
-  h[A2TP_OFF_WORKER] = (uint8_t)(kind & A2TP_FLAG_SUM ? lowest_worker(a->bitmap) : 0);
-  fs_put_be32(h + A2TP_OFF_BITMAP, a->bitmap);
-  memcpy(pkt + A2TP_VALUES_OFFSET, a->values, a->elements * A2TP_ELEMENT_BYTES);
+  h[A2TP_OFF_WORKER] = (uint8_t)(kind & A2TP_FLAG_SUM ? a2tp_bitmap_lowest(a->bitmap) : 0);
+  a2tp_put_bitmap(h, a->bitmap, a->workers);
+  memcpy(pkt + values_offset(a->workers), a->values, a->elements * A2TP_ELEMENT_BYTES);
   if (ip[1] & 3u) ip[1] = (uint8_t)((ip[1] & ~3u) | 2u); /* ECT(0): the mark is in ECE now */
   fs_put_be32(ip + 12, FS_SWITCH_IPV4);
   fs_put_be16(ip + 10, 0);
@@ -120,15 +115,25 @@ static void sum_into(a2tp_aggregator_t* a, const uint8_t* in) {
 static void take(a2tp_aggregator_t* a, const a2tp_header_t* h, const uint8_t* pkt) {
   uint32_t i;
   a->busy = 1;
-  a->job = h->job, a->sequence = h->sequence, a->bitmap = h->bitmap, a->workers = h->workers;
+  a->job = h->job, a->sequence = h->sequence, a->workers = h->workers;
+  memcpy(a->bitmap, h->bitmap, sizeof(a->bitmap));
   a->elements = h->elements, a->col = (h->flags & A2TP_FLAG_COL) != 0;
   a->ece = ce_marked(pkt) || (h->flags & A2TP_FLAG_ECE);
-  for (i = 0; i < h->elements; ++i) a->values[i] = (int32_t)fs_le32(pkt + A2TP_VALUES_OFFSET + 4u * i);
+  for (i = 0; i < h->elements; ++i) a->values[i] = (int32_t)fs_le32(pkt + values_offset(h->workers) + 4u * i);
 }
 
 /* Gradients of h's fragment reaching `a` from now on go on to the PS flagged `flags`. */
 static void bypass(a2tp_aggregator_t* a, const a2tp_header_t* h, uint32_t flags) {
   a->bypass_flags = flags, a->bypass_job = h->job, a->bypass_sequence = h->sequence;
+}
+
+/* Whether every worker `a` waits for here is in: the switch's mask on a tree, the job's fan-in
+ * on a single switch. */
+static int complete(const a2tp_aggregator_t* a, const a2tp_tree_job_t* t) {
+  uint32_t full[A2TP_BITMAP_WORDS];
+  if (t) return a2tp_bitmap_equal(a->bitmap, t->mask);
+  a2tp_full_bitmap(full, a->workers);
+  return a2tp_bitmap_equal(a->bitmap, full);
 }
 
 static int gradient(const a2tp_switch_config_t* c, const fs_handler_args_t* args, const a2tp_header_t* h,
@@ -150,12 +155,12 @@ static int gradient(const a2tp_switch_config_t* c, const fs_handler_args_t* args
       fs_unlock(&a->lock);
       return A2TP_MALFORMED;
     }
-    if (a->bitmap & h->bitmap) {
+    if (a2tp_bitmaps_meet(a->bitmap, h->bitmap)) {
       fs_unlock(&a->lock);
       return A2TP_DUPLICATE;
     }
-    sum_into(a, pkt + A2TP_VALUES_OFFSET);
-    a->bitmap |= h->bitmap;
+    sum_into(a, pkt + values_offset(h->workers));
+    a2tp_bitmap_or(a->bitmap, h->bitmap);
     a->ece |= ce_marked(pkt) || (h->flags & A2TP_FLAG_ECE);
     a->col |= (h->flags & A2TP_FLAG_COL) != 0;
     outcome = A2TP_AGGREGATED;
@@ -166,7 +171,7 @@ static int gradient(const a2tp_switch_config_t* c, const fs_handler_args_t* args
     pkt[A2TP_PAYLOAD_OFFSET + A2TP_OFF_FLAGS] |= A2TP_FLAG_COLLISION;
     return forward(pkt, len, A2TP_COLLISION);
   }
-  if (a->bitmap == (t ? t->mask : a2tp_full_bitmap(a->workers))) {
+  if (complete(a, t)) {
     if (t && t->passes_on) {
       write_sum(pkt, a, A2TP_FLAG_SUM);
       a->busy = 0;
@@ -249,7 +254,7 @@ int a2tp_handler(const fs_handler_args_t* args) {
   uint32_t len;
   if (!c) return A2TP_NOT_INSTALLED;
   if (!read_packet(args->pkt, args->pkt_len, &h)) return A2TP_MALFORMED;
-  len = A2TP_VALUES_OFFSET + h.elements * A2TP_ELEMENT_BYTES;
+  len = values_offset(h.workers) + h.elements * A2TP_ELEMENT_BYTES;
   a = aggregator_of(c, &h);
   if (h.flags & A2TP_FLAG_RESULT) return result(c, args, &h, a, len);
   if (h.flags & A2TP_FLAG_COLLISION) return forward(args->pkt, len, A2TP_COLLISION);

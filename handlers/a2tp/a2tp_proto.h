@@ -7,11 +7,14 @@
  *   aggregator (the index the worker hashed job and sequence to, or its fragment's entry in its
  *   job's table of aggregators, or the slot in its job's static share) | 10 flags | 11 worker
  *   (the sender's rank in its job, its bit in the bitmap) | 12 bitmap (the workers whose values
- *   the packet holds) | 16 elements (int32 values that follow) | 18 workers (the job's fan-in,
- *   1..32) | 19 reserved (0) | 20 next (in a result flagged MOVE, the aggregator the fragment's
- *   table entry moves to; 0 otherwise)
- * then the values: little-endian int32, A2TP_ELEMENTS in a full fragment (248 bytes, what an A2TP
- * aggregator holds, §4.3), from byte 64 of the frame. Flags:
+ *   the packet holds: workers 0-31, worker w the bit 1 << w) | 16 elements (int32 values that
+ *   follow) | 18 workers (the job's fan-in, 1..128) | 19 reserved (0) | 20 next (in a result
+ *   flagged MOVE, the aggregator the fragment's table entry moves to; 0 otherwise)
+ * and, in a job of more than 32 workers, the rest of the bitmap: ceil(workers / 32) - 1 more
+ * 32-bit words at 22, 26 and 30, the k-th holding workers 32k to 32k + 31 in the same order
+ * (a2tp_header_bytes: 22 to 34 bytes in all). Then the values: little-endian int32,
+ * A2TP_ELEMENTS in a full fragment (248 bytes, what an A2TP aggregator holds, §4.3), from byte 64
+ * of the frame in a job of up to 32 workers. Flags:
  *   RESULT     an aggregation result (from the switch to the PS, from the PS to the workers: the
  *              ACK of A2TP §4.2)
  *   COLLISION  this gradient found its aggregator held by another aggregation: the PS sums it
@@ -41,10 +44,11 @@ extern "C" {
 #endif
 
 #define A2TP_UDP_PORT_DEFAULT 4960u
-#define A2TP_HEADER_BYTES 22u
+#define A2TP_HEADER_BYTES 22u /* the fixed part: the whole header of a job of up to 32 workers */
 #define A2TP_ELEMENTS 62u /* int32 values of a full fragment: 248 bytes */
 #define A2TP_ELEMENT_BYTES 4u
-#define A2TP_MAX_WORKERS 32u
+#define A2TP_MAX_WORKERS 128u
+#define A2TP_BITMAP_WORDS 4u /* 32-bit words of a bitmap of A2TP_MAX_WORKERS */
 
 #define A2TP_PAYLOAD_OFFSET FS_UDP_PAYLOAD_OFFSET /* where the header starts in a frame */
 
@@ -72,36 +76,113 @@ typedef struct a2tp_header {
   uint32_t job, sequence;
   uint16_t aggregator;
   uint8_t flags, worker;
-  uint32_t bitmap;
+  uint32_t bitmap[A2TP_BITMAP_WORDS]; /* word k: workers 32k..32k+31; 0 beyond the fan-in's words */
   uint16_t elements;
   uint8_t workers;
   uint16_t next;
 } a2tp_header_t;
 
+/* The 32-bit words of the bitmap of a job of `workers` workers: 1 to A2TP_BITMAP_WORDS. A fan-in
+ * out of range (0, or above A2TP_MAX_WORKERS) has the one word of the fixed header, so that a
+ * reader of such a header finds that fault rather than a short packet. */
+static inline uint32_t a2tp_bitmap_words(uint32_t workers) {
+  return workers == 0u || workers > A2TP_MAX_WORKERS ? 1u : (workers + 31u) / 32u;
+}
+/* The header's bytes in a job of `workers` workers: where the values start after it. */
+static inline uint32_t a2tp_header_bytes(uint32_t workers) {
+  return A2TP_HEADER_BYTES + 4u * (a2tp_bitmap_words(workers) - 1u);
+}
+
+/* Reads a header; the caller has checked that a2tp_header_bytes(h[A2TP_OFF_WORKERS]) bytes are
+ * there. */
 static inline void a2tp_decode(const uint8_t* h, a2tp_header_t* out) {
+  uint32_t k;
   out->job = (uint32_t)fs_be32(h + A2TP_OFF_JOB);
   out->sequence = (uint32_t)fs_be32(h + A2TP_OFF_SEQUENCE);
   out->aggregator = (uint16_t)fs_be16(h + A2TP_OFF_AGGREGATOR);
   out->flags = h[A2TP_OFF_FLAGS];
   out->worker = h[A2TP_OFF_WORKER];
-  out->bitmap = (uint32_t)fs_be32(h + A2TP_OFF_BITMAP);
   out->elements = (uint16_t)fs_be16(h + A2TP_OFF_ELEMENTS);
   out->workers = h[A2TP_OFF_WORKERS];
   out->next = (uint16_t)fs_be16(h + A2TP_OFF_NEXT);
+  out->bitmap[0] = (uint32_t)fs_be32(h + A2TP_OFF_BITMAP);
+  for (k = 1; k < A2TP_BITMAP_WORDS; ++k)
+    out->bitmap[k] = k < a2tp_bitmap_words(out->workers) ? (uint32_t)fs_be32(h + A2TP_HEADER_BYTES + 4u * (k - 1u)) : 0u;
 }
 
-/* Writes the header, the reserved byte 0. */
+/* Writes a bitmap's words into a header of a job of `workers` workers. */
+static inline void a2tp_put_bitmap(uint8_t* h, const uint32_t* bitmap, uint32_t workers) {
+  uint32_t k;
+  fs_put_be32(h + A2TP_OFF_BITMAP, bitmap[0]);
+  for (k = 1; k < a2tp_bitmap_words(workers); ++k) fs_put_be32(h + A2TP_HEADER_BYTES + 4u * (k - 1u), bitmap[k]);
+}
+
+/* Writes the header (a2tp_header_bytes(in->workers) bytes), the reserved byte 0. */
 static inline void a2tp_encode(const a2tp_header_t* in, uint8_t* h) {
   fs_put_be32(h + A2TP_OFF_JOB, in->job);
   fs_put_be32(h + A2TP_OFF_SEQUENCE, in->sequence);
   fs_put_be16(h + A2TP_OFF_AGGREGATOR, in->aggregator);
   h[A2TP_OFF_FLAGS] = in->flags;
   h[A2TP_OFF_WORKER] = in->worker;
-  fs_put_be32(h + A2TP_OFF_BITMAP, in->bitmap);
   fs_put_be16(h + A2TP_OFF_ELEMENTS, in->elements);
   h[A2TP_OFF_WORKERS] = in->workers;
   h[A2TP_OFF_RESERVED] = 0;
   fs_put_be16(h + A2TP_OFF_NEXT, in->next);
+  a2tp_put_bitmap(h, in->bitmap, in->workers);
+}
+
+/* Bitmaps of A2TP_BITMAP_WORDS words. */
+static inline int a2tp_bitmap_has(const uint32_t* b, uint32_t worker) {
+  return worker < A2TP_MAX_WORKERS && ((b[worker / 32u] >> (worker % 32u)) & 1u);
+}
+static inline void a2tp_bitmap_set(uint32_t* b, uint32_t worker) {
+  if (worker < A2TP_MAX_WORKERS) b[worker / 32u] |= 1u << (worker % 32u);
+}
+static inline int a2tp_bitmap_empty(const uint32_t* b) {
+  uint32_t k, any = 0;
+  for (k = 0; k < A2TP_BITMAP_WORDS; ++k) any |= b[k];
+  return any == 0u;
+}
+static inline int a2tp_bitmap_equal(const uint32_t* a, const uint32_t* b) {
+  uint32_t k, diff = 0;
+  for (k = 0; k < A2TP_BITMAP_WORDS; ++k) diff |= a[k] ^ b[k];
+  return diff == 0u;
+}
+static inline int a2tp_bitmaps_meet(const uint32_t* a, const uint32_t* b) {
+  uint32_t k, both = 0;
+  for (k = 0; k < A2TP_BITMAP_WORDS; ++k) both |= a[k] & b[k];
+  return both != 0u;
+}
+static inline void a2tp_bitmap_or(uint32_t* into, const uint32_t* b) {
+  uint32_t k;
+  for (k = 0; k < A2TP_BITMAP_WORDS; ++k) into[k] |= b[k];
+}
+/* The lowest worker in a non-empty bitmap. */
+static inline uint32_t a2tp_bitmap_lowest(const uint32_t* b) {
+  uint32_t w = 0;
+  while (w + 1u < A2TP_MAX_WORKERS && !a2tp_bitmap_has(b, w)) ++w;
+  return w;
+}
+/* `b` becomes the bitmap of a job of `workers` workers when every one has contributed. */
+static inline void a2tp_full_bitmap(uint32_t* b, uint32_t workers) {
+  uint32_t k;
+  for (k = 0; k < A2TP_BITMAP_WORDS; ++k) {
+    const uint32_t below = workers > 32u * k ? workers - 32u * k : 0u;
+    b[k] = below >= 32u ? 0xFFFFFFFFu : ((1u << below) - 1u);
+  }
+}
+/* Whether `b` names only workers below `workers`. */
+static inline int a2tp_bitmap_within(const uint32_t* b, uint32_t workers) {
+  uint32_t full[A2TP_BITMAP_WORDS], k, beyond = 0;
+  a2tp_full_bitmap(full, workers);
+  for (k = 0; k < A2TP_BITMAP_WORDS; ++k) beyond |= b[k] & ~full[k];
+  return beyond == 0u;
+}
+/* Whether `b` names `worker` and no other. */
+static inline int a2tp_bitmap_only(const uint32_t* b, uint32_t worker) {
+  uint32_t one[A2TP_BITMAP_WORDS] = {0};
+  a2tp_bitmap_set(one, worker);
+  return a2tp_bitmap_equal(b, one);
 }
 
 /* A job's group address: the PS sends a result to it once, and the switch sends a copy to each
@@ -112,11 +193,6 @@ static inline uint32_t a2tp_group_ipv4(uint32_t first_worker_host) {
   return A2TP_GROUP_PREFIX | (first_worker_host & 0xFFFFu);
 }
 static inline int a2tp_is_group(uint32_t ipv4) { return (ipv4 & 0xFFFF0000u) == A2TP_GROUP_PREFIX; }
-
-/* The bitmap of a job of `workers` workers when every one has contributed. */
-static inline uint32_t a2tp_full_bitmap(uint32_t workers) {
-  return workers >= 32u ? 0xFFFFFFFFu : ((1u << workers) - 1u);
-}
 
 /* What is wrong with a header, the first of these that applies (the switch drops such a packet;
  * the simulator's reader names the problem: a2tp_frame.cpp). */
@@ -136,17 +212,17 @@ enum a2tp_problem {
 static inline int a2tp_header_problem(const a2tp_header_t* h) {
   if (h->workers == 0 || h->workers > A2TP_MAX_WORKERS) return A2TP_BAD_FAN_IN;
   if (h->worker >= h->workers) return A2TP_BAD_WORKER;
-  if (h->bitmap & ~a2tp_full_bitmap(h->workers)) return A2TP_BITMAP_BEYOND;
+  if (!a2tp_bitmap_within(h->bitmap, h->workers)) return A2TP_BITMAP_BEYOND;
   if (h->flags & A2TP_FLAG_PADDING) return A2TP_BAD_PADDING;
   if (h->flags & A2TP_FLAG_RESULT) {
     if (h->flags & (A2TP_FLAG_COLLISION | A2TP_FLAG_RESEND | A2TP_FLAG_SUM)) return A2TP_RESULT_AS_GRADIENT;
-    if (!h->bitmap) return A2TP_EMPTY_RESULT;
+    if (a2tp_bitmap_empty(h->bitmap)) return A2TP_EMPTY_RESULT;
   } else if (h->flags & A2TP_FLAG_SUM) {
     if (h->flags & A2TP_FLAG_MOVE) return A2TP_GRADIENT_AS_RESULT;
-    if (!(h->bitmap & (1u << h->worker))) return A2TP_GRADIENT_BITMAP;
+    if (!a2tp_bitmap_has(h->bitmap, h->worker)) return A2TP_GRADIENT_BITMAP;
   } else {
     if (h->flags & (A2TP_FLAG_COL | A2TP_FLAG_ECE | A2TP_FLAG_MOVE)) return A2TP_GRADIENT_AS_RESULT;
-    if (h->bitmap != (1u << h->worker)) return A2TP_GRADIENT_BITMAP;
+    if (!a2tp_bitmap_only(h->bitmap, h->worker)) return A2TP_GRADIENT_BITMAP;
   }
   if (h->next && !(h->flags & A2TP_FLAG_MOVE)) return A2TP_STRAY_NEXT;
   return A2TP_FINE;

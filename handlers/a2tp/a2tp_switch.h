@@ -56,7 +56,7 @@ typedef struct a2tp_switch_config {
 /* A job's part of this switch in the job's tree (on a network of several switches). */
 #define A2TP_TREE_JOBS 32u /* jobs a switch can have tree entries for */
 typedef struct a2tp_tree_job {
-  uint32_t mask;      /* the job's workers whose gradients pass this switch: a sum of them all is complete */
+  uint32_t mask[A2TP_BITMAP_WORDS]; /* the job's workers whose gradients pass this switch: a sum of them all is complete */
   uint32_t passes_on; /* 1: not the PS's switch: a complete sum goes on to the PS, the aggregator freed */
   uint32_t children;  /* ports in `down` */
   uint16_t down[A2TP_MAX_WORKERS]; /* the ports the job's gradients come in on: where its results go out */
@@ -69,7 +69,7 @@ typedef struct a2tp_aggregator {
   uint32_t lock;      /* spin lock over the whole aggregator */
   uint32_t busy;
   uint32_t job, sequence;
-  uint32_t bitmap;    /* workers summed in */
+  uint32_t bitmap[A2TP_BITMAP_WORDS]; /* workers summed in */
   uint32_t workers;   /* the job's fan-in */
   uint32_t elements;  /* values per fragment of this aggregation */
   uint32_t col;       /* A2TP: another aggregation's gradient met this one here */

@@ -1,7 +1,9 @@
 -- Wireshark/tshark dissector for flaresim's a2tp protocol (ATP and A2TP gradients and results):
--- the 22-byte header of handlers/a2tp/a2tp_proto.h (job, worker, fan-in, sequence, aggregator,
--- the RESULT, COLLISION, COL, RESEND, ECE, MOVE and SUM flags, the bitmap of workers summed in, the
--- value count, the aggregator a MOVE result moves its fragment's table entry to) and the int32
+-- the header of handlers/a2tp/a2tp_proto.h (job, worker, fan-in, sequence, aggregator, the
+-- RESULT, COLLISION, COL, RESEND, ECE, MOVE and SUM flags, the bitmap of workers summed in, the
+-- value count, the aggregator a MOVE result moves its fragment's table entry to; 22 bytes, and
+-- in a job of more than 32 workers the bitmap's further words after them, each an a2tp.bitmap
+-- field of its own, workers 0-31 first) and the int32
 -- values after it, with expert info wherever a receiver
 -- (sc_model/protocols/a2tp/a2tp_frame.cpp) would refuse the packet.Each expert item hangs
 -- under the field it is about (their names are a2tp.expert.*, apart from the fields').
@@ -13,7 +15,7 @@
 local HEADER_BYTES = 22
 local VALUE_BYTES = 4
 local DEFAULT_UDP_PORT = 4960
-local MAX_WORKERS = 32
+local MAX_WORKERS = 128
 local FLAG_RESULT = 0x80
 local FLAG_COLLISION = 0x40
 local FLAG_COL = 0x20
@@ -70,6 +72,44 @@ local function has_flag(byte, flag)
   return math.floor(byte / flag) % 2 == 1
 end
 
+-- The bitmap's 32-bit words in a job of `workers` workers (a fan-in out of range: the fixed one).
+local function bitmap_words(workers)
+  if workers == 0 or workers > MAX_WORKERS then return 1 end
+  return math.ceil(workers / 32)
+end
+
+-- Bitmaps as lists of words, words[1] holding workers 0-31.
+local function bitmap_has(words, w)
+  return has_flag(words[math.floor(w / 32) + 1] or 0, 2 ^ (w % 32))
+end
+local function bitmap_beyond(words, workers)
+  for k, word in ipairs(words) do
+    local below = math.max(0, math.min(32, workers - 32 * (k - 1)))
+    if word >= 2 ^ below then return true end
+  end
+  return false
+end
+local function bitmap_only(words, w)
+  for k, word in ipairs(words) do
+    if word ~= (k == math.floor(w / 32) + 1 and 2 ^ (w % 32) or 0) then return false end
+  end
+  return true
+end
+local function bitmap_empty(words)
+  for _, word in ipairs(words) do
+    if word ~= 0 then return false end
+  end
+  return true
+end
+-- Hex, the highest word first, 8 digits a word ("0x%x" of the value in the Info column: `short`).
+local function bitmap_text(words, short)
+  local text = {}
+  for k = #words, 1, -1 do
+    table.insert(text, string.format((short and k == #words) and "%x" or "%08x", words[k]))
+  end
+  return "0x" .. table.concat(text)
+end
+
 function a2tp.dissector(tvb, pinfo, root)
   pinfo.cols.protocol = "a2tp"
   local tree = root:add(a2tp, tvb())
@@ -80,8 +120,17 @@ function a2tp.dissector(tvb, pinfo, root)
     return tvb:len()
   end
   local job, sequence, aggregator = tvb(0, 4):uint(), tvb(4, 4):uint(), tvb(8, 2):uint()
-  local byte, worker, bitmap = tvb(10, 1):uint(), tvb(11, 1):uint(), tvb(12, 4):uint()
+  local byte, worker = tvb(10, 1):uint(), tvb(11, 1):uint()
   local count, workers, next = tvb(16, 2):uint(), tvb(18, 1):uint(), tvb(20, 2):uint()
+  local header_bytes = HEADER_BYTES + 4 * (bitmap_words(workers) - 1)
+  if tvb:len() < header_bytes then
+    tree:add_proto_expert_info(ex.truncated, string.format("a2tp header truncated: %d of %d bytes (a fan-in of %d)",
+                                                           tvb:len(), header_bytes, workers))
+    pinfo.cols.info = "a2tp, header truncated"
+    return tvb:len()
+  end
+  local bitmap = {tvb(12, 4):uint()}
+  for k = 2, bitmap_words(workers) do table.insert(bitmap, tvb(HEADER_BYTES + 4 * (k - 2), 4):uint()) end
   tree:add(f.job, tvb(0, 4))
   tree:add(f.sequence, tvb(4, 4))
   tree:add(f.aggregator, tvb(8, 2))
@@ -110,6 +159,10 @@ function a2tp.dissector(tvb, pinfo, root)
   end
   local worker_item = tree:add(f.worker, tvb(11, 1))
   local bitmap_item = tree:add(f.bitmap, tvb(12, 4))
+  for k = 2, #bitmap do
+    tree:add(f.bitmap, tvb(HEADER_BYTES + 4 * (k - 2), 4)):append_text(string.format(" (workers %d-%d)", 32 * (k - 1),
+                                                                                     32 * k - 1))
+  end
   tree:add(f.elements, tvb(16, 2))
   local workers_item = tree:add(f.workers, tvb(18, 1))
   if tvb(19, 1):uint() ~= 0 then
@@ -124,25 +177,25 @@ function a2tp.dissector(tvb, pinfo, root)
                                                                 MAX_WORKERS))
   elseif worker >= workers then
     worker_item:add_proto_expert_info(ex.worker, string.format("Worker %d of a job of %d workers", worker, workers))
-  elseif bitmap >= 2 ^ workers then
-    bitmap_item:add_proto_expert_info(ex.bitmap, string.format("Bitmap 0x%08x names workers beyond the job's %d",
-                                                               bitmap, workers))
-  elseif is_sum and not has_flag(bitmap, 2 ^ worker) then
-    bitmap_item:add_proto_expert_info(ex.bitmap, string.format("A sum of bitmap 0x%08x without its worker %d",
-                                                               bitmap, worker))
-  elseif not is_result and not is_sum and bitmap ~= 2 ^ worker then
-    bitmap_item:add_proto_expert_info(ex.bitmap, string.format("A gradient of worker %d with bitmap 0x%08x", worker,
-                                                               bitmap))
-  elseif is_result and bitmap == 0 then
+  elseif bitmap_beyond(bitmap, workers) then
+    bitmap_item:add_proto_expert_info(ex.bitmap, string.format("Bitmap %s names workers beyond the job's %d",
+                                                               bitmap_text(bitmap), workers))
+  elseif is_sum and not bitmap_has(bitmap, worker) then
+    bitmap_item:add_proto_expert_info(ex.bitmap, string.format("A sum of bitmap %s without its worker %d",
+                                                               bitmap_text(bitmap), worker))
+  elseif not is_result and not is_sum and not bitmap_only(bitmap, worker) then
+    bitmap_item:add_proto_expert_info(ex.bitmap, string.format("A gradient of worker %d with bitmap %s", worker,
+                                                               bitmap_text(bitmap)))
+  elseif is_result and bitmap_empty(bitmap) then
     bitmap_item:add_proto_expert_info(ex.bitmap, "A result with an empty bitmap")
   end
-  local carried = tvb:len() - HEADER_BYTES
+  local carried = tvb:len() - header_bytes
   local n = math.floor(carried / VALUE_BYTES)
   if carried > 0 then
-    local data = tree:add(f.data, tvb(HEADER_BYTES, carried))
+    local data = tree:add(f.data, tvb(header_bytes, carried))
     data:set_text(string.format("Data: %d x int32", n))
     for i = 0, n - 1 do
-      data:add_le(f.value, tvb(HEADER_BYTES + i * VALUE_BYTES, VALUE_BYTES)):prepend_text("[" .. i .. "] ")
+      data:add_le(f.value, tvb(header_bytes + i * VALUE_BYTES, VALUE_BYTES)):prepend_text("[" .. i .. "] ")
     end
   end
   if carried ~= count * VALUE_BYTES then
@@ -155,8 +208,9 @@ function a2tp.dissector(tvb, pinfo, root)
   for _, name in ipairs(names) do
     if name ~= "result" then table.insert(extra, " " .. name) end
   end
-  pinfo.cols.info = string.format("a2tp %s job=%d seq=%d agg=%d worker=%d/%d bitmap=0x%x values=%d%s", kind, job,
-                                  sequence, aggregator, worker, workers, bitmap, count, table.concat(extra))
+  pinfo.cols.info = string.format("a2tp %s job=%d seq=%d agg=%d worker=%d/%d bitmap=%s values=%d%s", kind, job,
+                                  sequence, aggregator, worker, workers, bitmap_text(bitmap, true), count,
+                                  table.concat(extra))
   return tvb:len()
 end
 

@@ -47,7 +47,7 @@ struct Gradient {
 fs::Bytes frame_of(const Gradient& g) {
   a2tp_header_t h{};
   h.job = g.job, h.sequence = g.sequence, h.aggregator = g.aggregator, h.worker = g.worker, h.workers = g.workers;
-  h.bitmap = 1u << g.worker, h.flags = g.flags;
+  a2tp_bitmap_set(h.bitmap, g.worker), h.flags = g.flags;
   fs::Bytes f = fs::build_a2tp_packet(h, g.worker, fs_host_ipv4(g.ps), g.values);
   if (g.ce) fs::set_ecn(f, fs::Ecn::kCe);
   return f;
@@ -64,7 +64,7 @@ class A2tpHandler : public ::testing::Test {
  protected:
   explicit A2tpHandler(const fs::Config& cfg = switch_cfg()) : h_(cfg, "a2tp") { h_.set_routes(&routes_); }
   std::string run(const Gradient& g) {
-    last_ = h_.run(frame_of(g), g.worker);
+    last_ = h_.run(frame_of(g), g.worker % 8u);
     return h_.outcome_name(last_.outcome);
   }
   std::string run_frame(const fs::Bytes& f, uint32_t ingress_port = 0) {
@@ -75,7 +75,7 @@ class A2tpHandler : public ::testing::Test {
   std::string release(uint32_t job, uint32_t sequence, uint16_t aggregator, uint8_t workers) {
     a2tp_header_t r{};
     r.job = job, r.sequence = sequence, r.aggregator = aggregator, r.workers = workers;
-    r.bitmap = a2tp_full_bitmap(workers), r.flags = A2TP_FLAG_RESULT;
+    a2tp_full_bitmap(r.bitmap, workers), r.flags = A2TP_FLAG_RESULT;
     return run_frame(fs::build_a2tp_packet(r, kPs1, fs_host_ipv4(0), {0}), kPs1);
   }
   const a2tp_aggregator_t& aggregator(uint32_t index) {
@@ -92,7 +92,7 @@ TEST_F(A2tpHandler, EveryWorkersGradientSummedAndTheResultSentToThePs) {
   EXPECT_EQ(run({1, 10, 3, 0, 2, {1, 2, 3}}), "taken");
   EXPECT_TRUE(last_.sent.empty());
   EXPECT_EQ(aggregator(3).busy, 1u);
-  EXPECT_EQ(aggregator(3).bitmap, 1u);
+  EXPECT_EQ(aggregator(3).bitmap[0], 1u);
   EXPECT_EQ(run({1, 10, 3, 1, 2, {10, -20, 0x7FFFFFFF}}), "completed");
   ASSERT_EQ(last_.sent.size(), 1u);
   EXPECT_EQ(last_.sent[0].ports, std::vector<uint32_t>{kPs1});
@@ -100,7 +100,7 @@ TEST_F(A2tpHandler, EveryWorkersGradientSummedAndTheResultSentToThePs) {
   EXPECT_EQ(r.h.flags, A2TP_FLAG_RESULT);
   EXPECT_EQ(r.h.job, 1u);
   EXPECT_EQ(r.h.sequence, 10u);
-  EXPECT_EQ(r.h.bitmap, 3u);
+  EXPECT_EQ(r.h.bitmap[0], 3u);
   // 1 + 10, 2 - 20, 3 + 0x7fffffff wrapping to -0x7ffffffe.
   EXPECT_EQ(r.values, (std::vector<int32_t>{11, -18, -0x7FFFFFFE}));
   EXPECT_EQ(fs_be32(last_.sent[0].data.data() + FS_ETH_BYTES + 12), FS_SWITCH_IPV4);
@@ -195,7 +195,7 @@ TEST_F(A2tpHandler, AResendFlushesItsFragmentsPartialSumToThePs) {
   // A sum flagged RESEND, not a result: a switch above takes it for a flush too (a2tp.c).
   EXPECT_EQ(partial.h.flags, A2TP_FLAG_RESEND | A2TP_FLAG_SUM);
   EXPECT_EQ(partial.h.worker, 0u);  // the lowest of the sum's workers
-  EXPECT_EQ(partial.h.bitmap, 3u);
+  EXPECT_EQ(partial.h.bitmap[0], 3u);
   EXPECT_EQ(partial.values, (std::vector<int32_t>{11, 22}));
   EXPECT_EQ(aggregator(5).busy, 0u);
   // A resend whose fragment the switch does not hold (here the aggregator is free, then held by
@@ -262,8 +262,8 @@ TEST_F(A2tpHandler, AResendOfAWorkerAlreadyInFlushesAPartialThatHoldsIt) {
   EXPECT_EQ(run({1, 3, 1, 0, 2, {4}}), "taken");
   EXPECT_EQ(run({1, 3, 1, 0, 2, {4}, kPs1, A2TP_FLAG_RESEND}), "flushed");
   ASSERT_EQ(last_.sent.size(), 2u);
-  EXPECT_EQ(read(last_.sent[0].data).h.bitmap, 1u);
-  EXPECT_EQ(read(last_.sent[1].data).h.bitmap, 1u);
+  EXPECT_EQ(read(last_.sent[0].data).h.bitmap[0], 1u);
+  EXPECT_EQ(read(last_.sent[1].data).h.bitmap[0], 1u);
   EXPECT_EQ(read(last_.sent[1].data).h.flags, A2TP_FLAG_RESEND | A2TP_FLAG_SUM);
   EXPECT_EQ(read(last_.sent[1].data).values, std::vector<int32_t>{4});
 }
@@ -273,7 +273,7 @@ TEST_F(A2tpHandler, APsResultOnItsWayFreesAnAggregationLeftBehind) {
   // resend): it takes aggregator 3, where no other gradient of fragment 10 will come.
   EXPECT_EQ(run({1, 10, 3, 0, 2, {1}}), "taken");
   a2tp_header_t r{};
-  r.job = 1, r.sequence = 10, r.aggregator = 3, r.workers = 2, r.bitmap = 3, r.flags = A2TP_FLAG_RESULT;
+  r.job = 1, r.sequence = 10, r.aggregator = 3, r.workers = 2, r.bitmap[0] = 3, r.flags = A2TP_FLAG_RESULT;
   // The PS's result to worker 1 passes through: the aggregation is freed, the result goes on.
   EXPECT_EQ(run_frame(fs::build_a2tp_packet(r, kPs1, fs_host_ipv4(1), {5})), "released");
   ASSERT_EQ(last_.sent.size(), 1u);
@@ -302,7 +302,7 @@ TEST_F(A2tpHandler, AFragmentThatCollidedOrWasResentHasItsLaterGradientsFollowTo
   EXPECT_EQ(aggregator(3).busy, 0u);
   // Its result passing through ends that: the fragment could be aggregated here again.
   a2tp_header_t r{};
-  r.job = 2, r.sequence = 7, r.aggregator = 9, r.workers = 2, r.bitmap = 3, r.flags = A2TP_FLAG_RESULT;
+  r.job = 2, r.sequence = 7, r.aggregator = 9, r.workers = 2, r.bitmap[0] = 3, r.flags = A2TP_FLAG_RESULT;
   EXPECT_EQ(run_frame(fs::build_a2tp_packet(r, kPs2, fs_host_ipv4(1), {11})), "forwarded");
   EXPECT_EQ(run({2, 7, 9, 1, 2, {6}, kPs2}), "taken");
   // A RESEND that passes before its fragment's other gradients (nothing to flush) sends them on
@@ -322,7 +322,7 @@ TEST_F(A2tpHandler, AResultToAJobsGroupAddressGoesToEachWorkerOnce) {
   // sends the result once, and it frees the fragment's aggregation left here on its way.
   EXPECT_EQ(run({1, 10, 3, 0, 3, {1}}), "taken");
   a2tp_header_t r{};
-  r.job = 1, r.sequence = 10, r.aggregator = 3, r.workers = 3, r.bitmap = 7, r.flags = A2TP_FLAG_RESULT;
+  r.job = 1, r.sequence = 10, r.aggregator = 3, r.workers = 3, r.bitmap[0] = 7, r.flags = A2TP_FLAG_RESULT;
   const fs::Bytes result = fs::build_a2tp_packet(r, kPs1, a2tp_group_ipv4(1), {5, 6});
   EXPECT_EQ(run_frame(result, kPs1), "released");
   ASSERT_EQ(last_.sent.size(), 1u);
@@ -356,14 +356,69 @@ TEST_F(A2tpHandler, MalformedPacketsAreDroppedAndResultsForwarded) {
   EXPECT_EQ(run({1, 10, 3, 0, 2, {1, 2}}), "taken");
   EXPECT_EQ(run({1, 10, 3, 1, 2, {1, 2, 3}}), "malformed");
   EXPECT_EQ(run({1, 10, 3, 1, 3, {1, 2}}), "malformed");
-  EXPECT_EQ(aggregator(3).bitmap, 1u);
+  EXPECT_EQ(aggregator(3).bitmap[0], 1u);
   // A result passes through towards its destination; one to nowhere is dropped.
   a2tp_header_t r{};
-  r.job = 1, r.sequence = 10, r.workers = 2, r.bitmap = 3, r.flags = A2TP_FLAG_RESULT;
+  r.job = 1, r.sequence = 10, r.workers = 2, r.bitmap[0] = 3, r.flags = A2TP_FLAG_RESULT;
   EXPECT_EQ(run_frame(fs::build_a2tp_packet(r, kPs1, fs_host_ipv4(1), {5})), "forwarded");
   ASSERT_EQ(last_.sent.size(), 1u);
   EXPECT_EQ(last_.sent[0].ports, std::vector<uint32_t>{1});
   EXPECT_EQ(run_frame(fs::build_a2tp_packet(r, kPs1, fs_host_ipv4(40), {5})), "no_route");
+}
+
+// A job of 40 workers: its bitmaps take a second word, after the 22 bytes (a2tp_proto.h), and
+// the values start 4 bytes later. Worker w sends {w, 1}: the sum is {0 + 1 + ... + 39, 40}.
+TEST_F(A2tpHandler, AJobOfMoreThan32WorkersCompletesWithEveryWordOfItsBitmap) {
+  for (uint8_t w = 0; w < 39; ++w) EXPECT_EQ(run({1, 10, 3, w, 40, {w, 1}}), w ? "aggregated" : "taken") << int(w);
+  EXPECT_EQ(run({1, 10, 3, 35, 40, {35, 1}}), "duplicate");
+  EXPECT_EQ(aggregator(3).bitmap[0], 0xFFFFFFFFu);
+  EXPECT_EQ(aggregator(3).bitmap[1], 0x7Fu);
+  EXPECT_EQ(run({1, 10, 3, 39, 40, {39, 1}}), "completed");
+  ASSERT_EQ(last_.sent.size(), 1u);
+  const fs::Bytes& f = last_.sent[0].data;
+  EXPECT_EQ(f.size(), A2TP_PAYLOAD_OFFSET + 26u + 8u);
+  EXPECT_EQ(fs_be16(f.data() + FS_ETH_BYTES + FS_IPV4_BYTES + 4), FS_UDP_BYTES + 26u + 8u);
+  EXPECT_EQ(fs_be32(f.data() + A2TP_PAYLOAD_OFFSET + 12), 0xFFFFFFFFu);  // workers 0-31
+  EXPECT_EQ(fs_be32(f.data() + A2TP_PAYLOAD_OFFSET + 22), 0xFFu);        // workers 32-39
+  const fs::A2tpPacket r = read(f);
+  EXPECT_EQ(r.h.flags, A2TP_FLAG_RESULT);
+  EXPECT_EQ(r.values, (std::vector<int32_t>{780, 40}));
+}
+
+// On a tree, a switch whose mask is workers 32-39 of the 40 sends their sum on as one gradient
+// flagged SUM, its worker the lowest of them, and frees the aggregator.
+class A2tpHandlerWideTree : public A2tpHandler {
+ protected:
+  static fs::Config cfg() {
+    fs::Config c = switch_cfg("atp");
+    fs::A2tpTreeJob part;
+    for (unsigned w = 32; w < 40; ++w) part.mask.set(w);
+    part.passes_on = true, part.down = {0, 1};
+    fs::a2tp_config(c).tree = {fs::A2tpTreeJob{}, part};
+    return c;
+  }
+  A2tpHandlerWideTree() : A2tpHandler(cfg()) {}
+};
+
+TEST_F(A2tpHandlerWideTree, TheSumOfItsMaskGoesOnAsOneGradient) {
+  for (uint8_t w = 32; w < 39; ++w) EXPECT_EQ(run({1, 10, 3, w, 40, {w}}), w > 32 ? "aggregated" : "taken");
+  EXPECT_EQ(run({1, 10, 3, 39, 40, {39}}), "passed_on");
+  ASSERT_EQ(last_.sent.size(), 1u);
+  EXPECT_EQ(last_.sent[0].ports, std::vector<uint32_t>{kPs1});
+  const fs::A2tpPacket s = read(last_.sent[0].data);
+  EXPECT_EQ(s.h.flags, A2TP_FLAG_SUM);
+  EXPECT_EQ(s.h.worker, 32u);
+  EXPECT_EQ(s.h.bitmap[0], 0u);
+  EXPECT_EQ(s.h.bitmap[1], 0xFFu);
+  EXPECT_EQ(s.values, (std::vector<int32_t>{32 + 33 + 34 + 35 + 36 + 37 + 38 + 39}));
+  EXPECT_EQ(aggregator(3).busy, 0u);
+  // Its result to the job's group goes out of the children ports, the ingress aside.
+  a2tp_header_t r{};
+  r.job = 1, r.sequence = 10, r.aggregator = 3, r.workers = 40, r.flags = A2TP_FLAG_RESULT;
+  a2tp_full_bitmap(r.bitmap, 40);
+  EXPECT_EQ(run_frame(fs::build_a2tp_packet(r, kPs1, a2tp_group_ipv4(0), {1}), kPs1), "forwarded");
+  ASSERT_EQ(last_.sent.size(), 1u);
+  EXPECT_EQ(last_.sent[0].ports, (std::vector<uint32_t>{0, 1}));
 }
 
 TEST(A2tpHandlerSetup, WithoutItsConfigurationTheHandlerDropsEverything) {
@@ -378,11 +433,11 @@ TEST(A2tpHandlerSetup, AggregatorsThatDoNotFitAreRefusedNamingTheKey) {
     HandlerHarness h(cfg, "a2tp");
     FAIL() << "installed";
   } catch (const fs::InputError& e) {
-    // 65536 aggregators over 2 clusters: 32768 each, of 296 bytes (12 words and 62 values), after
-    // the configuration (6 words, 3 divisors of 4 words and an offset: 76 bytes, 128 in whole
-    // 64-byte lines): 9699456 bytes.
-    EXPECT_EQ(std::string(e.what()).rfind("a2tp.aggregators: 65536 aggregators need 32768 of 296 bytes in each of "
-                                          "the 2 clusters' L1, 9699456 bytes with the configuration; the L1 state "
+    // 65536 aggregators over 2 clusters: 32768 each, of 308 bytes (15 words, 4 of them the bitmap,
+    // and 62 values), after the configuration (6 words, 3 divisors of 4 words and 3 more: 84 bytes,
+    // 128 in whole 64-byte lines): 10092672 bytes.
+    EXPECT_EQ(std::string(e.what()).rfind("a2tp.aggregators: 65536 aggregators need 32768 of 308 bytes in each of "
+                                          "the 2 clusters' L1, 10092672 bytes with the configuration; the L1 state "
                                           "area has ",
                                           0),
               0u)

@@ -56,7 +56,7 @@ TEST_P(A2tpE2E, TwoJobsGradientsComeOutSummedTowardsTheirParameterServers) {
       for (uint8_t w = 0; w < 2; ++w) {
         a2tp_header_t h{};
         h.job = job, h.sequence = f, h.aggregator = uint16_t((job - 1) * 8 + f), h.worker = w, h.workers = 2;
-        h.bitmap = 1u << w;
+        h.bitmap[0] = 1u << w;
         std::vector<int32_t> values(A2TP_ELEMENTS);
         for (unsigned k = 0; k < values.size(); ++k) {
           values[k] = value(job, w, f, k);
@@ -74,7 +74,7 @@ TEST_P(A2tpE2E, TwoJobsGradientsComeOutSummedTowardsTheirParameterServers) {
   for (uint32_t job = 1; job <= 2; ++job)
     for (uint32_t f = 0; f < kFragments; ++f) {
       a2tp_header_t h{};
-      h.job = job, h.sequence = f, h.aggregator = uint16_t((job - 1) * 8 + f), h.workers = 2, h.bitmap = 3;
+      h.job = job, h.sequence = f, h.aggregator = uint16_t((job - 1) * 8 + f), h.workers = 2, h.bitmap[0] = 3;
       h.flags = A2TP_FLAG_RESULT;
       const unsigned ps = job == 1 ? 4 : 5;
       records.push_back({100 * kPicosPerUs + Picos(records.size()) * 100000, uint16_t(ps),
@@ -98,7 +98,7 @@ TEST_P(A2tpE2E, TwoJobsGradientsComeOutSummedTowardsTheirParameterServers) {
     std::string why;
     ASSERT_TRUE(parse_a2tp_packet(r.data.data(), r.data.size(), &p, &why)) << why;
     if (r.port >= 4)
-      got.push_back({r.port, p.h.job, p.h.sequence, p.h.bitmap, p.h.flags, p.values});
+      got.push_back({r.port, p.h.job, p.h.sequence, p.h.bitmap[0], p.h.flags, p.values});
     else
       copies.emplace_back(r.port, p.h.job, p.h.sequence);
   }

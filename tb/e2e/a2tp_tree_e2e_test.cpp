@@ -116,5 +116,41 @@ TEST(A2tpTree, ALostGradientsResendsFlushEachSwitchsPartialOnTheWayToThePs) {
                                     {"resent", 5}, {"released", F - 1}, {"forwarded", 1}}));
 }
 
+// The Dragonfly (a = 4, g = 9, h = 2, 2 hosts a router): a job of 71 workers, more than one
+// bitmap word holds, its PS host 71 on router8_3, every router INA. Every router has a worker, so
+// all 36 are on the tree, and each but router8_3 sends one sum on per fragment: a fragment's
+// gradients reaching switches are the 71 workers' and those 35 sums, 106 in all, each taken,
+// aggregated, passed on or completing; the one completion is router8_3's. The PS's result comes
+// back down through all 36, and each worker has each result once.
+TEST(A2tpTree, OnTheDragonflyAJobOf71WorkersIsSummedOnItsWayUp) {
+  ScratchDir dir;
+  const CliResult r = flaresim(
+      "run --network.topology dragonfly --network.kind inc --pspin.clusters 2 --hpu.model native "
+      "--hosts.model a2tp --a2tp.mode atp --a2tp.slots 16 --a2tp.aggregators 64 --hosts.bytes 4960 --stats s.json -q",
+      dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json s = nlohmann::json::parse(slurp(dir / "s.json"));
+  const nlohmann::json& a = s["allreduce"];
+  EXPECT_TRUE(a["results_ok"].get<bool>());
+  EXPECT_EQ(a["hosts"], 71);
+  EXPECT_EQ(a["unfinished_ranks"], 0);
+  EXPECT_EQ(a["details"]["duplicate_results"], 0);
+  EXPECT_EQ(a["details"]["ps_results"], kFragments);
+  EXPECT_EQ(a["retransmissions"], 0);
+  Counts total;
+  const auto& switches = s["network"]["per_switch"];
+  ASSERT_EQ(switches.size(), 36u);
+  for (unsigned sw = 0; sw < 36; ++sw) {
+    const Counts o = outcomes(s, sw);
+    for (const auto& [k, v] : o) total[k] += v;
+    const bool ps_switch = switches[sw]["name"] == "router8_3";
+    EXPECT_EQ(o.count("completed") ? o.at("completed") : 0, ps_switch ? F : 0) << sw;
+    EXPECT_EQ(o.count("passed_on") ? o.at("passed_on") : 0, ps_switch ? 0 : F) << sw;
+    EXPECT_EQ(o.count(ps_switch ? "released" : "forwarded") ? o.at(ps_switch ? "released" : "forwarded") : 0, F) << sw;
+  }
+  EXPECT_EQ(total["taken"] + total["aggregated"] + total["passed_on"] + total["completed"], 106 * F);
+  EXPECT_EQ(total.size(), 6u);  // taken, aggregated, passed_on, completed, forwarded, released: nothing else
+}
+
 }  // namespace
 }  // namespace fs::test

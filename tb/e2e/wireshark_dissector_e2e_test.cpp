@@ -555,10 +555,10 @@ TEST(WiresharkDissector, A2tpFramesShowTheirFieldsValuesAndFaults) {
   ScratchDir dir;
   a2tp_header_t grad{};
   grad.job = 0x0102, grad.worker = 3, grad.workers = 4, grad.sequence = 0x0A0B0C0D, grad.aggregator = 449;
-  grad.bitmap = 1u << 3;
+  grad.bitmap[0] = 1u << 3;
   a2tp_header_t result{};
   result.job = 7, result.workers = 32, result.sequence = 99, result.aggregator = 12;
-  result.flags = A2TP_FLAG_RESULT | A2TP_FLAG_COL | A2TP_FLAG_ECE | A2TP_FLAG_MOVE, result.bitmap = 0xFFFFFFFF;
+  result.flags = A2TP_FLAG_RESULT | A2TP_FLAG_COL | A2TP_FLAG_ECE | A2TP_FLAG_MOVE, result.bitmap[0] = 0xFFFFFFFF;
   result.next = 300;
   // Job 1, sequence 2, aggregator 3, flags COL and a padding bit, worker 5, bitmap 0x20, a count
   // of 2 values, a fan-in of 4, the reserved byte 1, next aggregator 7 (without MOVE), and one
@@ -591,7 +591,8 @@ TEST(WiresharkDissector, A2tpFramesShowTheirFieldsValuesAndFaults) {
                 "a2tp\ta2tp gradient job=1 seq=2 agg=3 worker=5/4 bitmap=0x20 values=2 col",
                 "a2tp\ta2tp, header truncated"}));
   // The other refusals, one frame each: a result flagged RESEND with an empty bitmap, a fan-in of
-  // 40, a gradient of worker 1 with bitmap 0x3, a result naming worker 4 of a job of 4.
+  // 200, a gradient of worker 1 with bitmap 0x3, a result naming worker 4 of a job of 4, and the
+  // 22 bytes of a job of 72 workers, whose header has two more bitmap words (30 bytes).
   auto header = [](uint8_t worker, uint8_t workers, uint8_t flags, uint32_t bitmap) {
     Bytes h;
     put_be(h, 2, 4), put_be(h, 1, 4), put_be(h, 0, 2), h.push_back(flags), h.push_back(worker);
@@ -600,14 +601,44 @@ TEST(WiresharkDissector, A2tpFramesShowTheirFieldsValuesAndFaults) {
   };
   ASSERT_NO_FATAL_FAILURE(write_capture(
       dir / "b.pcapng", {udp_frame(3, A2TP_UDP_PORT_DEFAULT, header(0, 2, A2TP_FLAG_RESULT | A2TP_FLAG_RESEND, 0)),
-                         udp_frame(3, A2TP_UDP_PORT_DEFAULT, header(1, 40, 0, 2)),
+                         udp_frame(3, A2TP_UDP_PORT_DEFAULT, header(1, 200, 0, 2)),
                          udp_frame(3, A2TP_UDP_PORT_DEFAULT, header(1, 4, 0, 3)),
-                         udp_frame(3, A2TP_UDP_PORT_DEFAULT, header(0, 4, A2TP_FLAG_RESULT, 0x10))}));
+                         udp_frame(3, A2TP_UDP_PORT_DEFAULT, header(0, 4, A2TP_FLAG_RESULT, 0x10)),
+                         udp_frame(3, A2TP_UDP_PORT_DEFAULT, header(0, 72, A2TP_FLAG_RESULT, 1))}));
   EXPECT_EQ(lines_of(tshark(dir, "-r b.pcapng -T fields -E aggregator='|' -e _ws.expert.message", "", load).out),
             (std::vector<std::string>{
                 "A result flagged COLLISION, RESEND or SUM (gradients' flags)|A result with an empty bitmap",
-                "A fan-in of 40 workers (1 to 32)", "A gradient of worker 1 with bitmap 0x00000003",
-                "Bitmap 0x00000010 names workers beyond the job's 4"}));
+                "A fan-in of 200 workers (1 to 128)", "A gradient of worker 1 with bitmap 0x00000003",
+                "Bitmap 0x00000010 names workers beyond the job's 4",
+                "a2tp header truncated: 22 of 30 bytes (a fan-in of 72)"}));
+}
+
+// A job of 72 workers: the bitmap's two further words follow the 22 bytes (a2tp_proto.h), each an
+// a2tp.bitmap field; worker 70 is bit 6 of the third word. A sum of workers 0, 33 and 71 whose
+// third word also names worker 72 is refused, the bitmap written out whole.
+TEST(WiresharkDissector, A2tpBitmapsOfMoreThan32Workers) {
+  ScratchDir dir;
+  a2tp_header_t grad{};
+  grad.job = 4, grad.worker = 70, grad.workers = 72, grad.sequence = 5, grad.aggregator = 6;
+  grad.bitmap[2] = 1u << 6;
+  a2tp_header_t sum = grad;
+  sum.worker = 0, sum.flags = A2TP_FLAG_SUM, sum.elements = 1;
+  sum.bitmap[0] = 1, sum.bitmap[1] = 2, sum.bitmap[2] = 0x180;
+  Bytes sum_frame = build_a2tp_packet(grad, 5, fs_host_ipv4(9), {8});
+  a2tp_encode(&sum, sum_frame.data() + A2TP_PAYLOAD_OFFSET);  // a header the builder would refuse
+  ASSERT_NO_FATAL_FAILURE(write_capture(dir / "a.pcapng", {build_a2tp_packet(grad, 5, fs_host_ipv4(9), {3, 4}),
+                                                           sum_frame}));
+  const std::string load = "-X lua_script:" + kScripts + "a2tp.lua";
+  EXPECT_EQ(lines_of(tshark(dir, "-r a.pcapng -T fields -E aggregator='|' -e udp.length -e a2tp.worker -e a2tp.bitmap "
+                                 "-e a2tp.value -e _ws.expert.message -e _ws.col.Info",
+                            "", load)
+                         .out),
+            (std::vector<std::string>{
+                "46	70	0x00000000|0x00000000|0x00000040	3|4		"
+                "a2tp gradient job=4 seq=5 agg=6 worker=70/72 bitmap=0x400000000000000000 values=2",
+                "42	0	0x00000001|0x00000002|0x00000180	8	"
+                "Bitmap 0x000001800000000200000001 names workers beyond the job's 72	"
+                "a2tp gradient job=4 seq=5 agg=6 worker=0/72 bitmap=0x1800000000200000001 values=1 sum"}));
 }
 
 }  // namespace

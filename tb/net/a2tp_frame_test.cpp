@@ -13,7 +13,7 @@ namespace {
 a2tp_header_t gradient(uint32_t job, uint8_t worker, uint8_t workers, uint32_t sequence, uint16_t aggregator) {
   a2tp_header_t h{};
   h.job = job, h.worker = worker, h.workers = workers, h.sequence = sequence, h.aggregator = aggregator;
-  h.bitmap = 1u << worker;
+  a2tp_bitmap_set(h.bitmap, worker);
   return h;
 }
 
@@ -41,7 +41,7 @@ TEST(A2tpFrame, AGradientsHeaderBytesAndValues) {
   EXPECT_EQ(p.h.sequence, 0x0A0B0C0Du);
   EXPECT_EQ(p.h.aggregator, 449);
   EXPECT_EQ(p.h.flags, 0);
-  EXPECT_EQ(p.h.bitmap, 8u);
+  EXPECT_EQ(p.h.bitmap[0], 8u);
   EXPECT_EQ(p.h.elements, 3);
   EXPECT_EQ(p.values, (std::vector<int32_t>{1, -2, 0x7FFFFFFF}));
 }
@@ -49,7 +49,7 @@ TEST(A2tpFrame, AGradientsHeaderBytesAndValues) {
 TEST(A2tpFrame, AResultWithColAndEceAndAFullFragment) {
   a2tp_header_t h = gradient(7, 0, 32, 99, 12);
   h.flags = A2TP_FLAG_RESULT | A2TP_FLAG_COL | A2TP_FLAG_ECE | A2TP_FLAG_MOVE;
-  h.bitmap = a2tp_full_bitmap(32);
+  a2tp_full_bitmap(h.bitmap, 32);
   h.next = 0x1234;
   std::vector<int32_t> values(A2TP_ELEMENTS);
   for (size_t k = 0; k < values.size(); ++k) values[k] = int32_t(k * 1000 - 7);
@@ -65,7 +65,7 @@ TEST(A2tpFrame, AResultWithColAndEceAndAFullFragment) {
   EXPECT_EQ(f[A2TP_PAYLOAD_OFFSET + 21], 0x34u);
   EXPECT_EQ(A2TP_PAYLOAD_OFFSET + A2TP_HEADER_BYTES, 64u);  // the values start at byte 64 of the frame
   EXPECT_EQ(p.h.next, 0x1234);
-  EXPECT_EQ(p.h.bitmap, 0xFFFFFFFFu);
+  EXPECT_EQ(p.h.bitmap[0], 0xFFFFFFFFu);
   EXPECT_EQ(p.values, values);
 }
 
@@ -78,14 +78,14 @@ TEST(A2tpFrame, BuildingABadHeaderIsRefused) {
     }
     return std::string("built");
   };
-  EXPECT_EQ(refused(gradient(1, 0, 0, 0, 0)), "a2tp packet of job 1: a fan-in of 0 workers (1 to 32)");
-  EXPECT_EQ(refused(gradient(1, 0, 33, 0, 0)), "a2tp packet of job 1: a fan-in of 33 workers (1 to 32)");
+  EXPECT_EQ(refused(gradient(1, 0, 0, 0, 0)), "a2tp packet of job 1: a fan-in of 0 workers (1 to 128)");
+  EXPECT_EQ(refused(gradient(1, 0, 129, 0, 0)), "a2tp packet of job 1: a fan-in of 129 workers (1 to 128)");
   a2tp_header_t h = gradient(1, 4, 4, 0, 0);
   EXPECT_EQ(refused(h), "a2tp packet of job 1: worker 4 of a job of 4 workers");
   h = gradient(1, 1, 4, 0, 0);
-  h.bitmap = 3;
+  h.bitmap[0] = 3;
   EXPECT_EQ(refused(h), "a2tp packet of job 1: a gradient of worker 1 with bitmap 0x00000003");
-  h.bitmap = 0x10;
+  h.bitmap[0] = 0x10;
   EXPECT_EQ(refused(h), "a2tp packet of job 1: bitmap 0x00000010 names workers beyond the job's 4");
   h = gradient(1, 1, 4, 0, 0);
   h.flags = A2TP_FLAG_COL;
@@ -95,29 +95,78 @@ TEST(A2tpFrame, BuildingABadHeaderIsRefused) {
   // A switch's sum (SUM) holds several workers, its worker the lowest of them, and may carry COL
   // and ECE; it must hold its worker, and is never a result.
   h = gradient(1, 1, 4, 0, 0);
-  h.flags = A2TP_FLAG_SUM | A2TP_FLAG_COL | A2TP_FLAG_ECE, h.bitmap = 0x6;
+  h.flags = A2TP_FLAG_SUM | A2TP_FLAG_COL | A2TP_FLAG_ECE, h.bitmap[0] = 0x6;
   EXPECT_EQ(refused(h), "built");
-  h.bitmap = 0xC;
+  h.bitmap[0] = 0xC;
   EXPECT_EQ(refused(h), "a2tp packet of job 1: a gradient of worker 1 with bitmap 0x0000000c");
-  h.flags = A2TP_FLAG_SUM | A2TP_FLAG_MOVE, h.bitmap = 0x6;
+  h.flags = A2TP_FLAG_SUM | A2TP_FLAG_MOVE, h.bitmap[0] = 0x6;
   EXPECT_EQ(refused(h), "a2tp packet of job 1: a gradient flagged MOVE, or COL or ECE without SUM (results' flags)");
   h.flags = A2TP_FLAG_SUM | A2TP_FLAG_RESULT;
   EXPECT_EQ(refused(h), "a2tp packet of job 1: a result flagged COLLISION, RESEND or SUM");
   h = gradient(1, 1, 4, 0, 0);
   h.flags = 0, h.next = 5;
   EXPECT_EQ(refused(h), "a2tp packet of job 1: next aggregator 5 in a packet not flagged MOVE");
-  h.flags = A2TP_FLAG_RESULT, h.bitmap = 0xF;
+  h.flags = A2TP_FLAG_RESULT, h.bitmap[0] = 0xF;
   EXPECT_EQ(refused(h), "a2tp packet of job 1: next aggregator 5 in a packet not flagged MOVE");
   h.next = 0;
   h.flags = A2TP_FLAG_RESULT | A2TP_FLAG_RESEND;
   EXPECT_EQ(refused(h), "a2tp packet of job 1: a result flagged COLLISION, RESEND or SUM");
-  h.flags = A2TP_FLAG_RESULT, h.bitmap = 0;
+  h.flags = A2TP_FLAG_RESULT, h.bitmap[0] = 0;
   EXPECT_EQ(refused(h), "a2tp packet of job 1: a result with an empty bitmap");
   h = gradient(1, 1, 4, 0, 0);
   h.flags = 0x01;
   EXPECT_EQ(refused(h), "a2tp packet of job 1: padding bits set in the flags byte (1)");
   EXPECT_EQ(refused(gradient(1, 1, 4, 0, 0), 16371), "built");
   EXPECT_EQ(refused(gradient(1, 1, 4, 0, 0), 16372), "a2tp packet with 16372 values exceeds the IPv4 limit of 16371");
+}
+
+// In a job of 72 workers the bitmap takes three words: the first at 12 as always, the other two
+// after the 22 bytes; worker 70 is bit 6 of the third. The values follow at byte 30.
+TEST(A2tpFrame, AJobOfMoreThan32WorkersCarriesTheRestOfItsBitmapAfterTheHeader) {
+  const Bytes f = build_a2tp_packet(gradient(9, 70, 72, 1, 2), 5, fs_host_ipv4(9), {-1});
+  const uint8_t* h = f.data() + A2TP_PAYLOAD_OFFSET;
+  const uint8_t expected[] = {0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x01, 0x00, 0x02,  // job, sequence, aggregator
+                              0x00, 70,                                                  // flags, worker
+                              0x00, 0x00, 0x00, 0x00,                                    // workers 0-31
+                              0x00, 0x01, 72,   0x00, 0x00, 0x00,                        // 1 value, 72 workers, next
+                              0x00, 0x00, 0x00, 0x00,                                    // workers 32-63
+                              0x00, 0x00, 0x00, 0x40,                                    // workers 64-95: 70
+                              0xFF, 0xFF, 0xFF, 0xFF};
+  ASSERT_EQ(f.size(), A2TP_PAYLOAD_OFFSET + sizeof expected);
+  EXPECT_EQ(Bytes(h, h + sizeof expected), Bytes(expected, expected + sizeof expected));
+  EXPECT_EQ(a2tp_header_bytes(72), 30u);
+  EXPECT_EQ(a2tp_header_bytes(32), 22u);
+  EXPECT_EQ(a2tp_header_bytes(33), 26u);
+  EXPECT_EQ(a2tp_header_bytes(128), 34u);
+  A2tpPacket p;
+  std::string why;
+  ASSERT_TRUE(parse_a2tp_packet(f.data(), f.size(), &p, &why)) << why;
+  EXPECT_EQ(p.h.worker, 70);
+  EXPECT_EQ(p.h.bitmap[0], 0u);
+  EXPECT_EQ(p.h.bitmap[1], 0u);
+  EXPECT_EQ(p.h.bitmap[2], 0x40u);
+  EXPECT_EQ(p.h.bitmap[3], 0u);
+  EXPECT_EQ(p.values, (std::vector<int32_t>{-1}));
+  // A third word naming worker 72 (bit 8) is beyond the job; cut to 22 bytes, the header is short.
+  Bytes beyond = f;
+  beyond[A2TP_PAYLOAD_OFFSET + 28] = 0x01;
+  EXPECT_FALSE(parse_a2tp_packet(beyond.data(), beyond.size(), &p, &why));
+  EXPECT_EQ(why, "bitmap 0x000001400000000000000000 names workers beyond the job's 72");
+  a2tp_header_t sum = gradient(9, 0, 72, 1, 2);
+  sum.flags = A2TP_FLAG_SUM, sum.bitmap[2] = 0x100;
+  try {
+    build_a2tp_packet(sum, 5, fs_host_ipv4(9), {1});
+    FAIL() << "built";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "a2tp packet of job 9: bitmap 0x000001000000000000000001 names workers beyond the job's 72");
+  }
+  Bytes cut(f.begin(), f.begin() + A2TP_PAYLOAD_OFFSET + 22);
+  fs_put_be16(&cut[FS_ETH_BYTES + 2], FS_IPV4_BYTES + FS_UDP_BYTES + 22);
+  fs_put_be16(&cut[FS_ETH_BYTES + 10], 0);
+  fs_put_be16(&cut[FS_ETH_BYTES + 10], fs_ipv4_checksum(&cut[FS_ETH_BYTES], FS_IPV4_BYTES));
+  fs_put_be16(&cut[FS_ETH_BYTES + FS_IPV4_BYTES + 4], FS_UDP_BYTES + 22);
+  EXPECT_FALSE(parse_a2tp_packet(cut.data(), cut.size(), &p, &why));
+  EXPECT_EQ(why, "UDP payload of 22 bytes, shorter than the 30-byte a2tp header of a job of 72 workers");
 }
 
 TEST(A2tpFrame, MalformedPacketsAreNotRead) {
@@ -147,7 +196,7 @@ TEST(A2tpFrame, MalformedPacketsAreNotRead) {
   EXPECT_EQ(why_not(with(A2TP_OFF_FLAGS, 0x01)), "padding bits set in the flags byte (1)");
   EXPECT_EQ(why_not(with(A2TP_OFF_FLAGS, A2TP_FLAG_MOVE)), "a gradient flagged MOVE, or COL or ECE without SUM (results' flags)");
   EXPECT_EQ(why_not(with(A2TP_OFF_NEXT + 1, 9)), "next aggregator 9 in a packet not flagged MOVE");
-  EXPECT_EQ(why_not(with(A2TP_OFF_WORKERS, 0)), "a fan-in of 0 workers (1 to 32)");
+  EXPECT_EQ(why_not(with(A2TP_OFF_WORKERS, 0)), "a fan-in of 0 workers (1 to 128)");
   EXPECT_EQ(why_not(with(A2TP_OFF_FLAGS, A2TP_FLAG_ECE)), "a gradient flagged MOVE, or COL or ECE without SUM (results' flags)");
 }
 

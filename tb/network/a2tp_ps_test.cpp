@@ -13,14 +13,14 @@ A2tpPacket single(unsigned worker, uint32_t seq, std::vector<int32_t> v, uint8_t
   A2tpPacket p;
   p.h.job = 1, p.h.sequence = seq, p.h.aggregator = uint16_t(seq + 100), p.h.worker = uint8_t(worker);
   p.h.workers = uint8_t(workers);
-  p.h.bitmap = 1u << worker, p.h.flags = flags, p.h.elements = uint16_t(v.size());
+  a2tp_bitmap_set(p.h.bitmap, worker), p.h.flags = flags, p.h.elements = uint16_t(v.size());
   p.values = std::move(v);
   return p;
 }
 
 A2tpPacket from_switch(uint32_t bitmap, uint32_t seq, std::vector<int32_t> v, uint8_t flags = 0, unsigned workers = 3) {
   A2tpPacket p = single(0, seq, std::move(v), uint8_t(A2TP_FLAG_RESULT | flags), workers);
-  p.h.bitmap = bitmap;
+  p.h.bitmap[0] = bitmap;
   return p;
 }
 
@@ -96,7 +96,26 @@ TEST(A2tpParameterServer, InconsistentPacketsAreRefused) {
   EXPECT_EQ(ps.take(from_switch(3, 5, {1}), false).why, "worker 1 is in two sums");
   EXPECT_EQ(ps.refused(), 3u);
   EXPECT_THROW(A2tpParameterServer(0), InputError);
-  EXPECT_THROW(A2tpParameterServer(33), InputError);
+  EXPECT_NO_THROW(A2tpParameterServer(128));
+  EXPECT_THROW(A2tpParameterServer(129), InputError);
+}
+
+// A job of 72 workers: worker 70's own gradient, then a flushed partial of workers 0-63 and 70
+// (it holds 70's 100 too, taken out again), then the other singles 64-69 and 71:
+// 1100 + 64 + 65 + 66 + 67 + 68 + 69 + 71 = 1570.
+TEST(A2tpParameterServer, AJobOfMoreThan32WorkersCountsEveryWordOfItsBitmaps) {
+  A2tpParameterServer ps(72);
+  EXPECT_EQ(ps.take(single(70, 1, {100}, 0, 72), false).kind, Kind::kNone);
+  A2tpPacket partial = single(0, 1, {1100}, A2TP_FLAG_SUM | A2TP_FLAG_RESEND, 72);
+  partial.h.bitmap[0] = partial.h.bitmap[1] = 0xFFFFFFFFu, partial.h.bitmap[2] = 0x40;
+  EXPECT_EQ(ps.take(partial, false).why, "");
+  for (unsigned w : {64u, 65u, 66u, 67u, 68u, 69u}) EXPECT_EQ(ps.take(single(w, 1, {int32_t(w)}, 0, 72), false).kind, Kind::kNone);
+  EXPECT_EQ(ps.take(single(69, 1, {69}, 0, 72), false).why, "duplicate");
+  const auto a = ps.take(single(71, 1, {71}, 0, 72), false);
+  EXPECT_EQ(a.kind, Kind::kMulticast);
+  EXPECT_EQ(a.values, (std::vector<int32_t>{1570}));
+  EXPECT_EQ(ps.completed(), 1u);
+  EXPECT_EQ(ps.duplicates(), 1u);
 }
 
 TEST(A2tpParameterServer, ForgottenFragmentsAreNoLongerResent) {

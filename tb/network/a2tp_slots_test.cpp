@@ -109,7 +109,7 @@ TEST(A2tpSlotMover, PicksDifferAndFollowTheSeed) {
 A2tpPacket gradient(unsigned worker, uint32_t seq, uint16_t aggregator, uint8_t flags = 0) {
   A2tpPacket p;
   p.h.job = 1, p.h.sequence = seq, p.h.aggregator = aggregator, p.h.worker = uint8_t(worker), p.h.workers = 2;
-  p.h.bitmap = 1u << worker, p.h.flags = flags, p.h.elements = 1;
+  p.h.bitmap[0] = 1u << worker, p.h.flags = flags, p.h.elements = 1;
   p.values = {int32_t(worker + 1)};
   return p;
 }
@@ -122,7 +122,7 @@ TEST(A2tpParameterServer, ACollidedFragmentsResultsMoveItsEntry) {
   using Kind = A2tpParameterServer::Action::Kind;
   // Fragment 1 (entry 1, aggregator b) completes at the switch: no move.
   A2tpPacket whole = gradient(0, 1, b, A2TP_FLAG_RESULT);
-  whole.h.bitmap = 3;
+  whole.h.bitmap[0] = 3;
   auto r = ps.take(whole, false);
   EXPECT_EQ(r.kind, Kind::kMulticast);
   EXPECT_EQ(r.flags, A2TP_FLAG_RESULT);

@@ -2,10 +2,12 @@
 // shared by hashing as ATP and A2TP do or split statically between jobs as SwitchML does), and
 // what the training jobs on a network's hosts do (hosts.model a2tp: a2tp_jobs.h).
 #pragma once
+#include <bitset>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "a2tp/a2tp_proto.h"
 #include "config/config.h"
 
 namespace fs {
@@ -13,7 +15,7 @@ namespace fs {
 // A switch's part in one job's tree (a2tp_switch.h's a2tp_tree_job_t), on a network of several
 // switches.
 struct A2tpTreeJob {
-  uint32_t mask = 0;          // the job's workers whose gradients pass the switch
+  std::bitset<A2TP_MAX_WORKERS> mask;  // the job's workers whose gradients pass the switch
   bool passes_on = false;     // not the PS's switch
   std::vector<unsigned> down;  // the ports they come in on
 };

@@ -2,6 +2,7 @@
 // gradient or result packet from its header and int32 values, and reading one back with every
 // check a receiver makes. The workers, parameter servers and tests build and read theirs here.
 #pragma once
+#include <bitset>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,6 +21,14 @@ namespace fs {
 Bytes build_a2tp_packet(a2tp_header_t hdr, unsigned from_host, uint32_t to_ipv4, const std::vector<int32_t>& values,
                         bool ecn_capable = true, uint16_t udp_port = A2TP_UDP_PORT_DEFAULT);
 
+// A bitmap of workers (worker w: bit w), as a header's words hold it.
+using A2tpBitmap = std::bitset<A2TP_MAX_WORKERS>;
+A2tpBitmap a2tp_bitmap(const uint32_t (&words)[A2TP_BITMAP_WORDS]);
+void a2tp_set_bitmap(uint32_t (&words)[A2TP_BITMAP_WORDS], const A2tpBitmap& b);
+// A bitmap as a hex number of 8 digits for each of the words a job of `workers` workers uses
+// (the highest first): "0x00000005" in a job of up to 32.
+std::string a2tp_bitmap_text(const uint32_t (&words)[A2TP_BITMAP_WORDS], unsigned workers);
+
 struct A2tpPacket {
   a2tp_header_t h{};
   std::vector<int32_t> values;
@@ -31,7 +40,7 @@ struct A2tpPacket {
 bool parse_a2tp_packet(const uint8_t* frame, size_t len, A2tpPacket* out, std::string* why,
                        uint16_t udp_port = A2TP_UDP_PORT_DEFAULT);
 
-// What is wrong with a header, or "" if nothing: a fan-in of 0 or above 32; a worker outside it;
+// What is wrong with a header, or "" if nothing: a fan-in of 0 or above 128; a worker outside it;
 // bitmap bits outside it; a gradient whose bitmap is not its worker's bit alone, or that carries
 // COL, ECE or MOVE (results' flags); a result with COLLISION or RESEND (gradients' flags) or with
 // an empty bitmap; padding flags; a next aggregator without MOVE.

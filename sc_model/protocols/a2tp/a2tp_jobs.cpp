@@ -274,7 +274,8 @@ void A2tpJobs::Worker::send(uint64_t f, bool to_switch) {
   Fragment& k = frags_[f];
   const uint32_t seq = sequence(f);
   a2tp_header_t h{};
-  h.job = job_, h.sequence = seq, h.worker = uint8_t(rank_), h.bitmap = 1u << rank_;
+  h.job = job_, h.sequence = seq, h.worker = uint8_t(rank_);
+  a2tp_bitmap_set(h.bitmap, rank_);
   h.workers = uint8_t(owner_.jobs_[job_].workers.size());
   h.aggregator = aggregator_of(seq);
   h.flags = uint8_t(to_switch ? 0u : A2TP_FLAG_RESEND);
@@ -399,10 +400,14 @@ class A2tpJobs::Server : public sc_core::sc_module, public PacketSinkIf {
   }
   // A switch's result with every worker in: the PS only sends it on, with no summing to do.
   bool whole_result(const Packet& p) const {
-    if (p.data.size() < A2TP_PAYLOAD_OFFSET + A2TP_HEADER_BYTES) return false;
+    if (p.data.size() < A2TP_PAYLOAD_OFFSET + A2TP_HEADER_BYTES ||
+        p.data.size() < A2TP_PAYLOAD_OFFSET + a2tp_header_bytes(p.data[A2TP_PAYLOAD_OFFSET + A2TP_OFF_WORKERS]))
+      return false;
     a2tp_header_t h;
     a2tp_decode(p.data.data() + A2TP_PAYLOAD_OFFSET, &h);
-    return (h.flags & A2TP_FLAG_RESULT) && h.workers && h.bitmap == a2tp_full_bitmap(h.workers);
+    uint32_t full[A2TP_BITMAP_WORDS];
+    a2tp_full_bitmap(full, h.workers);
+    return (h.flags & A2TP_FLAG_RESULT) && h.workers && a2tp_bitmap_equal(h.bitmap, full);
   }
   void serve() {
     for (;;) {
@@ -426,7 +431,7 @@ class A2tpJobs::Server : public sc_core::sc_module, public PacketSinkIf {
     const Job& j = owner_.jobs_[job_];
     a2tp_header_t h{};
     h.job = job_, h.sequence = act.sequence, h.aggregator = act.aggregator, h.flags = act.flags, h.next = act.next;
-    h.bitmap = a2tp_full_bitmap(unsigned(j.workers.size())), h.workers = uint8_t(j.workers.size());
+    a2tp_full_bitmap(h.bitmap, unsigned(j.workers.size())), h.workers = uint8_t(j.workers.size());
     const bool group = act.kind == A2tpParameterServer::Action::kMulticast;
     const uint32_t to = group ? a2tp_group_ipv4(j.workers[0]) : fs_host_ipv4(j.workers.at(act.worker));
     auto out = std::make_shared<Packet>();

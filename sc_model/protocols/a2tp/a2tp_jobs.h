@@ -1,7 +1,7 @@
 // Training jobs on a network's hosts (hosts.model a2tp: ATP and A2TP, A2TP 4.2-4.3; SwitchML's
 // static shares as the baseline). hosts.members is cut into hosts.groups jobs of consecutive
 // ranks; job j's last host is its parameter server (PS), the others its workers (rank r is worker
-// r; 1 to 32 of them, on consecutive hosts). The network's switches with a PsPIN unit run the
+// r; 1 to 128 of them, on consecutive hosts). The network's switches with a PsPIN unit run the
 // a2tp handler (a2tp.c), which the role configures; on a network of several switches the ones on
 // a job's paths to its PS aggregate it as a tree (a2tp_tree.h).
 //

@@ -5,10 +5,11 @@
 
 namespace fs {
 
-A2tpParameterServer::A2tpParameterServer(unsigned workers) : workers_(workers), full_(a2tp_full_bitmap(workers)) {
+A2tpParameterServer::A2tpParameterServer(unsigned workers) : workers_(workers) {
   if (workers == 0 || workers > A2TP_MAX_WORKERS)
     throw InputError("a2tp: a job of " + std::to_string(workers) + " workers (1 to " +
                      std::to_string(A2TP_MAX_WORKERS) + ")");
+  for (unsigned w = 0; w < workers; ++w) full_.set(w);
 }
 
 A2tpParameterServer::A2tpParameterServer(unsigned workers, const A2tpSlotMover& mover)
@@ -38,7 +39,7 @@ A2tpParameterServer::Action A2tpParameterServer::take(const A2tpPacket& p, bool 
   const bool single = !(p.h.flags & (A2TP_FLAG_RESULT | A2TP_FLAG_SUM));  // one worker's own gradient
   if (mover_) mover_->seen(p.h.aggregator);
   Fragment& f = fragments_[p.h.sequence];
-  if (f.have == 0 && f.sum.empty()) f.sum.assign(p.values.size(), 0), f.aggregator = p.h.aggregator;
+  if (f.have.none() && f.sum.empty()) f.sum.assign(p.values.size(), 0), f.aggregator = p.h.aggregator;
   if (p.values.size() != f.sum.size())
     return refuse(std::to_string(p.values.size()) + " values for a fragment of " + std::to_string(f.sum.size()));
   if (f.done) {
@@ -47,24 +48,24 @@ A2tpParameterServer::Action A2tpParameterServer::take(const A2tpPacket& p, bool 
     a.why = "duplicate";
     return a;
   }
-  if ((p.h.bitmap & ~f.have) == 0) {
+  const A2tpBitmap bitmap = a2tp_bitmap(p.h.bitmap);
+  if ((bitmap & ~f.have).none()) {
     ++duplicates_;
     a.why = "duplicate";
     return a;
   }
   // Workers of this packet already in must have come alone: take them out again.
-  const uint32_t overlap = p.h.bitmap & f.have;
-  for (uint32_t bits = overlap; bits; bits &= bits - 1) {
-    const unsigned w = unsigned(__builtin_ctz(bits));
-    if (!f.singles.count(w)) return refuse("worker " + std::to_string(w) + " is in two sums");
-  }
-  for (uint32_t bits = overlap; bits; bits &= bits - 1) {
-    const std::vector<int32_t>& s = f.singles.at(unsigned(__builtin_ctz(bits)));
+  const A2tpBitmap overlap = bitmap & f.have;
+  for (unsigned w = 0; w < workers_; ++w)
+    if (overlap[w] && !f.singles.count(w)) return refuse("worker " + std::to_string(w) + " is in two sums");
+  for (unsigned w = 0; w < workers_; ++w) {
+    if (!overlap[w]) continue;
+    const std::vector<int32_t>& s = f.singles.at(w);
     for (size_t k = 0; k < f.sum.size(); ++k) f.sum[k] = int32_t(uint32_t(f.sum[k]) - uint32_t(s[k]));
   }
   for (size_t k = 0; k < f.sum.size(); ++k) f.sum[k] = int32_t(uint32_t(f.sum[k]) + uint32_t(p.values[k]));
   if (single) f.singles[p.h.worker] = p.values;
-  f.have |= p.h.bitmap;
+  f.have |= bitmap;
   f.col |= (p.h.flags & (A2TP_FLAG_COLLISION | A2TP_FLAG_COL)) != 0;
   f.collided |= (p.h.flags & A2TP_FLAG_COLLISION) != 0;
   f.ece |= ce || (p.h.flags & A2TP_FLAG_ECE);

@@ -26,7 +26,7 @@ namespace fs {
 
 class A2tpParameterServer {
  public:
-  // A PS of a job of `workers` workers (1 to 32).
+  // A PS of a job of `workers` workers (1 to A2TP_MAX_WORKERS).
   explicit A2tpParameterServer(unsigned workers);
   // The same, moving its job's table entries as `mover` says (ATP's dynamic allocation).
   A2tpParameterServer(unsigned workers, const A2tpSlotMover& mover);
@@ -58,7 +58,7 @@ class A2tpParameterServer {
 
  private:
   struct Fragment {
-    uint32_t have = 0;  // workers summed in
+    A2tpBitmap have;  // workers summed in
     uint16_t aggregator = 0;
     bool done = false, col = false, ece = false;
     bool collided = false;  // a gradient of it collided at the switch
@@ -69,7 +69,7 @@ class A2tpParameterServer {
   Action result(uint32_t sequence, const Fragment& f, Action::Kind kind, unsigned worker) const;
 
   unsigned workers_;
-  uint32_t full_;
+  A2tpBitmap full_;
   std::map<uint32_t, Fragment> fragments_;
   std::optional<A2tpSlotMover> mover_;
   uint64_t completed_ = 0, duplicates_ = 0, refused_ = 0, moves_ = 0;

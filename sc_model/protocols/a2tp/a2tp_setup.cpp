@@ -5,6 +5,7 @@
 
 #include "common/errors.h"
 #include "protocols/a2tp/a2tp_config.h"
+#include "protocols/a2tp/a2tp_frame.h"
 
 namespace fs {
 
@@ -67,7 +68,7 @@ void A2tpControl::install(const Config& cfg, const InstallTarget& t) const {
   for (size_t j = 0; j < tree.size(); ++j) {
     a2tp_tree_job_t e;
     std::memset(&e, 0, sizeof(e));
-    e.mask = tree[j].mask;
+    a2tp_set_bitmap(e.mask, tree[j].mask);
     e.passes_on = tree[j].passes_on;
     e.children = uint32_t(tree[j].down.size());
     for (size_t k = 0; k < tree[j].down.size(); ++k) e.down[k] = uint16_t(tree[j].down[k]);

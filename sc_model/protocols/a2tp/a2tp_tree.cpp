@@ -19,7 +19,7 @@ std::vector<A2tpTreeJob> a2tp_job_tree(const Topology& t, const std::vector<unsi
                    "PS is fixed and the switches on them form a tree");
     for (size_t k = 0; k < path.size(); ++k) {
       A2tpTreeJob& part = tree[path[k].sw];
-      part.mask |= 1u << rank;
+      part.mask.set(rank);
       const unsigned in = unsigned(path[k].in);
       if (std::find(part.down.begin(), part.down.end(), in) == part.down.end()) part.down.push_back(in);
       part.passes_on |= k + 1 < path.size();  // the last is the PS's own switch
