@@ -54,7 +54,7 @@ typedef struct a2tp_switch_config {
 #define A2TP_CONFIG_L1_BYTES ((uint32_t)((sizeof(a2tp_switch_config_t) + 63u) & ~63u))
 
 /* A job's part of this switch in the job's tree (on a network of several switches). */
-#define A2TP_TREE_JOBS 32u /* jobs a switch can have tree entries for */
+#define A2TP_TREE_JOBS 128u /* jobs a switch can have tree entries for (a2tp.ps colocated: one per PS) */
 typedef struct a2tp_tree_job {
   uint32_t mask[A2TP_BITMAP_WORDS]; /* the job's workers whose gradients pass this switch: a sum of them all is complete */
   uint32_t passes_on; /* 1: not the PS's switch: a complete sum goes on to the PS, the aggregator freed */

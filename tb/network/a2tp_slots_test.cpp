@@ -69,6 +69,37 @@ TEST(A2tpSlotTable, ATableLongerThanTheSwitchIsRefused) {
   EXPECT_THROW(A2tpSlotTable(0, 1, 0), InputError);
 }
 
+// A training job's shards (a2tp.ps colocated) each cycle through a part of one table: the parts'
+// entries are distinct across the parts, each part is the whole table's stretch of its own (part
+// 0 the table of one part), and no part holds what another could move to. More parts than the
+// switch holds are refused, naming the key.
+TEST(A2tpSlotTable, AShardsPartNeverMeetsAnotherShardsPart) {
+  std::set<uint16_t> all;
+  for (unsigned part = 0; part < 4; ++part) {
+    const A2tpSlotTable t(3, 10, 64, part, 4);
+    EXPECT_EQ(t.slots(), 10u);
+    EXPECT_EQ(t.aggregator(2), t.aggregator(12));
+    for (uint16_t a : entries(t)) all.insert(a);
+    for (unsigned other = 0; other < 4; ++other)
+      for (uint16_t a : entries(A2tpSlotTable(3, 10, 64, other, 4))) EXPECT_TRUE(t.holds(a));
+  }
+  EXPECT_EQ(all.size(), 40u);
+  EXPECT_EQ(entries(A2tpSlotTable(3, 10, 64, 0, 4)), entries(A2tpSlotTable(3, 10, 64)));
+  // Moving part 1's fragment 2 changes part 1's entry 2 and nothing of part 0's.
+  A2tpSlotTable t1(3, 10, 64, 1, 4);
+  uint16_t free = 0;
+  while (t1.holds(free)) ++free;
+  EXPECT_TRUE(t1.move(12, free));
+  EXPECT_EQ(t1.aggregator(2), free);
+  try {
+    A2tpSlotTable(0, 20, 64, 0, 4);
+    FAIL() << "built";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "a2tp.slots: 4 shards' tables of 20 entries each are more than the 64 aggregators "
+                           "(a2tp.ps colocated: a2tp.slots x the job's hosts at most a2tp.aggregators)");
+  }
+}
+
 TEST(A2tpSlotMover, MovesOnlyToAggregatorsNeverSeenNorHeldUntilNoneIsLeft) {
   // 4 aggregators, the job's table holds 2 (a, b); its packets named a, b and c (c: another job's,
   // met in a collision). The only aggregator left is the fourth, d.

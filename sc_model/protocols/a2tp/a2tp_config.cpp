@@ -17,6 +17,8 @@ std::vector<ConfigKey> a2tp_config_keys() {
                        A2TP(aggregators)));
   s.push_back(uint_key("a2tp.jobs", "a2tp.mode static: the jobs the aggregators are split between, a2tp.aggregators / a2tp.jobs each (jobs 0 to a2tp.jobs - 1; the remainder stays unused; another job's gradients go on to its parameter server)", 1, 1u << 16,
                        A2TP(jobs)));
+  s.push_back(string_key("a2tp.ps", "hosts.model a2tp: where each training job's parameter server is: dedicated (the job's last host, the others its workers) or colocated (every host of the job is a worker and the PS of an equal share of its fragments, each share an a2tp job of its own with its own aggregators and tree: PS-based training with co-located PSes)",
+                         {"dedicated", "colocated"}, A2TP(ps)));
   s.push_back(string_key("a2tp.model", "hosts.model a2tp: what each job trains: custom (hosts.bytes of gradients and a2tp.compute_us of compute an iteration) or a preset (docs/PROTOCOLS.md, \"Training-model presets\", gives their sizes, times and sources; compute times for a batch of 32)",
                          training_model_choices(), A2TP(model)));
   s.push_back(double_key("a2tp.compute_us", "hosts.model a2tp, a2tp.model custom: the workers' compute time an iteration, before they push its gradients", 0, 1e9,

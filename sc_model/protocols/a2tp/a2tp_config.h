@@ -25,6 +25,7 @@ struct A2tpConfig {
   unsigned aggregators = 0;   // M, the switch's aggregators; 0: none (the handler set takes no memory)
   unsigned jobs = 1;          // static: the jobs the aggregators are split between
   // The jobs (hosts.model a2tp).
+  std::string ps = "dedicated";  // where a training job's PS is: its last host, or colocated on each (a2tp_layout.h)
   std::string model = "custom";  // a network/training_models.h preset, or custom (hosts.bytes, compute_us)
   double compute_us = 0;         // custom: compute time per iteration
   double scale = 1;              // a preset's gradient bytes and compute time times this

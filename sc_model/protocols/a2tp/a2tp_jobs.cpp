@@ -19,6 +19,7 @@
 #include "network/training_models.h"
 #include "protocols/a2tp/a2tp_config.h"
 #include "protocols/a2tp/a2tp_frame.h"
+#include "protocols/a2tp/a2tp_layout.h"
 #include "protocols/a2tp/a2tp_model.h"
 #include "protocols/a2tp/a2tp_ps.h"
 #include "protocols/a2tp/a2tp_slots.h"
@@ -116,7 +117,8 @@ class A2tpJobs::Worker : public sc_core::sc_module, public PacketSinkIf {
  public:
   SC_HAS_PROCESS(Worker);
   Worker(sc_core::sc_module_name name, A2tpJobs& owner, unsigned job, unsigned rank)
-      : sc_core::sc_module(name), owner_(owner), job_(job), rank_(rank), host_(owner.jobs_[job].workers[rank]) {
+      : sc_core::sc_module(name), owner_(owner), job_(job), rank_(rank), host_(owner.jobs_[job].workers[rank]),
+        local_(int(rank) == owner.jobs_[job].local) {
     A2tpParams a;
     a.threshold = owner.threshold_;
     a.initial_window = a2tp_config(owner.cfg_).window;
@@ -125,14 +127,14 @@ class A2tpJobs::Worker : public sc_core::sc_module, public PacketSinkIf {
     b.initial_window = a.initial_window;
     atp_ = std::make_unique<AtpWindow>(b);
     last_acw = last_lcw = a.initial_window;
-    if (owner.slots_) table_ = std::make_unique<A2tpSlotTable>(job, owner.slots_, owner.aggregators_);
+    if (owner.slots_) table_ = owner.slot_table(job);
     for (const A2tpStraggler& s : owner.stragglers_)
-      if (s.job == job && s.worker == rank) levels_ = s.levels;
-    owner.net_.host(host_).bind_udp(A2TP_UDP_PORT_DEFAULT, this);
+      if (s.job == owner.jobs_[job].training && s.worker == rank) levels_ = s.levels;
     SC_THREAD(run);
   }
 
   void accept(PacketPtr p) override;
+  bool local() const { return local_; }
 
   unsigned iterations_done = 0;
   uint64_t gave_up = 0;
@@ -167,10 +169,13 @@ class A2tpJobs::Worker : public sc_core::sc_module, public PacketSinkIf {
       if (from <= now_ps()) l = v;
     return l;
   }
-  uint32_t sequence(uint64_t f) const { return uint32_t(uint64_t(iteration_) * owner_.fragments_ + f); }
+  uint64_t fragments() const { return owner_.jobs_[job_].fragments; }
+  uint32_t sequence(uint64_t f) const { return uint32_t(uint64_t(iteration_) * fragments() + f); }
 
   void run();
   void push();
+  void hand_over();
+  PacketPtr gradient(uint64_t f, bool to_switch) const;
   void send(uint64_t f, bool to_switch);
   void timed_out(uint64_t f);
   void end_round();
@@ -202,6 +207,7 @@ class A2tpJobs::Worker : public sc_core::sc_module, public PacketSinkIf {
 
   A2tpJobs& owner_;
   const unsigned job_, rank_, host_;
+  const bool local_;  // on its job's PS host: hands its gradients over there (a2tp.ps colocated)
   std::unique_ptr<A2tpWindows> a2tp_;
   std::unique_ptr<AtpWindow> atp_;
   std::unique_ptr<A2tpSlotTable> table_;  // a2tp.slots: the job's table, as this worker knows it
@@ -224,6 +230,7 @@ class A2tpJobs::Worker : public sc_core::sc_module, public PacketSinkIf {
 
 void A2tpJobs::Worker::run() {
   for (iteration_ = 0; iteration_ < owner_.iterations_; ++iteration_) {
+    while (!owner_.host_done(host_, iteration_)) wait(*owner_.host_iteration_.at(host_));
     const Picos start = now_ps();
     wait(ps_time(owner_.compute_));
     owner_.iteration_started(job_, iteration_, start);
@@ -231,6 +238,7 @@ void A2tpJobs::Worker::run() {
     if (gave_up_now_) return;  // unfinished: the run says so
     owner_.iteration_ended(job_, iteration_);
     ++iterations_done;
+    owner_.host_iteration_.at(host_)->notify(sc_core::SC_ZERO_TIME);
   }
   Job& j = owner_.jobs_[job_];
   ++j.done;
@@ -241,13 +249,14 @@ void A2tpJobs::Worker::run() {
 // The iteration's fragments, in order, as the windows let them go; then the wait for the last
 // result.
 void A2tpJobs::Worker::push() {
-  frags_.assign(owner_.fragments_, Fragment());
+  frags_.assign(fragments(), Fragment());
   acked_ = in_flight_ = at_switch_ = gave_up_now_ = first_open_ = 0;
   due_.clear();
+  if (local_) return hand_over();
   uint64_t next = 0;
   round_ = A2tpRound();
   round_start_ = 0;
-  while (acked_ + gave_up_now_ < owner_.fragments_) {
+  while (acked_ + gave_up_now_ < fragments()) {
     const Picos now = now_ps();
     while (frags_[first_open_].acked || frags_[first_open_].given_up) ++first_open_;
     if (!due_.empty() && due_.begin()->first <= now) {
@@ -255,7 +264,7 @@ void A2tpJobs::Worker::push() {
       due_.erase(due_.begin());
       frags_[f].due = 0;
       timed_out(f);
-    } else if (next < owner_.fragments_ && in_flight_ < link_limit() && (!span() || next < first_open_ + span())) {
+    } else if (next < fragments() && in_flight_ < link_limit() && (!span() || next < first_open_ + span())) {
       const bool to_switch = at_switch_ < switch_limit();
       send(next++, to_switch);
     } else if (due_.empty()) {
@@ -268,10 +277,8 @@ void A2tpJobs::Worker::push() {
   round_start_ = 0;
 }
 
-// Fragment f's gradient, to the switch or (RESEND) straight to the PS, paced at the worker's
-// straggling level.
-void A2tpJobs::Worker::send(uint64_t f, bool to_switch) {
-  Fragment& k = frags_[f];
+// Fragment f's gradient, flagged RESEND if it goes straight to the PS.
+PacketPtr A2tpJobs::Worker::gradient(uint64_t f, bool to_switch) const {
   const uint32_t seq = sequence(f);
   a2tp_header_t h{};
   h.job = job_, h.sequence = seq, h.worker = uint8_t(rank_);
@@ -279,10 +286,18 @@ void A2tpJobs::Worker::send(uint64_t f, bool to_switch) {
   h.workers = uint8_t(owner_.jobs_[job_].workers.size());
   h.aggregator = aggregator_of(seq);
   h.flags = uint8_t(to_switch ? 0u : A2TP_FLAG_RESEND);
-  std::vector<int32_t> values(owner_.elements(seq));
+  std::vector<int32_t> values(owner_.elements(job_, seq));
   for (unsigned i = 0; i < values.size(); ++i) values[i] = owner_.value(job_, rank_, seq, i);
   auto p = std::make_shared<Packet>();
   p->data = build_a2tp_packet(h, host_, fs_host_ipv4(owner_.jobs_[job_].ps), values);
+  return p;
+}
+
+// Fragment f's gradient, to the switch or (RESEND) straight to the PS, paced at the worker's
+// straggling level.
+void A2tpJobs::Worker::send(uint64_t f, bool to_switch) {
+  Fragment& k = frags_[f];
+  PacketPtr p = gradient(f, to_switch);
   if (!round_start_) round_start_ = now_ps(), round_target_ = link_limit(), round_sends_ = 0;
   if (!k.sent) {
     k.sent = true, k.first_to_switch = to_switch, k.sent_at = now_ps();
@@ -347,33 +362,35 @@ void A2tpJobs::Worker::accept(PacketPtr p) {
   if (!parse_a2tp_packet(p->data.data(), p->data.size(), &a, &why) || !(a.h.flags & A2TP_FLAG_RESULT) ||
       a.h.job != job_)
     return void(++owner_.base_.stray_packets);
-  const uint64_t base = uint64_t(iteration_) * owner_.fragments_;
+  const uint64_t base = uint64_t(iteration_) * fragments();
   if (a.h.sequence < base || a.h.sequence >= base + frags_.size())
     return void(++(a.h.sequence < base ? owner_.counts_.duplicate_results : owner_.base_.stray_packets));
   const uint64_t f = a.h.sequence - base;
   Fragment& k = frags_[f];
   if (!k.sent || k.acked || k.given_up)
     return void(++(k.sent ? owner_.counts_.duplicate_results : owner_.base_.stray_packets));
-  if (a.values.size() != owner_.elements(a.h.sequence)) return void(++owner_.base_.stray_packets);
+  if (a.values.size() != owner_.elements(job_, a.h.sequence)) return void(++owner_.base_.stray_packets);
   owner_.check(job_, rank_, a.h.sequence, a.values);
   if (table_ && (a.h.flags & A2TP_FLAG_MOVE)) table_->move(a.h.sequence, a.h.next);
   k.acked = true;
   ++acked_;
   --in_flight_;
+  acked_bytes += uint64_t(a.values.size()) * A2TP_ELEMENT_BYTES;
+  wake_.notify(sc_core::SC_ZERO_TIME);
+  if (local_) return;  // handed over: no window, timer or round to update
   if (k.at_switch) k.at_switch = false, --at_switch_;
   if (k.due) due_.erase({k.due, f}), k.due = 0;
   ++round_.acked, ++round_.sent;
   round_.to_switch += k.first_to_switch;
-  acked_bytes += uint64_t(a.values.size()) * A2TP_ELEMENT_BYTES;
   if (k.sends == 1) sample_rtt(now_ps() - k.sent_at);  // Karn: no sample from a fragment sent again
   if (k.first_to_switch && (a.h.flags & A2TP_FLAG_COL))
     ++round_.collided, ++owner_.counts_.col_acks, ++owner_.jobs_[job_].col_acks;
   if ((a.h.flags & A2TP_FLAG_ECE) || ecn_of(p->data) == Ecn::kCe) ++round_.ecn_marked, ++owner_.counts_.ecn_acks;
-  wake_.notify(sc_core::SC_ZERO_TIME);
 }
 
 // A job's parameter server: what arrives for it goes through A2tpParameterServer; a complete
-// fragment's result goes once to the job's group address, a result sent again to one worker.
+// fragment's result goes once to the job's group address (and, colocated, straight to the worker
+// on its own host), a result sent again to one worker.
 // With a2tp.ps_gbps it sums what it takes one packet at a time at that rate (a queue in front);
 // a switch's whole result, which it only sends on, and everything without a2tp.ps_gbps, at once.
 class A2tpJobs::Server : public sc_core::sc_module, public PacketSinkIf {
@@ -381,7 +398,6 @@ class A2tpJobs::Server : public sc_core::sc_module, public PacketSinkIf {
   SC_HAS_PROCESS(Server);
   Server(sc_core::sc_module_name name, A2tpJobs& owner, unsigned job)
       : sc_core::sc_module(name), owner_(owner), job_(job), ps_(make_ps(owner, job)) {
-    owner.net_.host(owner.jobs_[job].ps).bind_udp(A2TP_UDP_PORT_DEFAULT, this);
     if (owner.ps_gbps_ > 0) SC_THREAD(serve);
   }
   void accept(PacketPtr p) override {
@@ -395,7 +411,7 @@ class A2tpJobs::Server : public sc_core::sc_module, public PacketSinkIf {
   static A2tpParameterServer make_ps(const A2tpJobs& owner, unsigned job) {
     const unsigned workers = unsigned(owner.jobs_[job].workers.size());
     if (!owner.slots_) return A2tpParameterServer(workers);
-    const A2tpSlotTable table(job, owner.slots_, owner.aggregators_);
+    const A2tpSlotTable table = *owner.slot_table(job);
     return A2tpParameterServer(workers, A2tpSlotMover(table, component_seed(owner.cfg_.seed, "a2tp.ps" + std::to_string(job))));
   }
   // A switch's result with every worker in: the PS only sends it on, with no summing to do.
@@ -433,16 +449,17 @@ class A2tpJobs::Server : public sc_core::sc_module, public PacketSinkIf {
     h.job = job_, h.sequence = act.sequence, h.aggregator = act.aggregator, h.flags = act.flags, h.next = act.next;
     a2tp_full_bitmap(h.bitmap, unsigned(j.workers.size())), h.workers = uint8_t(j.workers.size());
     const bool group = act.kind == A2tpParameterServer::Action::kMulticast;
-    const uint32_t to = group ? a2tp_group_ipv4(j.workers[0]) : fs_host_ipv4(j.workers.at(act.worker));
+    const uint32_t to = group ? j.group : fs_host_ipv4(j.workers.at(act.worker));
     auto out = std::make_shared<Packet>();
     out->data = build_a2tp_packet(h, j.ps, to, act.values);
+    if (group && j.local_worker) j.local_worker->accept(std::make_shared<Packet>(*out));
     ++(group ? owner_.counts_.ps_results : owner_.counts_.ps_resends);
     if (group && (act.flags & A2TP_FLAG_MOVE)) ++owner_.counts_.ps_moves;
     owner_.base_.bytes_sent += out->data.size();
     owner_.net_.host(j.ps).send(std::move(out));
     // Once a fragment of iteration i is complete every worker is past iteration i - 1.
-    const uint32_t iteration = uint32_t(act.sequence / owner_.fragments_);
-    if (group && iteration >= 2) ps_.forget_before(uint32_t((iteration - 1) * owner_.fragments_));
+    const uint32_t iteration = uint32_t(act.sequence / j.fragments);
+    if (group && iteration >= 2) ps_.forget_before(uint32_t((iteration - 1) * j.fragments));
   }
 
   A2tpJobs& owner_;
@@ -452,30 +469,42 @@ class A2tpJobs::Server : public sc_core::sc_module, public PacketSinkIf {
   sc_core::sc_event arrived_;
 };
 
+// The worker on its job's PS host: every fragment's gradient to the PS there at once (no packet on
+// a link, no window, no timeout), then the wait for the results the PS hands back.
+void A2tpJobs::Worker::hand_over() {
+  for (uint64_t f = 0; f < fragments(); ++f) {
+    frags_[f].sent = true, frags_[f].sends = 1, frags_[f].sent_at = now_ps();
+    ++in_flight_;
+    owner_.servers_[job_]->accept(gradient(f, true));
+  }
+  while (acked_ < fragments()) wait(wake_);
+}
+
+// What a host's a2tp port receives, to whom it is: for a job whose PS is on the host, its PS (the
+// switch's results and the gradients that reach it); for another, the host's worker in it.
+class A2tpJobs::Inbox : public PacketSinkIf {
+ public:
+  Inbox(A2tpJobs& owner, unsigned host) : owner_(owner), host_(host) {}
+  void accept(PacketPtr p) override {
+    if (p->data.size() < A2TP_PAYLOAD_OFFSET + A2TP_HEADER_BYTES) return void(++owner_.base_.stray_packets);
+    const uint32_t job = uint32_t(fs_be32(p->data.data() + A2TP_PAYLOAD_OFFSET + A2TP_OFF_JOB));
+    if (job < owner_.jobs_.size() && owner_.jobs_[job].ps == host_) return owner_.servers_[job]->accept(std::move(p));
+    const auto w = owner_.worker_at_.find({job, host_});
+    if (w == owner_.worker_at_.end()) return void(++owner_.base_.stray_packets);
+    w->second->accept(std::move(p));
+  }
+
+ private:
+  A2tpJobs& owner_;
+  const unsigned host_;
+};
+
 namespace {
 
 // The gradient bytes and compute time of an iteration, as a2tp.model says.
 TrainingWorkload workload(const Config& cfg) {
   const A2tpConfig& c = a2tp_config(cfg);
   return training_workload("a2tp.model", c.model, cfg.hosts.bytes, c.compute_us, c.scale, kA2tpBatch);
-}
-
-// The jobs' hosts: hosts.members cut into hosts.groups; InputError for a job the switch cannot
-// serve.
-std::vector<std::vector<unsigned>> job_hosts(const Config& cfg, const std::vector<unsigned>& members) {
-  std::vector<std::vector<unsigned>> cut = member_groups(members, cfg.hosts.groups, 2, "a2tp training job");
-  for (size_t j = 0; j < cut.size(); ++j) {
-    const size_t workers = cut[j].size() - 1;
-    if (workers > A2TP_MAX_WORKERS)
-      throw InputError("hosts.groups: job " + std::to_string(j) + " would have " + std::to_string(workers) +
-                       " workers; a job has 1 to " + std::to_string(A2TP_MAX_WORKERS) + " (and its PS)");
-    for (size_t r = 1; r < workers; ++r)
-      if (cut[j][r] != cut[j][0] + r)
-        throw InputError("hosts.members: job " + std::to_string(j) + "'s workers must be consecutive hosts (its " +
-                         "results go to a group address the switch expands to them), not host " +
-                         std::to_string(cut[j][r]) + " after " + std::to_string(cut[j][r - 1]));
-  }
-  return cut;
 }
 
 void check_setup(const Config& cfg) {
@@ -514,21 +543,27 @@ A2tpJobs::A2tpJobs(sc_core::sc_module_name name, const Config& cfg, Network& net
                      std::to_string(fragments_) + " fragments overflow the 32-bit sequence numbers");
   aggregators_ = c.aggregators;
   slots_ = c.slots;
-  const std::vector<std::vector<unsigned>> cut = job_hosts(cfg, members);
-  share_ = std::max(1u, aggregators_ / unsigned(cut.size()));
-  threshold_ = a2tp_threshold(c.threshold, aggregators_, unsigned(cut.size()));
+  const std::vector<A2tpJobLayout> layout = a2tp_job_layout(cfg, members);
+  share_ = std::max(1u, aggregators_ / unsigned(layout.size()));
+  threshold_ = a2tp_threshold(c.threshold, aggregators_, unsigned(layout.size()));
+  std::map<unsigned, size_t> workers_of;  // by training job
+  for (const A2tpJobLayout& l : layout) workers_of[l.training] = l.workers.size();
+  training_jobs_ = unsigned(workers_of.size());
+  for (const auto& [t, n] : workers_of) worker_hosts_ += unsigned(n);
   stragglers_ = parse_a2tp_stragglers(c.stragglers);
   for (const A2tpStraggler& s : stragglers_)
-    if (s.job >= cut.size() || s.worker + 1 >= cut[s.job].size())
+    if (s.job >= training_jobs_ || s.worker >= workers_of.at(s.job))
       throw InputError(std::string(kStragglersKey) + ": job " + std::to_string(s.job) + " has no worker " +
-                       std::to_string(s.worker) + " (" + std::to_string(cut.size()) + " jobs)");
+                       std::to_string(s.worker) + " (" + std::to_string(training_jobs_) + " jobs)");
   timeout_ = Picos(cfg.hosts.timeout_ns) * kPicosPerNs;
   ps_gbps_ = c.ps_gbps;
   values_seed_ = component_seed(cfg.seed, "a2tp.values");
-  for (const std::vector<unsigned>& hosts : cut) {
+  for (const A2tpJobLayout& l : layout) {
     Job j;
-    j.workers.assign(hosts.begin(), hosts.end() - 1);
-    j.ps = hosts.back();
+    j.workers = l.workers, j.ps = l.ps, j.training = l.training, j.local = l.local, j.group = l.group;
+    j.shard = l.shard, j.shards = l.shards;
+    j.first = a2tp_shard_first(fragments_, l.shard, l.shards);
+    j.fragments = a2tp_shard_fragments(fragments_, l.shard, l.shards);
     j.started.assign(iterations_, 0), j.ended.assign(iterations_, 0), j.pushed.assign(iterations_, 0);
     jobs_.push_back(std::move(j));
   }
@@ -540,9 +575,33 @@ A2tpJobs::A2tpJobs(sc_core::sc_module_name name, const Config& cfg, Network& net
   net.join_allreduce(workers);
   for (unsigned j = 0; j < jobs_.size(); ++j) {
     servers_.push_back(std::make_unique<Server>(("ps" + std::to_string(j)).c_str(), *this, j));
-    for (unsigned r = 0; r < jobs_[j].workers.size(); ++r)
+    for (unsigned r = 0; r < jobs_[j].workers.size(); ++r) {
       workers_.push_back(std::make_unique<Worker>(("worker" + std::to_string(workers_.size())).c_str(), *this, j, r));
+      Worker* w = workers_.back().get();
+      const unsigned host = jobs_[j].workers[r];
+      on_host_[host].push_back(w);
+      worker_at_[{j, host}] = w;
+      if (w->local()) jobs_[j].local_worker = w;
+    }
   }
+  for (const auto& [host, ws] : on_host_) host_iteration_[host] = std::make_unique<sc_core::sc_event>();
+  std::set<unsigned> hosts;
+  for (const Job& j : jobs_) hosts.insert(j.ps), hosts.insert(j.workers.begin(), j.workers.end());
+  for (unsigned h : hosts) {
+    inboxes_[h] = std::make_unique<Inbox>(*this, h);
+    net.host(h).bind_udp(A2TP_UDP_PORT_DEFAULT, inboxes_[h].get());
+  }
+}
+
+std::unique_ptr<A2tpSlotTable> A2tpJobs::slot_table(unsigned job) const {
+  const Job& j = jobs_[job];
+  return std::make_unique<A2tpSlotTable>(j.training, slots_, aggregators_, j.shard, j.shards);
+}
+
+bool A2tpJobs::host_done(unsigned host, unsigned iterations) const {
+  for (const Worker* w : on_host_.at(host))
+    if (w->iterations_done < iterations) return false;
+  return true;
 }
 
 A2tpJobs::~A2tpJobs() = default;
@@ -573,8 +632,9 @@ void A2tpJobs::sample() {
   }
 }
 
-unsigned A2tpJobs::elements(uint32_t sequence) const {
-  const uint64_t f = sequence % fragments_, total = gradient_bytes_ / A2TP_ELEMENT_BYTES;
+unsigned A2tpJobs::elements(unsigned job, uint32_t sequence) const {
+  const Job& j = jobs_[job];
+  const uint64_t f = j.first + sequence % j.fragments, total = gradient_bytes_ / A2TP_ELEMENT_BYTES;
   return unsigned(std::min<uint64_t>(per_fragment_, total - f * per_fragment_));
 }
 
@@ -583,7 +643,7 @@ int32_t A2tpJobs::value(unsigned job, unsigned worker, uint32_t sequence, unsign
 }
 
 std::vector<int32_t> A2tpJobs::reduction(unsigned job, uint32_t sequence) const {
-  std::vector<uint32_t> sum(elements(sequence), 0);
+  std::vector<uint32_t> sum(elements(job, sequence), 0);
   for (unsigned w = 0; w < jobs_[job].workers.size(); ++w)
     for (unsigned i = 0; i < sum.size(); ++i) sum[i] += uint32_t(value(job, w, sequence, i));
   return std::vector<int32_t>(sum.begin(), sum.end());
@@ -615,15 +675,13 @@ void A2tpJobs::iteration_ended(unsigned job, unsigned iteration) {
 AllreduceStats A2tpJobs::stats() const {
   AllreduceStats s = base_;
   s.model = kA2tpModel;
-  s.hosts = workers_.size();
+  s.hosts = worker_hosts_;
   s.bytes = gradient_bytes_ * iterations_;
-  s.groups = jobs_.size();
+  s.groups = training_jobs_;
   s.unfinished_ranks = 0;
   s.gave_up = 0;
-  for (const auto& w : workers_) {
-    s.gave_up += w->gave_up;
-    s.unfinished_ranks += w->iterations_done != iterations_;
-  }
+  for (const auto& w : workers_) s.gave_up += w->gave_up;
+  for (const auto& [host, ws] : on_host_) s.unfinished_ranks += !host_done(host, iterations_);
   s.details = {{"fragments", fragments_},
                {"to_switch", counts_.to_switch},
                {"to_ps", counts_.to_ps},
@@ -657,7 +715,9 @@ AllreduceStats A2tpJobs::stats() const {
     row["col_acks"] = double(j.col_acks);
     row["threshold"] = threshold_;
     double rtt = 0;
-    for (size_t r = 0; r < j.workers.size(); ++r) rtt += double(workers_[first + r]->base_rtt()) / double(j.workers.size());
+    const size_t remote = j.workers.size() - (j.local >= 0);  // the local worker sees no RTT
+    for (size_t r = 0; r < j.workers.size(); ++r)
+      if (!workers_[first + r]->local()) rtt += double(workers_[first + r]->base_rtt()) / double(remote);
     row["base_rtt_us"] = rtt / double(kPicosPerUs);
     first += j.workers.size();
     s.goodput_gbps += row["aggregation_gbps"] / double(jobs_.size());
@@ -673,7 +733,7 @@ std::string A2tpJobs::failure() const {
   const AllreduceStats s = stats();
   if (s.unfinished_ranks)
     return "the a2tp jobs did not complete: " + std::to_string(s.unfinished_ranks) + " of " +
-           std::to_string(workers_.size()) + " workers are missing results (" + std::to_string(s.gave_up) +
+           std::to_string(worker_hosts_) + " workers are missing results (" + std::to_string(s.gave_up) +
            " fragments given up in all)";
   return "";
 }
@@ -682,20 +742,26 @@ A2tpFabricRole::A2tpFabricRole(const Config& cfg, const Topology& t) : cfg_(cfg)
   if (cfg.hosts.model != kA2tpModel) return;
   members_ = member_hosts(cfg.hosts.members, unsigned(t.hosts().size()));
   check_setup(cfg);
-  const std::vector<std::vector<unsigned>> jobs = job_hosts(cfg, members_);
+  const std::vector<A2tpJobLayout> jobs = a2tp_job_layout(cfg, members_);
+  wire_jobs_ = unsigned(jobs.size());
+  if (a2tp_config(cfg).slots)  // the tables' refusal, before anything runs
+    for (const A2tpJobLayout& l : jobs)
+      A2tpSlotTable(l.training, a2tp_config(cfg).slots, a2tp_config(cfg).aggregators, l.shard, l.shards);
   workload(cfg);
-  a2tp_threshold(a2tp_config(cfg).threshold, a2tp_config(cfg).aggregators, cfg.hosts.groups);
-  if (t.switches().size() == 1) return;  // the switch is every job's PS's: no tree to install
+  a2tp_threshold(a2tp_config(cfg).threshold, a2tp_config(cfg).aggregators, wire_jobs_);
+  // On one switch, which is every dedicated PS's own, the handler counts a job's every worker;
+  // a colocated PS's worker never sends, so there its job's tree says whom the switch waits for.
+  if (t.switches().size() == 1 && a2tp_config(cfg).ps == "dedicated") return;
   if (jobs.size() > A2TP_TREE_JOBS)
-    throw InputError("hosts.groups: on a network of several switches each switch has the trees of at most " +
-                     std::to_string(A2TP_TREE_JOBS) + " a2tp jobs, not " + std::to_string(jobs.size()));
+    throw InputError("hosts.groups: each switch has the trees of at most " + std::to_string(A2TP_TREE_JOBS) +
+                     " a2tp jobs, not " + std::to_string(jobs.size()) +
+                     (a2tp_config(cfg).ps == "colocated" ? " (a2tp.ps colocated: one for each host)" : ""));
   for (const unsigned node : t.switches()) plain_.push_back(t.nodes[node].kind == SwitchKind::kPlain);
   trees_.assign(t.switches().size(), std::vector<A2tpTreeJob>(jobs.size()));
   for (size_t j = 0; j < jobs.size(); ++j) {
-    const std::vector<unsigned> workers(jobs[j].begin(), jobs[j].end() - 1);
-    const std::vector<A2tpTreeJob> tree = a2tp_job_tree(t, workers, jobs[j].back(), cfg.routing.multipath);
+    const std::vector<A2tpTreeJob> tree = a2tp_job_tree(t, jobs[j].workers, jobs[j].ps, cfg.routing.multipath);
     for (size_t s = 0; s < tree.size(); ++s) trees_[s][j] = tree[s];
-    groups_.push_back(a2tp_group_ipv4(fs_host_ipv4(workers.front())));
+    groups_.push_back(jobs[j].group);
   }
 }
 
@@ -711,7 +777,7 @@ void A2tpFabricRole::configure_switch(unsigned index, Config& c) const {
     return;
   }
   if (!trees_.empty()) a2tp_config(c).tree = trees_[index];
-  if (a2tp_config(c).mode == "static") a2tp_config(c).jobs = cfg_.hosts.groups;
+  if (a2tp_config(c).mode == "static") a2tp_config(c).jobs = wire_jobs_;
   const std::string rule = "udp_dport=" + std::to_string(A2TP_UDP_PORT_DEFAULT) + " -> a2tp";
   if (c.parser.rules.find("-> a2tp") == std::string::npos)
     c.parser.rules = rule + (c.parser.rules.empty() ? "" : "; " + c.parser.rules);

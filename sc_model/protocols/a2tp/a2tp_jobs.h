@@ -1,13 +1,18 @@
 // Training jobs on a network's hosts (hosts.model a2tp: ATP and A2TP, A2TP 4.2-4.3; SwitchML's
-// static shares as the baseline). hosts.members is cut into hosts.groups jobs of consecutive
-// ranks; job j's last host is its parameter server (PS), the others its workers (rank r is worker
-// r; 1 to 128 of them, on consecutive hosts). The network's switches with a PsPIN unit run the
-// a2tp handler (a2tp.c), which the role configures; on a network of several switches the ones on
-// a job's paths to its PS aggregate it as a tree (a2tp_tree.h).
+// static shares as the baseline). hosts.members is cut into hosts.groups training jobs of
+// consecutive ranks, and each is one a2tp job or several (a2tp_layout.h: a2tp.ps dedicated, the
+// job's last host its parameter server (PS), the others its workers, rank r worker r, 1 to 128
+// of them; colocated, a job for each host's share, the PS on that host). The network's switches
+// with a PsPIN unit run the a2tp handler (a2tp.c), which the role configures; on a network of
+// several switches (and with colocated PSes on one) the ones on a job's paths to its PS aggregate
+// it as a tree (a2tp_tree.h).
 //
 // An iteration: every worker computes (the model's time), then pushes its gradients, F fragments
-// of a2tp.fragment_bytes (the last may be shorter); fragment f of iteration i has sequence i F + f
-// and goes to the PS's address, aggregated on the way. The aggregator a worker names is a hash
+// of a2tp.fragment_bytes (the last may be shorter), or its shard's share of them; fragment f of
+// iteration i has sequence i F + f (F the job's share) and goes to the PS's address, aggregated
+// on the way. A host starts an iteration's compute once each of its workers (one for each
+// shard, colocated) has its previous iteration's results. The worker on its shard's PS host
+// hands its gradients to the PS there and gets the result from it, with no packet sent. The aggregator a worker names is a hash
 // of (job, sequence) mod a2tp.aggregators (atp, a2tp), or, with a2tp.slots, the fragment's entry
 // in its job's table (ATP's dynamic allocation, a2tp_slots.h: the PS moves an entry whose
 // fragment collided, and its result tells the workers), or the sequence mod the job's share
@@ -63,6 +68,8 @@
 
 namespace fs {
 
+class A2tpSlotTable;
+
 constexpr const char* kA2tpModel = "a2tp";
 static_assert(A2TP_UDP_PORT_DEFAULT != kTrafficUdpPort, "a2tp's frames share a host's UDP port");
 constexpr unsigned kA2tpMaxSends = 16;  // sends of one fragment without a result, then it is given up
@@ -105,7 +112,7 @@ class A2tpJobs : public sc_core::sc_module, public NetworkAllreduce {
   const A2tpJobCounts& counts() const { return counts_; }
 
   uint64_t fragments() const { return fragments_; }  // per iteration
-  unsigned elements(uint32_t sequence) const;        // values in the fragment
+  unsigned elements(unsigned job, uint32_t sequence) const;  // values in the job's fragment
   // Value i of worker w's gradient in fragment `sequence` of job j, and the job's sum of it.
   int32_t value(unsigned job, unsigned worker, uint32_t sequence, unsigned i) const;
   std::vector<int32_t> reduction(unsigned job, uint32_t sequence) const;
@@ -113,11 +120,19 @@ class A2tpJobs : public sc_core::sc_module, public NetworkAllreduce {
  private:
   class Worker;
   class Server;
+  class Inbox;
   friend class Worker;
   friend class Server;
+  friend class Inbox;
   struct Job {
     std::vector<unsigned> workers;  // hosts, by rank
     unsigned ps = 0;                // the PS's host
+    unsigned training = 0;          // the training job it is (a share of)
+    int local = -1;                 // the rank on the PS's host (a2tp.ps colocated); -1: none
+    Worker* local_worker = nullptr;
+    uint32_t group = 0;             // its results' group address
+    uint64_t first = 0, fragments = 0;  // its share of an iteration's fragments
+    unsigned shard = 0, shards = 1;     // which share (a2tp_layout.h)
     std::vector<Picos> started, ended;  // per iteration: first compute start, last result
     std::vector<Picos> pushed;          // per iteration: the end of the compute (the push's start)
     unsigned done = 0;                  // workers with every iteration
@@ -127,6 +142,10 @@ class A2tpJobs : public sc_core::sc_module, public NetworkAllreduce {
   void sample();  // the thread taking a2tp.sample_us's samples while workers run
   void iteration_ended(unsigned job, unsigned iteration);
   void check(unsigned job, unsigned worker, uint32_t sequence, const std::vector<int32_t>& got);
+  // a2tp.slots: the job's table (its training job's, its shard's part of it: a2tp_slots.h).
+  std::unique_ptr<A2tpSlotTable> slot_table(unsigned job) const;
+  // Whether every worker on `host` has `iterations` iterations done (a host computes once for all).
+  bool host_done(unsigned host, unsigned iterations) const;
 
   const Config cfg_;
   Network& net_;
@@ -142,6 +161,11 @@ class A2tpJobs : public sc_core::sc_module, public NetworkAllreduce {
   std::vector<Job> jobs_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<std::unique_ptr<Server>> servers_;
+  std::map<unsigned, std::vector<Worker*>> on_host_;  // the workers on each host
+  std::map<std::pair<unsigned, unsigned>, Worker*> worker_at_;  // by (job, host)
+  std::map<unsigned, std::unique_ptr<Inbox>> inboxes_;          // by host
+  std::map<unsigned, std::unique_ptr<sc_core::sc_event>> host_iteration_;  // a worker there finished one
+  unsigned training_jobs_ = 0, worker_hosts_ = 0;
   Picos done_at_ = 0;
   AllreduceStats base_;
   A2tpJobCounts counts_;
@@ -150,8 +174,8 @@ class A2tpJobs : public sc_core::sc_module, public NetworkAllreduce {
 };
 
 // a2tp's part in a network run: with hosts.model a2tp, every switch with a PsPIN unit gets the
-// a2tp parser rule (and, static, a2tp.jobs = hosts.groups), and the members run A2tpJobs. On a
-// network of several switches each such switch also gets its part in each job's tree
+// a2tp parser rule (and, static, a2tp.jobs = the a2tp jobs), and the members run A2tpJobs. On a
+// network of several switches (or with colocated PSes) each such switch also gets its part in each job's tree
 // (a2tp_tree.h), and a plain switch on a job's tree routes for the job's group address a copy of
 // its results to each of its children there.
 class A2tpFabricRole : public NetworkRole {
@@ -164,9 +188,10 @@ class A2tpFabricRole : public NetworkRole {
  private:
   Config cfg_;
   std::vector<unsigned> members_;
-  std::vector<std::vector<A2tpTreeJob>> trees_;  // by switch, by job (several switches only)
+  std::vector<std::vector<A2tpTreeJob>> trees_;  // by switch, by a2tp job (several switches, or colocated PSes)
   std::vector<bool> plain_;                      // by switch
-  std::vector<uint32_t> groups_;                 // by job: its group address
+  std::vector<uint32_t> groups_;                 // by a2tp job: its group address
+  unsigned wire_jobs_ = 0;                       // a2tp jobs (a2tp_layout.h)
 };
 
 }  // namespace fs

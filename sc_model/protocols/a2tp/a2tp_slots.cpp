@@ -8,13 +8,18 @@
 
 namespace fs {
 
-A2tpSlotTable::A2tpSlotTable(uint32_t job, unsigned slots, unsigned aggregators) {
+A2tpSlotTable::A2tpSlotTable(uint32_t job, unsigned slots, unsigned aggregators, unsigned part, unsigned parts)
+    : slots_(slots), part_(part) {
   if (aggregators == 0 || aggregators > (1u << 16) || slots == 0 || slots > aggregators)
     throw InputError("a2tp.slots: a table of " + std::to_string(slots) + " entries over " +
                      std::to_string(aggregators) + " aggregators (1 to a2tp.aggregators entries)");
+  if (parts == 0 || part >= parts || uint64_t(parts) * slots > aggregators)
+    throw InputError("a2tp.slots: " + std::to_string(parts) + " shards' tables of " + std::to_string(slots) +
+                     " entries each are more than the " + std::to_string(aggregators) +
+                     " aggregators (a2tp.ps colocated: a2tp.slots x the job's hosts at most a2tp.aggregators)");
   held_.assign(aggregators, false);
-  entries_.reserve(slots);
-  for (uint64_t entry = 0; entry < slots; ++entry) {
+  entries_.reserve(size_t(parts) * slots);
+  for (uint64_t entry = 0; entry < uint64_t(parts) * slots; ++entry) {
     uint16_t index = 0;
     for (uint64_t salt = 0;; ++salt) {
       index = uint16_t(splitmix64_mix((uint64_t(job) << 32 | entry) + salt * kSplitmixGolden) % aggregators);
@@ -27,7 +32,7 @@ A2tpSlotTable::A2tpSlotTable(uint32_t job, unsigned slots, unsigned aggregators)
 
 bool A2tpSlotTable::move(uint64_t sequence, uint16_t to) {
   if (to >= held_.size() || held_[to]) return false;
-  uint16_t& entry = entries_[sequence % entries_.size()];
+  uint16_t& entry = entries_[this->entry(sequence)];
   held_[entry] = false;
   held_[to] = true;
   entry = to;

@@ -9,8 +9,11 @@
 // PS, once it completes the fragment, moves the fragment's entry to an aggregator that no packet
 // of its job has named and that the table does not hold, taken in an order shuffled from the
 // run's seed, and says so in its result (MOVE, next: a2tp_proto.h); with none left the entry
-// stays. The workers and the PS apply the same moves to copies of the same table. Arithmetic
-// only: the jobs (a2tp_jobs.h) and the PS (a2tp_ps.h) use it.
+// stays. The workers and the PS apply the same moves to copies of the same table. A training job
+// whose fragments are shared among co-located PSes (a2tp.ps colocated) has one table of a part
+// for each shard, the parts' entries distinct too, so that its shards never meet each other
+// either; a shard's fragments cycle through its own part. Arithmetic only: the jobs
+// (a2tp_jobs.h) and the PS (a2tp_ps.h) use it.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -21,20 +24,23 @@ namespace fs {
 class A2tpSlotTable {
  public:
   // Job `job`'s table of `slots` entries over `aggregators` aggregators (1 <= slots <= aggregators
-  // <= 65536; InputError otherwise).
-  A2tpSlotTable(uint32_t job, unsigned slots, unsigned aggregators);
+  // <= 65536; InputError otherwise); with `parts` parts of `slots` entries (parts x slots at most
+  // `aggregators`), the view of part `part`.
+  A2tpSlotTable(uint32_t job, unsigned slots, unsigned aggregators, unsigned part = 0, unsigned parts = 1);
 
-  unsigned slots() const { return unsigned(entries_.size()); }
+  unsigned slots() const { return slots_; }  // the part's entries
   unsigned aggregators() const { return unsigned(held_.size()); }
-  uint16_t aggregator(uint64_t sequence) const { return entries_[sequence % entries_.size()]; }
+  uint16_t aggregator(uint64_t sequence) const { return entries_[entry(sequence)]; }
   bool holds(uint16_t aggregator) const { return aggregator < held_.size() && held_[aggregator]; }
   // Moves fragment `sequence`'s entry to aggregator `to`; false (and nothing changes) if the table
   // holds `to` already or it is not an aggregator.
   bool move(uint64_t sequence, uint16_t to);
 
  private:
-  std::vector<uint16_t> entries_;
-  std::vector<bool> held_;  // by aggregator index: an entry names it
+  size_t entry(uint64_t sequence) const { return size_t(part_) * slots_ + sequence % slots_; }
+  unsigned slots_, part_;
+  std::vector<uint16_t> entries_;  // every part's
+  std::vector<bool> held_;  // by aggregator index: an entry (of any part) names it
 };
 
 // A PS's side of the allocation: which aggregators its job's packets named, and where a fragment

@@ -13,6 +13,7 @@ std::vector<A2tpTreeJob> a2tp_job_tree(const Topology& t, const std::vector<unsi
   const std::vector<unsigned> hosts = t.hosts();
   std::vector<A2tpTreeJob> tree(t.switches().size());
   for (size_t rank = 0; rank < workers.size(); ++rank) {
+    if (workers[rank] == ps) continue;  // it hands its gradients to the PS on its own host
     const std::vector<RouteHop> path =
         route_walk(t, hops, hosts[workers[rank]], ps, multipath,
                    "hosts.model a2tp on a network of several switches needs dst, so that every worker's path to its "

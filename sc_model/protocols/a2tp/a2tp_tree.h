@@ -16,7 +16,9 @@
 namespace fs {
 
 // The parts, by switch (Topology::switches() order; a switch off the tree has mask 0), of the
-// job whose workers (by rank) are the hosts `workers` and whose PS is host `ps`. InputError
+// job whose workers (by rank) are the hosts `workers` and whose PS is host `ps` (a worker on the
+// PS's own host, a2tp.ps colocated, sends nothing over the network and is on no switch's mask).
+// InputError
 // naming routing.multipath if a worker's path to the PS is not fixed (a choice among ports,
 // other than dst).
 std::vector<A2tpTreeJob> a2tp_job_tree(const Topology& t, const std::vector<unsigned>& workers, unsigned ps,
