@@ -187,7 +187,9 @@ static inline int a2tp_bitmap_only(const uint32_t* b, uint32_t worker) {
 
 /* A job's group address: the PS sends a result to it once, and the switch sends a copy to each
  * of the job's workers, hosts first_worker_host .. first_worker_host + workers - 1 (their
- * fs_host_ipv4 addresses): 239.0.0.0/16 with the first worker's host number in the low 16 bits. */
+ * fs_host_ipv4 addresses): 239.0.0.0/16 with the first worker's host number in the low 16 bits.
+ * A job with a tree of switches (a2tp_switch.h) has its copies go to its children ports instead;
+ * a shard of a job with co-located PSes has its PS's host number there, one address a PS. */
 #define A2TP_GROUP_PREFIX 0xEF000000u
 static inline uint32_t a2tp_group_ipv4(uint32_t first_worker_host) {
   return A2TP_GROUP_PREFIX | (first_worker_host & 0xFFFFu);

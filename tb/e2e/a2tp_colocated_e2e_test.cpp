@@ -56,6 +56,14 @@ TEST(A2tpColocated, OnOneSwitchEachShardsPsCompletesWhatItsThreeOthersSent) {
   EXPECT_EQ(a["details"]["to_switch"], 3 * F);  // the PS host's own gradients never leave it
   EXPECT_EQ(a["packets_sent"], 3 * F);
   ASSERT_EQ(a["jobs"].size(), 4u);
+  // A shard's row counts its 5 fragments' 1240 bytes; the training job's goodput a worker's 4960
+  // over the slowest shard's push.
+  double slowest = 0;
+  for (const auto& row : a["jobs"]) {
+    EXPECT_NEAR(row["aggregation_gbps"].get<double>() * row["push_us"].get<double>(), 1240 * 8e-3, 1e-9) << row;
+    slowest = std::max(slowest, row["push_us"].get<double>());
+  }
+  EXPECT_NEAR(a["goodput_gbps"].get<double>(), 4960 * 8e-3 / slowest, 1e-9);
   EXPECT_EQ(outcomes(s, 0), (Counts{{"taken", F}, {"aggregated", F}, {"completed", F}, {"released", F}}));
   const nlohmann::json& sw = s["network"]["per_switch"][0];
   EXPECT_EQ(sw["packets_in"], 3 * F + F);   // the gradients, the PSes' results

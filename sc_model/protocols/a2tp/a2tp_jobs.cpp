@@ -697,6 +697,7 @@ AllreduceStats A2tpJobs::stats() const {
   s.conclude(done_at_, !wrong_);
   s.series = series_;
   s.goodput_gbps = 0;
+  std::map<unsigned, std::pair<double, unsigned>> training;  // by training job: its longest shard's push, iterations
   size_t first = 0;  // the job's first worker in workers_
   for (unsigned jx = 0; jx < jobs_.size(); ++jx) {
     const Job& j = jobs_[jx];
@@ -710,7 +711,7 @@ AllreduceStats A2tpJobs::stats() const {
     row["workers"] = double(j.workers.size());
     row["iterations"] = done;
     row["iteration_us"] = done ? iteration_ps / done / double(kPicosPerUs) : 0.0;
-    row["aggregation_gbps"] = push_ps > 0 ? double(gradient_bytes_) * done * 8.0 * 1e3 / push_ps : 0.0;
+    row["aggregation_gbps"] = push_ps > 0 ? double(job_bytes(jx)) * done * 8.0 * 1e3 / push_ps : 0.0;
     row["push_us"] = push_ps / double(kPicosPerUs);
     row["col_acks"] = double(j.col_acks);
     row["threshold"] = threshold_;
@@ -720,10 +721,22 @@ AllreduceStats A2tpJobs::stats() const {
       if (!workers_[first + r]->local()) rtt += double(workers_[first + r]->base_rtt()) / double(remote);
     row["base_rtt_us"] = rtt / double(kPicosPerUs);
     first += j.workers.size();
-    s.goodput_gbps += row["aggregation_gbps"] / double(jobs_.size());
+    auto [t, fresh] = training.try_emplace(j.training, push_ps, done);
+    if (!fresh) t->second.first = std::max(t->second.first, push_ps), t->second.second = std::min(t->second.second, done);
     s.jobs.push_back(std::move(row));
   }
+  // A training job's aggregation throughput: a worker's gradient bytes over its longest shard's push.
+  for (const auto& [t, push] : training)
+    if (push.first > 0)
+      s.goodput_gbps += double(gradient_bytes_) * push.second * 8.0 * 1e3 / push.first / double(training.size());
   return s;
+}
+
+uint64_t A2tpJobs::job_bytes(unsigned job) const {
+  const Job& j = jobs_[job];
+  const uint64_t total = gradient_bytes_ / A2TP_ELEMENT_BYTES;
+  return (std::min(total, (j.first + j.fragments) * per_fragment_) - std::min(total, j.first * per_fragment_)) *
+         A2TP_ELEMENT_BYTES;
 }
 
 std::string A2tpJobs::failure() const {

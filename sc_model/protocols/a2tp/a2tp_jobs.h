@@ -113,6 +113,7 @@ class A2tpJobs : public sc_core::sc_module, public NetworkAllreduce {
 
   uint64_t fragments() const { return fragments_; }  // per iteration
   unsigned elements(unsigned job, uint32_t sequence) const;  // values in the job's fragment
+  uint64_t job_bytes(unsigned job) const;                    // a worker's gradient bytes of an iteration in the job
   // Value i of worker w's gradient in fragment `sequence` of job j, and the job's sum of it.
   int32_t value(unsigned job, unsigned worker, uint32_t sequence, unsigned i) const;
   std::vector<int32_t> reduction(unsigned job, uint32_t sequence) const;
