@@ -116,7 +116,7 @@ static void take(a2tp_aggregator_t* a, const a2tp_header_t* h, const uint8_t* pk
   uint32_t i;
   a->busy = 1;
   a->job = h->job, a->sequence = h->sequence, a->workers = h->workers;
-  memcpy(a->bitmap, h->bitmap, sizeof(a->bitmap));
+  for (i = 0; i < a2tp_bitmap_words(h->workers); ++i) a->bitmap[i] = h->bitmap[i];
   a->elements = h->elements, a->col = (h->flags & A2TP_FLAG_COL) != 0;
   a->ece = ce_marked(pkt) || (h->flags & A2TP_FLAG_ECE);
   for (i = 0; i < h->elements; ++i) a->values[i] = (int32_t)fs_le32(pkt + values_offset(h->workers) + 4u * i);
@@ -130,10 +130,7 @@ static void bypass(a2tp_aggregator_t* a, const a2tp_header_t* h, uint32_t flags)
 /* Whether every worker `a` waits for here is in: the switch's mask on a tree, the job's fan-in
  * on a single switch. */
 static int complete(const a2tp_aggregator_t* a, const a2tp_tree_job_t* t) {
-  uint32_t full[A2TP_BITMAP_WORDS];
-  if (t) return a2tp_bitmap_equal(a->bitmap, t->mask);
-  a2tp_full_bitmap(full, a->workers);
-  return a2tp_bitmap_equal(a->bitmap, full);
+  return t ? a2tp_bitmap_equal(a->bitmap, t->mask, a2tp_bitmap_words(a->workers)) : a2tp_bitmap_full(a->bitmap, a->workers);
 }
 
 static int gradient(const a2tp_switch_config_t* c, const fs_handler_args_t* args, const a2tp_header_t* h,
@@ -155,12 +152,12 @@ static int gradient(const a2tp_switch_config_t* c, const fs_handler_args_t* args
       fs_unlock(&a->lock);
       return A2TP_MALFORMED;
     }
-    if (a2tp_bitmaps_meet(a->bitmap, h->bitmap)) {
+    if (a2tp_bitmaps_meet(a->bitmap, h->bitmap, a2tp_bitmap_words(a->workers))) {
       fs_unlock(&a->lock);
       return A2TP_DUPLICATE;
     }
     sum_into(a, pkt + values_offset(h->workers));
-    a2tp_bitmap_or(a->bitmap, h->bitmap);
+    a2tp_bitmap_or(a->bitmap, h->bitmap, a2tp_bitmap_words(a->workers));
     a->ece |= ce_marked(pkt) || (h->flags & A2TP_FLAG_ECE);
     a->col |= (h->flags & A2TP_FLAG_COL) != 0;
     outcome = A2TP_AGGREGATED;

@@ -106,8 +106,9 @@ static inline void a2tp_decode(const uint8_t* h, a2tp_header_t* out) {
   out->workers = h[A2TP_OFF_WORKERS];
   out->next = (uint16_t)fs_be16(h + A2TP_OFF_NEXT);
   out->bitmap[0] = (uint32_t)fs_be32(h + A2TP_OFF_BITMAP);
-  for (k = 1; k < A2TP_BITMAP_WORDS; ++k)
-    out->bitmap[k] = k < a2tp_bitmap_words(out->workers) ? (uint32_t)fs_be32(h + A2TP_HEADER_BYTES + 4u * (k - 1u)) : 0u;
+  out->bitmap[1] = out->bitmap[2] = out->bitmap[3] = 0;
+  for (k = 1; k < a2tp_bitmap_words(out->workers); ++k)
+    out->bitmap[k] = (uint32_t)fs_be32(h + A2TP_HEADER_BYTES + 4u * (k - 1u));
 }
 
 /* Writes a bitmap's words into a header of a job of `workers` workers. */
@@ -131,7 +132,11 @@ static inline void a2tp_encode(const a2tp_header_t* in, uint8_t* h) {
   a2tp_put_bitmap(h, in->bitmap, in->workers);
 }
 
-/* Bitmaps of A2TP_BITMAP_WORDS words. */
+/* Bitmaps of A2TP_BITMAP_WORDS words (written out for 4 words, so that a handler's loops over
+ * them unroll). */
+#if A2TP_BITMAP_WORDS != 4
+#error "a2tp_decode and the bitmap helpers are written for 4 words"
+#endif
 static inline int a2tp_bitmap_has(const uint32_t* b, uint32_t worker) {
   return worker < A2TP_MAX_WORKERS && ((b[worker / 32u] >> (worker % 32u)) & 1u);
 }
@@ -143,46 +148,57 @@ static inline int a2tp_bitmap_empty(const uint32_t* b) {
   for (k = 0; k < A2TP_BITMAP_WORDS; ++k) any |= b[k];
   return any == 0u;
 }
-static inline int a2tp_bitmap_equal(const uint32_t* a, const uint32_t* b) {
+/* These three look at the first `words` words alone (a2tp_bitmap_words of the job's fan-in: the
+ * switch keeps no more of an aggregation's bitmap than that). */
+static inline int a2tp_bitmap_equal(const uint32_t* a, const uint32_t* b, uint32_t words) {
   uint32_t k, diff = 0;
-  for (k = 0; k < A2TP_BITMAP_WORDS; ++k) diff |= a[k] ^ b[k];
+  for (k = 0; k < words; ++k) diff |= a[k] ^ b[k];
   return diff == 0u;
 }
-static inline int a2tp_bitmaps_meet(const uint32_t* a, const uint32_t* b) {
+static inline int a2tp_bitmaps_meet(const uint32_t* a, const uint32_t* b, uint32_t words) {
   uint32_t k, both = 0;
-  for (k = 0; k < A2TP_BITMAP_WORDS; ++k) both |= a[k] & b[k];
+  for (k = 0; k < words; ++k) both |= a[k] & b[k];
   return both != 0u;
 }
-static inline void a2tp_bitmap_or(uint32_t* into, const uint32_t* b) {
+static inline void a2tp_bitmap_or(uint32_t* into, const uint32_t* b, uint32_t words) {
   uint32_t k;
-  for (k = 0; k < A2TP_BITMAP_WORDS; ++k) into[k] |= b[k];
+  for (k = 0; k < words; ++k) into[k] |= b[k];
 }
 /* The lowest worker in a non-empty bitmap. */
 static inline uint32_t a2tp_bitmap_lowest(const uint32_t* b) {
-  uint32_t w = 0;
-  while (w + 1u < A2TP_MAX_WORKERS && !a2tp_bitmap_has(b, w)) ++w;
-  return w;
+  uint32_t k = 0, w = 0;
+  while (k + 1u < A2TP_BITMAP_WORDS && !b[k]) ++k;
+  while (w < 31u && !((b[k] >> w) & 1u)) ++w;
+  return 32u * k + w;
+}
+/* Word k of the bitmap of a job of `workers` workers when every one has contributed. */
+static inline uint32_t a2tp_full_word(uint32_t workers, uint32_t k) {
+  const uint32_t below = workers > 32u * k ? workers - 32u * k : 0u;
+  return below >= 32u ? 0xFFFFFFFFu : ((1u << below) - 1u);
 }
 /* `b` becomes the bitmap of a job of `workers` workers when every one has contributed. */
 static inline void a2tp_full_bitmap(uint32_t* b, uint32_t workers) {
   uint32_t k;
-  for (k = 0; k < A2TP_BITMAP_WORDS; ++k) {
-    const uint32_t below = workers > 32u * k ? workers - 32u * k : 0u;
-    b[k] = below >= 32u ? 0xFFFFFFFFu : ((1u << below) - 1u);
-  }
+  for (k = 0; k < A2TP_BITMAP_WORDS; ++k) b[k] = a2tp_full_word(workers, k);
+}
+/* Whether `b`'s first a2tp_bitmap_words(workers) words are the whole of a job of `workers`. */
+static inline int a2tp_bitmap_full(const uint32_t* b, uint32_t workers) {
+  uint32_t k, diff = 0;
+  for (k = 0; k < a2tp_bitmap_words(workers); ++k) diff |= b[k] ^ a2tp_full_word(workers, k);
+  return diff == 0u;
 }
 /* Whether `b` names only workers below `workers`. */
 static inline int a2tp_bitmap_within(const uint32_t* b, uint32_t workers) {
-  uint32_t full[A2TP_BITMAP_WORDS], k, beyond = 0;
-  a2tp_full_bitmap(full, workers);
-  for (k = 0; k < A2TP_BITMAP_WORDS; ++k) beyond |= b[k] & ~full[k];
+  const uint32_t last = a2tp_bitmap_words(workers) - 1u; /* the words before it may hold anything */
+  uint32_t k, beyond = b[last] & ~a2tp_full_word(workers, last);
+  for (k = last + 1u; k < A2TP_BITMAP_WORDS; ++k) beyond |= b[k];
   return beyond == 0u;
 }
 /* Whether `b` names `worker` and no other. */
 static inline int a2tp_bitmap_only(const uint32_t* b, uint32_t worker) {
-  uint32_t one[A2TP_BITMAP_WORDS] = {0};
-  a2tp_bitmap_set(one, worker);
-  return a2tp_bitmap_equal(b, one);
+  uint32_t k, diff = 0;
+  for (k = 0; k < A2TP_BITMAP_WORDS; ++k) diff |= b[k] ^ (k == worker / 32u ? 1u << (worker % 32u) : 0u);
+  return diff == 0u;
 }
 
 /* A job's group address: the PS sends a result to it once, and the switch sends a copy to each

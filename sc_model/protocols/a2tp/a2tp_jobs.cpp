@@ -421,9 +421,7 @@ class A2tpJobs::Server : public sc_core::sc_module, public PacketSinkIf {
       return false;
     a2tp_header_t h;
     a2tp_decode(p.data.data() + A2TP_PAYLOAD_OFFSET, &h);
-    uint32_t full[A2TP_BITMAP_WORDS];
-    a2tp_full_bitmap(full, h.workers);
-    return (h.flags & A2TP_FLAG_RESULT) && h.workers && a2tp_bitmap_equal(h.bitmap, full);
+    return (h.flags & A2TP_FLAG_RESULT) && h.workers && a2tp_bitmap_full(h.bitmap, h.workers);
   }
   void serve() {
     for (;;) {
