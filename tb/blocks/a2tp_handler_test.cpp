@@ -383,6 +383,14 @@ TEST_F(A2tpHandler, AJobOfMoreThan32WorkersCompletesWithEveryWordOfItsBitmap) {
   const fs::A2tpPacket r = read(f);
   EXPECT_EQ(r.h.flags, A2TP_FLAG_RESULT);
   EXPECT_EQ(r.values, (std::vector<int32_t>{780, 40}));
+  // Freed, the aggregator serves a job of 2 workers: the 40's second word left in it is not its.
+  EXPECT_EQ(release(1, 10, 3, 40), "released");
+  EXPECT_EQ(run({2, 7, 3, 0, 2, {1}}), "taken");
+  EXPECT_EQ(run({2, 7, 3, 1, 2, {2}}), "completed");
+  const fs::A2tpPacket small = read(last_.sent[0].data);
+  EXPECT_EQ(small.h.bitmap[0], 3u);
+  EXPECT_EQ(small.values, (std::vector<int32_t>{3}));
+  EXPECT_EQ(last_.sent[0].data.size(), A2TP_PAYLOAD_OFFSET + A2TP_HEADER_BYTES + 4u);
 }
 
 // On a tree, a switch whose mask is workers 32-39 of the 40 sends their sum on as one gradient
