@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/a2tp_run.h"
 #include "support/cli_runner.h"
 
 namespace fs::test {
@@ -23,23 +24,13 @@ nlohmann::json run_ok(const std::string& network, const std::string& extra, cons
                                    " --network.kind inc --hosts.model a2tp --a2tp.mode atp --a2tp.ps colocated "
                                    "--stats s.json -q " + extra,
                                dir);
-  EXPECT_EQ(r.code, 0) << r.err;
-  const nlohmann::json s = nlohmann::json::parse(slurp(dir / "s.json"));
-  const nlohmann::json& a = s["allreduce"];
-  EXPECT_TRUE(a["results_ok"].get<bool>());
-  EXPECT_EQ(a["unfinished_ranks"], 0);
-  EXPECT_EQ(a["retransmissions"], 0);
-  EXPECT_EQ(a["details"]["duplicate_results"], 0);
-  EXPECT_EQ(a["details"]["to_ps"], 0);
+  const nlohmann::json s = a2tp_stats_ok(r, dir);
+  EXPECT_EQ(s["allreduce"]["retransmissions"], 0);
+  EXPECT_EQ(s["allreduce"]["details"]["to_ps"], 0);
   return s;
 }
 
-Counts outcomes(const nlohmann::json& s, unsigned sw) {
-  Counts out;
-  for (const auto& [k, v] : s["network"]["per_switch"][sw]["handler_outcomes"]["a2tp"].items())
-    if (v.get<uint64_t>()) out[k] = v.get<uint64_t>();
-  return out;
-}
+Counts outcomes(const nlohmann::json& s, unsigned sw) { return a2tp_outcomes(s, sw); }
 
 TEST(A2tpColocated, OnOneSwitchEachShardsPsCompletesWhatItsThreeOthersSent) {
   ScratchDir dir;
