@@ -63,6 +63,7 @@
 #include "network/allreduce_run.h"
 #include "network/network.h"
 #include "network/traffic.h"
+#include "network/training_models.h"
 #include "plugin/protocol.h"
 #include "protocols/a2tp/a2tp_config.h"
 
@@ -174,25 +175,9 @@ class A2tpJobs : public sc_core::sc_module, public NetworkAllreduce {
   std::string first_problem_;
 };
 
-// a2tp's part in a network run: with hosts.model a2tp, every switch with a PsPIN unit gets the
-// a2tp parser rule (and, static, a2tp.jobs = the a2tp jobs), and the members run A2tpJobs. On a
-// network of several switches (or with colocated PSes) each such switch also gets its part in each job's tree
-// (a2tp_tree.h), and a plain switch on a job's tree routes for the job's group address a copy of
-// its results to each of its children there.
-class A2tpFabricRole : public NetworkRole {
- public:
-  // InputError for a network or member list the jobs cannot run on.
-  A2tpFabricRole(const Config& cfg, const Topology& t);
-  void configure_switch(unsigned index, Config& c) const override;
-  std::unique_ptr<NetworkAllreduce> attach(Network& net) const override;
-
- private:
-  Config cfg_;
-  std::vector<unsigned> members_;
-  std::vector<std::vector<A2tpTreeJob>> trees_;  // by switch, by a2tp job (several switches, or colocated PSes)
-  std::vector<bool> plain_;                      // by switch
-  std::vector<uint32_t> groups_;                 // by a2tp job: its group address
-  unsigned wire_jobs_ = 0;                       // a2tp jobs (a2tp_layout.h)
-};
+// The set-up checks every a2tp run makes (InputError naming the key), shared with the role
+// (a2tp_role.h), and the gradient bytes and compute time of an iteration, as a2tp.model says.
+void a2tp_check_setup(const Config& cfg);
+TrainingWorkload a2tp_workload(const Config& cfg);
 
 }  // namespace fs

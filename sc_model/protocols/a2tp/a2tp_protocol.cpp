@@ -6,6 +6,7 @@
 #include "common/errors.h"
 #include "protocols/a2tp/a2tp_config.h"
 #include "protocols/a2tp/a2tp_jobs.h"
+#include "protocols/a2tp/a2tp_role.h"
 #include "protocols/a2tp/a2tp_setup.h"
 
 extern "C" const fs_handler_set_desc_t a2tp_handler_set;
