@@ -469,7 +469,7 @@ class A2tpJobs::Server : public sc_core::sc_module, public PacketSinkIf {
 // a link, no window, no timeout), then the wait for the results the PS hands back.
 void A2tpJobs::Worker::hand_over() {
   for (uint64_t f = 0; f < fragments(); ++f) {
-    frags_[f].sent = true, frags_[f].sends = 1, frags_[f].sent_at = now_ps();
+    frags_[f].sent = true;
     ++in_flight_;
     owner_.servers_[job_]->accept(gradient(f, true));
   }
